@@ -1,0 +1,40 @@
+// Every limit and timeout the proxy has, with its default, in one table.
+
+export interface Limits {
+  /** Largest request body a client may send to the MCP endpoint (bytes); larger gets 413. */
+  maxRequestBytes: number;
+  /** Largest JSON response body that is buffered and parsed; larger streams through unaudited. */
+  auditBodyBytes: number;
+  /** Largest SSE event that is parsed; larger passes through unaudited. */
+  auditEventBytes: number;
+  /** Open (unanswered) requests tracked at once; the oldest is dropped past this. */
+  maxOpenRequests: number;
+  /** Sessions remembered at once; the least recently used is dropped past this. */
+  maxSessions: number;
+  /** A session unused this long (ms) is forgotten. */
+  sessionIdleMs: number;
+  /** An open request unanswered this long (ms) is logged as no-response and forgotten. */
+  requestIdleMs: number;
+  /** Time (ms) the upstream has to send response headers. */
+  upstreamHeadersTimeoutMs: number;
+  /** Longest silence (ms) between two chunks of an upstream body; 0 disables. */
+  upstreamBodyTimeoutMs: number;
+  /** Time (ms) to connect to the upstream. */
+  upstreamConnectTimeoutMs: number;
+  /** Tools remembered per session from tools/list. */
+  maxToolsPerSession: number;
+}
+
+export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
+  maxRequestBytes: 4 * 1024 * 1024,
+  auditBodyBytes: 4 * 1024 * 1024,
+  auditEventBytes: 1024 * 1024,
+  maxOpenRequests: 10_000,
+  maxSessions: 10_000,
+  sessionIdleMs: 30 * 60_000,
+  requestIdleMs: 10 * 60_000,
+  upstreamHeadersTimeoutMs: 60_000,
+  upstreamBodyTimeoutMs: 5 * 60_000,
+  upstreamConnectTimeoutMs: 10_000,
+  maxToolsPerSession: 1_000,
+});

@@ -1,0 +1,28 @@
+// The proxy's own failures, with stable codes. They stay local values until egress turns them into
+// a JSON-RPC error (with the request's id) on the HTTP status listed here.
+
+export const PROXY_ERRORS = {
+  WARDEN_UPSTREAM_UNREACHABLE: { status: 502, rpcCode: -32603, message: 'Upstream MCP server is unreachable' },
+  WARDEN_UPSTREAM_RESET: { status: 502, rpcCode: -32603, message: 'Upstream MCP server closed the connection before responding' },
+  WARDEN_UPSTREAM_TIMEOUT: { status: 504, rpcCode: -32603, message: 'Upstream MCP server did not respond in time' },
+  WARDEN_UPSTREAM_TOO_LARGE: { status: 502, rpcCode: -32603, message: 'Upstream response exceeded the size limit' },
+  WARDEN_BODY_TOO_LARGE: { status: 413, rpcCode: -32600, message: 'Request body exceeds the size limit' },
+  WARDEN_BAD_REQUEST: { status: 400, rpcCode: -32600, message: 'Request could not be read' },
+  WARDEN_INTERNAL: { status: 500, rpcCode: -32603, message: 'Internal proxy error' },
+} as const satisfies Record<string, { status: number; rpcCode: number; message: string }>;
+
+export type ProxyErrorCode = keyof typeof PROXY_ERRORS;
+
+export class ProxyError extends Error {
+  readonly code: ProxyErrorCode;
+  readonly status: number;
+  readonly rpcCode: number;
+
+  constructor(code: ProxyErrorCode, detail?: string, options?: { cause?: unknown }) {
+    super(detail ?? PROXY_ERRORS[code].message, options);
+    this.name = 'ProxyError';
+    this.code = code;
+    this.status = PROXY_ERRORS[code].status;
+    this.rpcCode = PROXY_ERRORS[code].rpcCode;
+  }
+}

@@ -1,0 +1,69 @@
+// pino logger: JSON lines on stdout, pretty on a TTY. Secrets are redacted by default: header
+// values by name, and any field path that names a credential.
+import { pino, type Logger, type DestinationStream } from 'pino';
+
+export type { Logger };
+
+/** Header names whose values never reach a log line. */
+export const SECRET_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'x-auth-token'];
+
+export const REDACTED = '[REDACTED]';
+
+const REDACT_PATHS = [
+  ...SECRET_HEADERS.flatMap((h) => [`headers["${h}"]`, `requestHeaders["${h}"]`, `responseHeaders["${h}"]`]),
+  '*.authorization',
+  '*.cookie',
+  '*.token',
+  '*.access_token',
+  '*.refresh_token',
+  '*.password',
+  '*.apiKey',
+];
+
+export interface LoggerOptions {
+  level?: string;
+  /** Pretty-print for people; defaults to whether stdout is a TTY. */
+  pretty?: boolean;
+  /** Where lines go (tests capture them); defaults to stdout. */
+  destination?: DestinationStream;
+}
+
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const base = {
+    level: options.level ?? 'info',
+    base: { name: 'mcp-warden' },
+    redact: { paths: REDACT_PATHS, censor: REDACTED },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
+  if (options.destination) return pino(base, options.destination);
+  const pretty = options.pretty ?? process.stdout.isTTY === true;
+  if (pretty) {
+    return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true, ignore: 'pid,hostname,name' } } });
+  }
+  return pino(base, pino.destination({ dest: 1, sync: false }));
+}
+
+const SECRET_QUERY = /^(access_?token|token|id_token|refresh_token|api_?key|key|secret|password|code|client_secret|sig|signature)$/i;
+
+/** A request target fit for a log line: query values whose names suggest a secret are redacted. */
+export function redactTarget(target: string): string {
+  const q = target.indexOf('?');
+  if (q < 0) return target;
+  const params = target
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const name = decodeURIComponentSafe(eq < 0 ? pair : pair.slice(0, eq));
+      return eq >= 0 && SECRET_QUERY.test(name) ? `${pair.slice(0, eq)}=${REDACTED}` : pair;
+    });
+  return `${target.slice(0, q)}?${params.join('&')}`;
+}
+
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
