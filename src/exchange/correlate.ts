@@ -1,0 +1,122 @@
+// Matches responses to requests and learns session facts from them (version, capabilities, tool
+// catalogue). No I/O: the transport passes in what it saw and the clock, and logs what comes back.
+import type { JsonRpcId, Message } from '../codec/jsonrpc.ts';
+import { META } from '../mcp/versions.ts';
+import type { Session, SessionStore } from './sessions.ts';
+import type { OpenRequest, RequestTable, Sender } from './table.ts';
+
+/** Where a message travels: the correlation scope and the session it belongs to. */
+export interface Flow {
+  scope: string;
+  session: Session;
+  sessionId: string | undefined;
+  protocolVersion: string | undefined;
+}
+
+export interface Completed {
+  request: OpenRequest;
+  response: Message | undefined;
+  outcome: string;
+  durationMs: number;
+  responseBytes: number;
+}
+
+const asRecord = (v: unknown): Record<string, unknown> | undefined =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+
+/** The outcome field of an exchange record. */
+export function outcomeOf(response: Message | undefined): string {
+  if (!response) return 'no-response';
+  if (response.kind === 'result') return asRecord(response.result)?.isError === true ? 'isError' : 'result';
+  if (response.kind === 'error') return `error:${typeof response.code === 'number' ? response.code : String(response.code)}`;
+  return 'invalid-response';
+}
+
+/** The protocol version a message declares for itself (modern _meta, or initialize's proposal). */
+export function declaredVersion(msg: Message): string | undefined {
+  if (msg.kind !== 'request' && msg.kind !== 'notification') return undefined;
+  const params = asRecord(msg.params);
+  const meta = asRecord(params?._meta);
+  const fromMeta = meta?.[META.protocolVersion];
+  if (typeof fromMeta === 'string') return fromMeta;
+  if (msg.method === 'initialize' && typeof params?.protocolVersion === 'string') return params.protocolVersion;
+  return undefined;
+}
+
+export function toolName(method: string, params: unknown): string | undefined {
+  if (method !== 'tools/call') return undefined;
+  const name = asRecord(params)?.name;
+  return typeof name === 'string' ? name : undefined;
+}
+
+export class Correlator {
+  constructor(
+    private readonly table: RequestTable,
+    private readonly sessions: SessionStore,
+  ) {}
+
+  /** A request from `from` enters the table. */
+  request(msg: Extract<Message, { kind: 'request' }>, from: Sender, flow: Flow, bytes: number, now: number): void {
+    this.table.add(
+      {
+        scope: flow.scope,
+        from,
+        id: msg.id,
+        method: msg.method,
+        tool: toolName(msg.method, msg.params),
+        params: msg.params,
+        sessionId: flow.sessionId,
+        protocolVersion: flow.protocolVersion,
+        startedAt: now,
+        requestBytes: bytes,
+      },
+      now,
+    );
+  }
+
+  /**
+   * A response from `from` answers the other side's open request, if there is one. `newSessionId`
+   * is the Mcp-Session-Id the server issued with this response (initialize).
+   */
+  response(msg: Message, from: Sender, flow: Flow, bytes: number, now: number, newSessionId?: string): Completed | undefined {
+    const id = responseId(msg);
+    if (id === undefined) return undefined;
+    const request = this.table.take(flow.scope, from === 'server' ? 'client' : 'server', id);
+    if (!request) return undefined;
+    if (from === 'server') this.learn(request, msg, flow, newSessionId, now);
+    return { request, response: msg, outcome: outcomeOf(msg), durationMs: now - request.startedAt, responseBytes: bytes };
+  }
+
+  /**
+   * Ends an open request that its HTTP exchange did not answer: `no-response` (nothing came, or the
+   * client left: `client-closed`) or `invalid-response` (a body came that answered nothing).
+   */
+  abandon(scope: string, from: Sender, id: JsonRpcId, now: number, outcome: string): Completed | undefined {
+    const request = this.table.take(scope, from, id);
+    if (!request) return undefined;
+    return { request, response: undefined, outcome, durationMs: now - request.startedAt, responseBytes: 0 };
+  }
+
+  private learn(request: OpenRequest, msg: Message, flow: Flow, newSessionId: string | undefined, now: number): void {
+    if (msg.kind !== 'result') return;
+    const result = asRecord(msg.result);
+    if (!result) return;
+    if (request.method === 'initialize') {
+      const session = newSessionId ? this.sessions.open(`sid:${newSessionId}`, newSessionId, now) : flow.session;
+      if (typeof result.protocolVersion === 'string') this.sessions.setVersion(session, result.protocolVersion);
+      session.serverCapabilities = asRecord(result.capabilities);
+      session.clientCapabilities = asRecord(asRecord(request.params)?.capabilities);
+      request.sessionId ??= newSessionId;
+      request.protocolVersion = session.protocolVersion ?? request.protocolVersion;
+    } else if (request.method === 'server/discover') {
+      flow.session.serverCapabilities = asRecord(result.capabilities);
+    } else if (request.method === 'tools/list') {
+      this.sessions.addTools(flow.session, result.tools, asRecord(request.params)?.cursor === undefined);
+    }
+  }
+}
+
+function responseId(msg: Message): JsonRpcId | undefined {
+  if (msg.kind === 'result' || msg.kind === 'error' || msg.kind === 'invalid') return msg.id ?? undefined;
+  return undefined;
+}

@@ -1,0 +1,48 @@
+// Open requests awaiting their response, keyed by (scope, who sent it, id with its type). The
+// scope is the session when there is one (a response may come on another stream of it), else the
+// HTTP exchange that carried the request. Bounded; an evicted request is reported as unanswered.
+import { BoundedMap } from './bounded-map.ts';
+import { idKey, type JsonRpcId } from '../codec/jsonrpc.ts';
+
+export type Sender = 'client' | 'server';
+
+export interface OpenRequest {
+  scope: string;
+  from: Sender;
+  id: JsonRpcId;
+  method: string;
+  /** tools/call: the tool's name. */
+  tool: string | undefined;
+  params: unknown;
+  sessionId: string | undefined;
+  protocolVersion: string | undefined;
+  startedAt: number;
+  requestBytes: number;
+}
+
+export const requestKey = (scope: string, from: Sender, id: JsonRpcId): string => `${scope}|${from}|${idKey(id)}`;
+
+export class RequestTable {
+  private readonly open: BoundedMap<string, OpenRequest>;
+
+  constructor(maxOpen: number, idleMs: number, onUnanswered: (req: OpenRequest, why: 'capacity' | 'idle') => void) {
+    this.open = new BoundedMap(maxOpen, idleMs, (_key, req, why) => onUnanswered(req, why));
+  }
+
+  get size(): number {
+    return this.open.size;
+  }
+
+  add(req: OpenRequest, now: number): void {
+    this.open.set(requestKey(req.scope, req.from, req.id), req, now);
+  }
+
+  /** Removes and returns the open request a response answers. */
+  take(scope: string, from: Sender, id: JsonRpcId): OpenRequest | undefined {
+    return this.open.delete(requestKey(scope, from, id));
+  }
+
+  sweep(now: number): void {
+    this.open.sweep(now);
+  }
+}

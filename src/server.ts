@@ -1,0 +1,105 @@
+// The proxy process: a node:http server that sends the MCP endpoint through the pipeline and every
+// other path through the pass-through, plus the timers that expire idle state.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
+import { DEFAULT_LIMITS, type Limits } from './config/defaults.ts';
+import { Correlator } from './exchange/correlate.ts';
+import { SessionStore } from './exchange/sessions.ts';
+import { RequestTable } from './exchange/table.ts';
+import { H } from './mcp/headers.ts';
+import { logExchange } from './sinks/exchange-log.ts';
+import { createMcpEndpoint } from './transport/mcp-endpoint.ts';
+import { createPassthrough } from './transport/passthrough.ts';
+import { publicOrigin, rewriteWwwAuthenticate } from './transport/public-url.ts';
+import { Upstream, type UpstreamResponse } from './transport/upstream.ts';
+
+export interface ProxyOptions {
+  upstream: URL;
+  /** Path of the MCP endpoint on the proxy; defaults to the upstream URL's path. */
+  path?: string;
+  /** Address clients use to reach the proxy, for OAuth metadata; defaults to what each client used. */
+  publicUrl?: URL;
+  limits?: Partial<Limits>;
+  logger: Logger;
+}
+
+export interface RunningProxy {
+  /** The proxy's MCP endpoint URL. */
+  url: URL;
+  server: Server;
+  close(): Promise<void>;
+}
+
+export function createProxy(options: ProxyOptions) {
+  const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const { logger } = options;
+  const mcpPath = options.path ?? options.upstream.pathname;
+  const upstream = new Upstream(options.upstream, limits);
+  const sessions = new SessionStore(limits);
+  const table = new RequestTable(limits.maxOpenRequests, limits.requestIdleMs, (request, why) => {
+    logExchange(logger, { request, response: undefined, outcome: 'no-response', durationMs: performance.now() - request.startedAt, responseBytes: 0 }, {
+      status: undefined,
+      transport: 'none',
+      expired: why,
+    });
+  });
+  const correlator = new Correlator(table, sessions);
+  const passthrough = createPassthrough({ upstream: options.upstream, publicUrl: options.publicUrl, logger });
+  const upstreamOrigin = options.upstream.origin;
+
+  const fixHeaders = (req: IncomingMessage, headers: UpstreamResponse['headers']): UpstreamResponse['headers'] => {
+    const challenge = headers[H.wwwAuthenticate];
+    if (typeof challenge !== 'string') return headers;
+    return { ...headers, [H.wwwAuthenticate]: rewriteWwwAuthenticate(challenge, upstreamOrigin, publicOrigin(req, options.publicUrl)) };
+  };
+
+  const endpoint = createMcpEndpoint({ upstream, limits, logger, sessions, correlator, now: () => performance.now(), fixHeaders });
+
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === mcpPath && endpoint.handle(req, res)) return;
+    passthrough.handle(req, res);
+  });
+  server.on('clientError', (err, socket) => {
+    // Malformed HTTP from a client: answer 400 if the socket still can, never crash.
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    else socket.destroy(err);
+  });
+
+  const sweeper = setInterval(() => {
+    const now = performance.now();
+    table.sweep(now);
+    sessions.sweep(now);
+  }, Math.min(limits.requestIdleMs, limits.sessionIdleMs, 60_000));
+  sweeper.unref();
+
+  return {
+    server,
+    sessions,
+    async listen(port: number, host: string): Promise<RunningProxy> {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+      const addr = server.address() as AddressInfo;
+      const hostPart = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+      const url = new URL(`http://${hostPart}:${addr.port}${mcpPath}`);
+      logger.info({ listen: url.href, upstream: options.upstream.href }, 'listening');
+      return { url, server, close: () => this.close() };
+    },
+    async close(): Promise<void> {
+      clearInterval(sweeper);
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      passthrough.close();
+      await upstream.close();
+    },
+  };
+}

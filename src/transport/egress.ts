@@ -1,0 +1,66 @@
+// Writes to the client: upstream headers minus hop-by-hop ones, and the proxy's own failures as
+// JSON-RPC errors carrying the request's id, never HTML, never an empty body.
+import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { JsonRpcId } from '../codec/jsonrpc.ts';
+import type { ProxyError } from '../errors.ts';
+import { HOP_BY_HOP } from '../mcp/headers.ts';
+import { connectionTokens } from './ingress.ts';
+
+/** Response headers for the client: end-to-end ones as they came, minus content-length when the body is re-framed. */
+export function clientHeaders(upstream: IncomingHttpHeaders, keepContentLength: boolean): OutgoingHttpHeaders {
+  const named = connectionTokens(upstream);
+  const out: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(upstream)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || named.has(name)) continue;
+    if (name === 'content-length' && !keepContentLength) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+/**
+ * The JSON-RPC error body for a proxy failure. One error per request id the client is waiting on
+ * (an array for a batch); a body that carried no request gets a single error with id null.
+ */
+export function proxyErrorBody(err: ProxyError, ids: readonly JsonRpcId[], batch: boolean): string {
+  const one = (id: JsonRpcId | null) => ({
+    jsonrpc: '2.0',
+    id,
+    error: { code: err.rpcCode, message: err.message, data: { reason: err.code, by: 'mcp-warden' } },
+  });
+  if (batch && ids.length > 0) return JSON.stringify(ids.map(one));
+  return JSON.stringify(one(ids[0] ?? null));
+}
+
+/** Sends a proxy failure if nothing was sent yet; otherwise ends what was started. */
+export function sendProxyError(res: ServerResponse, err: ProxyError, ids: readonly JsonRpcId[], batch: boolean): void {
+  if (res.headersSent) {
+    // The client already has a status line: a cleanly ended stream is all that is left to give;
+    // a body framed by content-length cannot end early, so that connection is cut.
+    if (res.hasHeader('content-length')) res.destroy();
+    else if (!res.writableEnded) res.end();
+    return;
+  }
+  const body = proxyErrorBody(err, ids, batch);
+  res.writeHead(err.status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+  });
+  res.end(body);
+}
+
+/** Writes a chunk honouring backpressure; resolves false if the client went away. */
+export function writeChunk(res: ServerResponse, chunk: Uint8Array): Promise<boolean> | boolean {
+  if (res.destroyed) return false;
+  if (res.write(chunk)) return true;
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => () => {
+      res.off('drain', onDrain).off('close', onClose);
+      resolve(ok);
+    };
+    const onDrain = done(true);
+    const onClose = done(false);
+    res.once('drain', onDrain).once('close', onClose);
+  });
+}

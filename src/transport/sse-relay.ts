@@ -1,0 +1,66 @@
+// Relays an SSE body event by event: each complete event block is read, handed to onEvent, and
+// written to the client byte for byte before the next one. Nothing is held beyond the event in
+// progress; an event over the size limit passes through unread.
+import type { ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { ProxyError } from '../errors.ts';
+import { parseBlock, hasData } from '../codec/sse.ts';
+import { SseSplitter, type SsePiece } from '../codec/sse-splitter.ts';
+import { writeChunk } from './egress.ts';
+import { toProxyError } from './upstream.ts';
+
+export interface SseSummary {
+  /** Complete events relayed. */
+  events: number;
+  /** Events over the size limit, relayed unread. */
+  unaudited: number;
+  bytes: number;
+  /** Whether any event carried an id (a legacy stream that can be resumed). */
+  sawEventId: boolean;
+  /** Why the upstream stream broke, if it did. */
+  error: ProxyError | undefined;
+  /** The client went away before the stream ended. */
+  clientGone: boolean;
+}
+
+export async function relaySse(
+  body: Readable,
+  res: ServerResponse,
+  maxEventBytes: number,
+  onEvent: (data: string, size: number) => void,
+): Promise<SseSummary> {
+  const summary: SseSummary = { events: 0, unaudited: 0, bytes: 0, sawEventId: false, error: undefined, clientGone: false };
+  const splitter = new SseSplitter(maxEventBytes);
+
+  const forward = async (pieces: SsePiece[]): Promise<boolean> => {
+    for (const piece of pieces) {
+      if (piece.kind === 'block') {
+        summary.events++;
+        const event = parseBlock(piece.raw);
+        if (event.id !== undefined) summary.sawEventId = true;
+        if (hasData(event)) onEvent(event.data!, piece.raw.length);
+      } else if (piece.last) {
+        summary.unaudited++;
+      }
+      summary.bytes += piece.raw.length;
+      const written = writeChunk(res, piece.raw);
+      if (written !== true && !(await written)) return false;
+    }
+    return true;
+  };
+
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      if (!(await forward(splitter.push(chunk)))) {
+        summary.clientGone = true;
+        body.destroy();
+        return summary;
+      }
+    }
+    // A tail without its closing blank line is still a message that can be delivered.
+    if (!(await forward(splitter.end()))) summary.clientGone = true;
+  } catch (err) {
+    summary.error = toProxyError(err);
+  }
+  return summary;
+}

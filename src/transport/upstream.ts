@@ -1,0 +1,82 @@
+// Talks to the upstream MCP server through undici. The proxy owns both bodies: the request body is
+// sent from the bytes it read, the response body is handed back as a stream. Failures become
+// ProxyErrors with stable codes.
+import { Agent, errors as undiciErrors } from 'undici';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import { ProxyError } from '../errors.ts';
+import type { Limits } from '../config/defaults.ts';
+
+export interface UpstreamRequest {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Path and query on the upstream. */
+  path: string;
+  headers: Record<string, string | string[]>;
+  body: Buffer | undefined;
+  signal: AbortSignal;
+  /** Long-lived streams (GET) must not time out between events. */
+  longLived: boolean;
+}
+
+export interface UpstreamResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Readable;
+}
+
+export class Upstream {
+  private readonly agent: Agent;
+
+  constructor(
+    readonly url: URL,
+    private readonly limits: Pick<Limits, 'upstreamHeadersTimeoutMs' | 'upstreamBodyTimeoutMs' | 'upstreamConnectTimeoutMs'>,
+  ) {
+    this.agent = new Agent({
+      connect: { timeout: limits.upstreamConnectTimeoutMs },
+      headersTimeout: limits.upstreamHeadersTimeoutMs,
+      bodyTimeout: limits.upstreamBodyTimeoutMs,
+    });
+  }
+
+  async request(req: UpstreamRequest): Promise<UpstreamResponse> {
+    try {
+      const res = await this.agent.request({
+        origin: this.url.origin,
+        path: req.path,
+        method: req.method,
+        headers: req.headers,
+        body: req.body,
+        signal: req.signal,
+        bodyTimeout: req.longLived ? 0 : this.limits.upstreamBodyTimeoutMs,
+      });
+      return { status: res.statusCode, headers: res.headers as IncomingHttpHeaders, body: res.body };
+    } catch (err) {
+      throw toProxyError(err);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}
+
+/** Maps what undici or the socket threw to the proxy's own error codes. */
+export function toProxyError(err: unknown): ProxyError {
+  if (err instanceof ProxyError) return err;
+  const code = (err as { code?: string }).code ?? '';
+  if (
+    err instanceof undiciErrors.HeadersTimeoutError ||
+    err instanceof undiciErrors.BodyTimeoutError ||
+    err instanceof undiciErrors.ConnectTimeoutError ||
+    code === 'ETIMEDOUT'
+  ) {
+    return new ProxyError('WARDEN_UPSTREAM_TIMEOUT', undefined, { cause: err });
+  }
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH' || code === 'EAI_AGAIN') {
+    return new ProxyError('WARDEN_UPSTREAM_UNREACHABLE', undefined, { cause: err });
+  }
+  if (err instanceof undiciErrors.SocketError || code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET') {
+    return new ProxyError('WARDEN_UPSTREAM_RESET', undefined, { cause: err });
+  }
+  return new ProxyError('WARDEN_INTERNAL', (err as Error)?.message, { cause: err });
+}
