@@ -28,7 +28,7 @@ export function logExchange(logger: Logger, c: Completed, http: ExchangeHttp): v
       protocolVersion: request.protocolVersion ?? null,
       status: http.status,
       transport: http.transport,
-      outcome: http.proxyError ? 'no-response' : c.outcome,
+      outcome: c.outcome,
       proxyError: http.proxyError,
       expired: http.expired,
       durationMs: round(c.durationMs),

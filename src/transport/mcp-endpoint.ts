@@ -139,8 +139,8 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     // A legacy session whose stream carried event ids may resume it on a GET: keep waiting then.
     const resumable = x.flow.sessionId !== undefined && summary.sawEventId && eraOf(x.flow.protocolVersion ?? '') === 'legacy';
     if (!resumable) {
-      const outcome = x.abort.signal.aborted ? 'client-closed' : 'no-response';
-      settle(x, outcome, summary.error ? { ...http, proxyError: summary.error.code } : http);
+      if (x.abort.signal.aborted) settle(x, 'client-closed', http);
+      else settle(x, 'no-response', summary.error ? { ...http, proxyError: summary.error.code } : http);
     }
     if (streamTransport === 'get-sse') {
       logger.info(

@@ -1,0 +1,17 @@
+// Starts the real proxy in front of an upstream on 127.0.0.1:0 with its log captured in memory.
+import { createProxy, type ProxyOptions, type RunningProxy } from '../../src/server.ts';
+import { createLogger } from '../../src/sinks/logger.ts';
+import { createLogCapture, type LogCapture, type LogRecord } from './log-capture.ts';
+
+export interface TestProxy extends RunningProxy {
+  log: LogCapture;
+  /** The `msg:"exchange"` records so far. */
+  exchanges(): LogRecord[];
+}
+
+export async function startProxy(upstream: URL, options: Omit<ProxyOptions, 'upstream' | 'logger'> = {}): Promise<TestProxy> {
+  const log = createLogCapture();
+  const logger = createLogger({ destination: log.stream, level: 'debug' });
+  const running = await createProxy({ upstream, logger, ...options }).listen(0, '127.0.0.1');
+  return { ...running, log, exchanges: () => log.records.filter((r) => r.msg === 'exchange') };
+}
