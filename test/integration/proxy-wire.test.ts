@@ -163,6 +163,27 @@ describe('headers', () => {
   });
 });
 
+describe('other paths', () => {
+  test('a non-MCP path is forwarded through the pass-through; protected-resource metadata names the proxy', async () => {
+    const { upstream, proxy } = await setup((req, res) => {
+      if (req.url === '/.well-known/oauth-protected-resource/mcp') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ resource: `${upstream.url.origin}/mcp`, authorization_servers: ['https://auth.example.com'] }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/plain', 'x-custom': 'kept' });
+      res.end(`you asked for ${req.url}`);
+    });
+    const prm = await request(new URL('/.well-known/oauth-protected-resource/mcp', proxy.url));
+    assert.deepEqual(await prm.body.json(), { resource: `${proxy.url.origin}/mcp`, authorization_servers: ['https://auth.example.com'] });
+    const other = await request(new URL('/health?deep=1', proxy.url));
+    assert.equal(other.headers['x-custom'], 'kept');
+    assert.equal(await other.body.text(), 'you asked for /health?deep=1');
+    assert.ok(proxy.log.find((r) => r.msg === 'passthrough' && r.path === '/health?deep=1' && r.status === 200));
+    assert.equal(proxy.exchanges().length, 0, 'no MCP exchange for other paths');
+  });
+});
+
 describe('upstream failures become JSON-RPC errors with the request id', () => {
   test('refused connection: 502', async () => {
     const dead = await startRawServer(() => {});
