@@ -36,6 +36,24 @@ describe('streams through the proxy', () => {
     }
   });
 
+  test('the SDK client resumes a stream the server closed early, through the proxy', async () => {
+    const c = await connectSdkClient(proxy.url);
+    try {
+      const progress: number[] = [];
+      const result = await c.client.callTool({ name: 'countdown', arguments: { steps: 4, closeStreamAfter: 2 } }, undefined, {
+        onprogress: (p) => progress.push(p.progress),
+      });
+      assert.deepEqual(progress, [1, 2, 3, 4]);
+      assert.deepEqual(result.content, [{ type: 'text', text: 'done' }]);
+      const record = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.tool === 'countdown' && r.session === c.transport.sessionId);
+      assert.equal(record.outcome, 'result');
+      assert.equal(record.transport, 'get-sse', 'the response came on the resumed GET stream');
+    } finally {
+      await c.transport.terminateSession();
+      await c.close();
+    }
+  });
+
   test('a POST stream cut short is resumed on a GET with Last-Event-ID, and the response is attributed to its request', async () => {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const post = (body: unknown) => fetch(proxy.url, { method: 'POST', headers, body: JSON.stringify(body) });

@@ -1,0 +1,22 @@
+# mcp-warden: build with the dev toolchain, run with production dependencies only.
+# Node 26 is the current LTS line; the code itself needs >=20.18.1 (package.json engines).
+# .ci/run runs each of these steps as plain commands, since CI has no Docker engine.
+FROM node:26-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+FROM node:26-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY config ./config
+USER node
+EXPOSE 8787
+ENTRYPOINT ["node", "dist/cli.js"]
+CMD ["--help"]
