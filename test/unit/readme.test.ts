@@ -1,0 +1,24 @@
+// The README is an interface too: its tables must list what the code has, no more, no less.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { PROXY_ERRORS } from '../../src/errors.ts';
+import { buildProgram } from '../../src/cli-program.ts';
+
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
+test('the proxy error table lists every stable code with its HTTP status and JSON-RPC code', () => {
+  const table = readme.split('<!-- proxy-errors -->')[1]?.split('<!-- /proxy-errors -->')[0] ?? '';
+  const rows = [...table.matchAll(/^\| `(WARDEN_\w+)` \| (\d+) \| (-\d+) \|/gm)].map((m) => [m[1], Number(m[2]), Number(m[3])]);
+  const expected = Object.entries(PROXY_ERRORS).map(([code, e]) => [code, e.status, e.rpcCode]);
+  assert.deepEqual(rows.sort(), expected.sort());
+});
+
+test('every option of `mcp-warden proxy` is documented', () => {
+  const proxy = buildProgram().commands.find((c) => c.name() === 'proxy')!;
+  const rows = readme.split('\n').filter((line) => line.startsWith('| `-'));
+  for (const option of proxy.options) {
+    const flag = new RegExp(`(^|[\\s\`,])${option.long}([\\s\`]|$)`);
+    assert.ok(rows.some((row) => flag.test(row)), `README's option table misses ${option.long}`);
+  }
+});
