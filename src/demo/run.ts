@@ -1,0 +1,200 @@
+// `mcp-warden demo`: the built-in broken server behind the proxy, one scripted client session
+// through it, and what the proxy logged, printed for a person. Driving and printing are separate:
+// each section of the printout is one renderer over the log records and what the client received.
+import { createProxy } from '../server.ts';
+import { createLogger } from '../sinks/logger.ts';
+import { startBrokenServer } from './broken-server.ts';
+import { createClient, PROTOCOL_VERSION, type DemoClient, type JsonObject, type Received } from './client.ts';
+
+export type LogRecord = Record<string, unknown>;
+
+/** What the client sent and got back: requests by JSON-RPC id, and the DELETE's answer. */
+export interface SessionResult {
+  byId: Map<number, Received & { label: string }>;
+  end: Received;
+}
+
+interface Step {
+  method: string;
+  params?: JsonObject;
+  notification?: boolean;
+}
+
+const call = (name: string, args: JsonObject = {}, meta?: JsonObject): Step => ({
+  method: 'tools/call',
+  params: { name, arguments: args, ...(meta && { _meta: meta }) },
+});
+
+const SESSION: readonly Step[] = [
+  { method: 'initialize', params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'mcp-warden-demo', version: '1.0.0' } } },
+  { method: 'notifications/initialized', notification: true },
+  { method: 'tools/list' },
+  call('get_weather', { city: 'Paris' }),
+  call('divide', { a: 1, b: 0 }),
+  call('delete_everything'),
+  call('export_report'),
+  call('lookup_user', { id: 'u-42' }),
+  call('send_email', { to: 'ops@example.com', subject: 'Weekly report' }),
+  call('slow_report', {}, { progressToken: 'report-1' }),
+  { method: 'resources/list' },
+];
+
+const TOOL_CALLS = SESSION.filter((s) => s.method === 'tools/call').length;
+
+export async function runDemo(out: NodeJS.WritableStream, options: { color?: boolean } = {}): Promise<number> {
+  const paint = painter(options.color ?? (out as { isTTY?: boolean }).isTTY === true);
+  const records: LogRecord[] = [];
+  const logger = createLogger({
+    destination: {
+      write(lines: string) {
+        for (const line of lines.split('\n')) if (line) records.push(JSON.parse(line) as LogRecord);
+      },
+    },
+  });
+  const cleanup: Array<() => Promise<void>> = [];
+  try {
+    const server = await startBrokenServer();
+    cleanup.push(server.close);
+    const proxy = await createProxy({ upstream: server.url, logger }).listen(0, '127.0.0.1');
+    cleanup.push(proxy.close);
+    const client = createClient(proxy.url);
+    cleanup.push(client.close);
+
+    out.write(renderHeader(server.url, proxy.url, paint));
+    const session = await driveSession(client);
+    out.write(renderExchanges(records, session, paint));
+    const missing = missingRecords(records, session);
+    if (missing.length > 0) {
+      out.write(`${paint('red', 'demo failed:')} the proxy log has no record of ${missing.join(', ')}\n`);
+      return 1;
+    }
+    out.write(renderClosing(paint));
+    return 0;
+  } catch (err) {
+    out.write(`${paint('red', 'demo failed:')} ${(err as Error).message}\n`);
+    return 1;
+  } finally {
+    for (const close of cleanup.reverse()) await close();
+  }
+}
+
+async function driveSession(client: DemoClient): Promise<SessionResult> {
+  const byId: SessionResult['byId'] = new Map();
+  for (const step of SESSION) {
+    if (step.notification) {
+      await client.notify(step.method, step.params);
+      continue;
+    }
+    const received = await client.request(step.method, step.params);
+    const tool = step.params?.name;
+    byId.set(received.id, { ...received, label: typeof tool === 'string' ? `${step.method} ${tool}` : step.method });
+  }
+  return { byId, end: await client.end() };
+}
+
+/** Calls the proxy did not log: every request needs its exchange record, the DELETE its session end. */
+function missingRecords(records: readonly LogRecord[], session: SessionResult): string[] {
+  const missing = [...session.byId]
+    .filter(([id]) => !records.some((r) => r.msg === 'exchange' && r.id === id))
+    .map(([id, got]) => `${got.label} (id ${id})`);
+  if (!records.some((r) => r.msg === 'session end')) missing.push('the session end (DELETE)');
+  return missing;
+}
+
+// ---- printing ----
+
+type Style = 'bold' | 'dim' | 'green' | 'yellow' | 'red';
+export type Paint = (style: Style, text: string) => string;
+
+const SGR: Record<Style, [number, number]> = { bold: [1, 22], dim: [2, 22], green: [32, 39], yellow: [33, 39], red: [31, 39] };
+
+export const painter =
+  (color: boolean): Paint =>
+  (style, text) =>
+    color ? `\x1b[${SGR[style][0]}m${text}\x1b[${SGR[style][1]}m` : text;
+
+function renderHeader(server: URL, proxy: URL, paint: Paint): string {
+  return [
+    paint('bold', 'mcp-warden demo'),
+    `  server  ${server.href}  a built-in MCP server that breaks some of the protocol's error rules on purpose`,
+    `  proxy   ${proxy.href}  mcp-warden in front of it, logging every JSON-RPC exchange`,
+    `  client  one MCP session through the proxy: initialize, tools/list, ${TOOL_CALLS} tool calls, resources/list, DELETE`,
+    '',
+    '',
+  ].join('\n');
+}
+
+function renderClosing(paint: Paint): string {
+  return [
+    '',
+    paint('dim', 'Each row is one "exchange" record of the proxy\'s log. Which of the spec\'s error rules each exchange'),
+    paint('dim', 'breaks (e.g. an unknown tool answered as isError instead of -32602) is what the audit rules report.'),
+    '',
+  ].join('\n');
+}
+
+interface Cell {
+  text: string;
+  style?: Style;
+  right?: boolean;
+}
+
+/** One row per exchange (and the session end) in the proxy's log, next to what the client received. */
+export function renderExchanges(records: readonly LogRecord[], session: SessionResult, paint: Paint): string {
+  const rows: Cell[][] = [['METHOD', 'TOOL', 'HTTP', 'OUTCOME', 'TIME', 'CLIENT RECEIVED'].map((text) => ({ text, style: 'bold' }))];
+  for (const r of records) {
+    if (r.msg === 'exchange') {
+      const outcome = String(r.outcome);
+      const got = typeof r.id === 'number' ? session.byId.get(r.id) : undefined;
+      rows.push([
+        { text: String(r.method) },
+        { text: typeof r.tool === 'string' ? r.tool : '' },
+        { text: String(r.status ?? '-') },
+        { text: outcome, style: outcome === 'result' ? 'green' : outcome === 'isError' ? 'yellow' : 'red' },
+        { text: typeof r.durationMs === 'number' ? `${r.durationMs.toFixed(1)} ms` : '', right: true, style: 'dim' },
+        { text: got ? describeReceived(got) : '' },
+      ]);
+    } else if (r.msg === 'session end') {
+      rows.push([{ text: 'DELETE' }, { text: '' }, { text: String(r.status) }, { text: 'session end', style: 'dim' }, { text: '' }, { text: describeReceived(session.end) }]);
+    }
+  }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]?.text.length ?? 0)));
+  const line = (row: Cell[]) =>
+    row
+      .map((c, i) => {
+        const text = i === row.length - 1 ? c.text : c.right ? c.text.padStart(widths[i]!) : c.text.padEnd(widths[i]!);
+        return c.style ? paint(c.style, text) : text;
+      })
+      .join('  ');
+  return rows.map((row) => `  ${line(row)}`.trimEnd() + '\n').join('');
+}
+
+const clip = (s: string, max: number): string => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
+
+const asObject = (v: unknown): JsonObject | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as JsonObject) : undefined);
+
+/** A short note of what the client received, e.g. `HTML page (text/html, 312 bytes)`. */
+export function describeReceived(r: Received): string {
+  if (r.response) {
+    const n = r.others.length;
+    const via = r.contentType === 'text/event-stream' ? `SSE: ${n} notification${n === 1 ? '' : 's'}, then` : 'JSON';
+    return `${via} ${describeResponse(r.response)}${r.sessionId ? ' + Mcp-Session-Id' : ''}`;
+  }
+  if (r.bytes === 0) return 'no body';
+  if (r.contentType === 'text/html') return `HTML page (text/html, ${r.bytes} bytes)`;
+  return `not a JSON-RPC response (${r.contentType || 'no content type'}, ${r.bytes} bytes): ${clip(r.excerpt.replace(/\s+/g, ' '), 40)}`;
+}
+
+function describeResponse(m: JsonObject): string {
+  const error = asObject(m.error);
+  if (error) {
+    const [first = '', ...more] = String(error.message).split('\n');
+    return `error ${String(error.code)} "${clip(first, 40)}"${more.length > 0 ? ` + ${more.length} more lines` : ''}`;
+  }
+  const result = asObject(m.result) ?? {};
+  if (Array.isArray(result.tools)) return `result, ${result.tools.length} tools`;
+  if (typeof result.protocolVersion === 'string') return `result, protocolVersion ${result.protocolVersion}`;
+  const first = Array.isArray(result.content) ? asObject(result.content[0]) : undefined;
+  const text = typeof first?.text === 'string' ? ` "${clip(first.text, 40)}"` : '';
+  return `result${result.isError === true ? ' isError' : ''}${text}`;
+}

@@ -1,0 +1,101 @@
+// `mcp-warden demo`: the printout has one row per exchange with the outcome the proxy logged, and
+// the demo leaves nothing running. Also: the broken server's correct parts work with the SDK client.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { Writable } from 'node:stream';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { runDemo } from '../../src/demo/run.ts';
+import { startBrokenServer } from '../../src/demo/broken-server.ts';
+import { connectSdkClient } from '../helpers/sdk-client.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ANSI = /\x1b\[/;
+
+async function demo(color: boolean): Promise<{ code: number; text: string; ms: number }> {
+  let text = '';
+  const out = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      text += chunk.toString('utf8');
+      done();
+    },
+  });
+  const started = Date.now();
+  const code = await runDemo(out, { color });
+  return { code, text, ms: Date.now() - started };
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+// [method, tool, HTTP status, outcome]
+const EXPECTED: Array<[string, string, number, string]> = [
+  ['initialize', '', 200, 'result'],
+  ['tools/list', '', 200, 'result'],
+  ['tools/call', 'get_weather', 200, 'result'],
+  ['tools/call', 'divide', 200, 'isError'],
+  ['tools/call', 'delete_everything', 200, 'isError'],
+  ['tools/call', 'export_report', 500, 'invalid-response'],
+  ['tools/call', 'lookup_user', 200, 'error:-32603'],
+  ['tools/call', 'send_email', 200, 'result'],
+  ['tools/call', 'slow_report', 200, 'result'],
+  ['resources/list', '', 200, 'error:-32000'],
+  ['DELETE', '', 200, 'session end'],
+];
+
+describe('runDemo', () => {
+  it('prints one row per exchange with its logged outcome, without colour, and returns 0', async () => {
+    const { code, text, ms } = await demo(false);
+    assert.equal(code, 0, text);
+    assert.doesNotMatch(text, ANSI);
+    assert.ok(ms < 3000, `took ${ms} ms`);
+    const lines = text.split('\n');
+    for (const [method, tool, status, outcome] of EXPECTED) {
+      const row = new RegExp(`^\\s+${escape(method)}\\s+${tool ? `${escape(tool)}\\s+` : ''}${status}\\s+${escape(outcome)}(\\s|$)`);
+      assert.equal(lines.filter((l) => row.test(l)).length, 1, `one row ${row} in:\n${text}`);
+    }
+    assert.match(text, /HTML page \(text\/html, \d+ bytes\)/);
+    assert.match(text, /SSE: 1 notification, then result "Report ready/);
+    assert.match(text, /audit rules/);
+  });
+
+  it('colours the output when asked', async () => {
+    const { code, text } = await demo(true);
+    assert.equal(code, 0, text);
+    assert.match(text, ANSI);
+  });
+
+  it('exits by itself when run as `mcp-warden demo` (no dangling handles)', async () => {
+    const { code, signal, stdout, stderr } = await new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((resolve) => {
+      const child = execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'demo'], { cwd: ROOT, timeout: 15_000 }, (_err, stdout, stderr) =>
+        resolve({ code: child.exitCode, signal: child.signalCode, stdout, stderr }),
+      );
+    });
+    assert.equal(signal, null, `killed after the timeout; stderr:\n${stderr}`);
+    assert.equal(code, 0, stdout + stderr);
+    assert.match(stdout, /slow_report/);
+    assert.doesNotMatch(stdout, ANSI); // stdout is a pipe, not a TTY
+  });
+});
+
+describe('broken server, its correct parts', () => {
+  it('serves the SDK client: initialize, tools/list, a result, an isError, progress over SSE', async () => {
+    const server = await startBrokenServer();
+    const handle = await connectSdkClient(server.url, { capabilities: {} });
+    try {
+      const { tools } = await handle.client.listTools();
+      assert.deepEqual(tools.map((t) => t.name).sort(), ['divide', 'export_report', 'get_weather', 'lookup_user', 'send_email', 'slow_report']);
+      assert.deepEqual(await handle.client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } }), {
+        content: [{ type: 'text', text: 'Sunny, 21 °C in Oslo' }],
+      });
+      const divide = await handle.client.callTool({ name: 'divide', arguments: { a: 1, b: 0 } });
+      assert.equal(divide.isError, true);
+      let progress = 0;
+      await handle.client.callTool({ name: 'slow_report', arguments: {} }, undefined, { onprogress: () => void progress++ });
+      assert.equal(progress, 1);
+      await handle.transport.terminateSession();
+    } finally {
+      await handle.close();
+      await server.close();
+    }
+  });
+});
