@@ -9,6 +9,8 @@ import { Correlator } from './exchange/correlate.ts';
 import { SessionStore } from './exchange/sessions.ts';
 import { RequestTable } from './exchange/table.ts';
 import { H } from './mcp/headers.ts';
+import { RuleEngine } from './rules/engine.ts';
+import { RULES } from './rules/index.ts';
 import { logExchange } from './sinks/exchange-log.ts';
 import { createMcpEndpoint } from './transport/mcp-endpoint.ts';
 import { createPassthrough } from './transport/passthrough.ts';
@@ -39,7 +41,7 @@ export function createProxy(options: ProxyOptions) {
   const upstream = new Upstream(options.upstream, limits);
   const sessions = new SessionStore(limits);
   const table = new RequestTable(limits.maxOpenRequests, limits.requestIdleMs, (request, why) => {
-    logExchange(logger, { request, response: undefined, outcome: 'no-response', durationMs: performance.now() - request.startedAt, responseBytes: 0 }, {
+    logExchange(logger, { request, response: undefined, outcome: 'no-response', durationMs: performance.now() - request.startedAt, responseBytes: 0, findings: [] }, {
       status: undefined,
       transport: 'none',
       expired: why,
@@ -55,7 +57,8 @@ export function createProxy(options: ProxyOptions) {
     return { ...headers, [H.wwwAuthenticate]: rewriteWwwAuthenticate(challenge, upstreamOrigin, publicOrigin(req, options.publicUrl)) };
   };
 
-  const endpoint = createMcpEndpoint({ upstream, limits, logger, sessions, correlator, now: () => performance.now(), fixHeaders });
+  const engine = new RuleEngine(RULES, (rule, err) => logger.error({ rule, err }, 'rule failed'));
+  const endpoint = createMcpEndpoint({ upstream, limits, logger, sessions, correlator, engine, now: () => performance.now(), fixHeaders });
 
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];

@@ -1,6 +1,8 @@
 // Matches responses to requests and learns session facts from them (version, capabilities, tool
 // catalogue). No I/O: the transport passes in what it saw and the clock, and logs what comes back.
+import type { IncomingHttpHeaders } from 'node:http';
 import type { JsonRpcId, Message } from '../codec/jsonrpc.ts';
+import type { Finding } from '../rules/types.ts';
 import { META } from '../mcp/versions.ts';
 import type { Session, SessionStore } from './sessions.ts';
 import type { OpenRequest, RequestTable, Sender } from './table.ts';
@@ -8,6 +10,8 @@ import type { OpenRequest, RequestTable, Sender } from './table.ts';
 /** Where a message travels: the correlation scope and the session it belongs to. */
 export interface Flow {
   scope: string;
+  /** Headers of the client's HTTP request. */
+  requestHeaders: IncomingHttpHeaders;
   session: Session;
   sessionId: string | undefined;
   protocolVersion: string | undefined;
@@ -19,6 +23,8 @@ export interface Completed {
   outcome: string;
   durationMs: number;
   responseBytes: number;
+  /** What the rules found (filled by the rules stage). */
+  findings: Finding[];
 }
 
 const asRecord = (v: unknown): Record<string, unknown> | undefined =>
@@ -69,6 +75,7 @@ export class Correlator {
         protocolVersion: flow.protocolVersion,
         startedAt: now,
         requestBytes: bytes,
+        headers: from === 'client' ? flow.requestHeaders : {},
       },
       now,
     );
@@ -84,7 +91,7 @@ export class Correlator {
     const request = this.table.take(flow.scope, from === 'server' ? 'client' : 'server', id);
     if (!request) return undefined;
     if (from === 'server') this.learn(request, msg, flow, newSessionId, now);
-    return { request, response: msg, outcome: outcomeOf(msg), durationMs: now - request.startedAt, responseBytes: bytes };
+    return { request, response: msg, outcome: outcomeOf(msg), durationMs: now - request.startedAt, responseBytes: bytes, findings: [] };
   }
 
   /**
@@ -94,7 +101,7 @@ export class Correlator {
   abandon(scope: string, from: Sender, id: JsonRpcId, now: number, outcome: string): Completed | undefined {
     const request = this.table.take(scope, from, id);
     if (!request) return undefined;
-    return { request, response: undefined, outcome, durationMs: now - request.startedAt, responseBytes: 0 };
+    return { request, response: undefined, outcome, durationMs: now - request.startedAt, responseBytes: 0, findings: [] };
   }
 
   private learn(request: OpenRequest, msg: Message, flow: Flow, newSessionId: string | undefined, now: number): void {
@@ -111,7 +118,7 @@ export class Correlator {
     } else if (request.method === 'server/discover') {
       flow.session.serverCapabilities = asRecord(result.capabilities);
     } else if (request.method === 'tools/list') {
-      this.sessions.addTools(flow.session, result.tools, asRecord(request.params)?.cursor === undefined);
+      this.sessions.addTools(flow.session, result.tools, asRecord(request.params)?.cursor === undefined, result.nextCursor === undefined);
     }
   }
 }

@@ -20,6 +20,8 @@ export interface Session {
   serverCapabilities: Record<string, unknown> | undefined;
   clientCapabilities: Record<string, unknown> | undefined;
   tools: Map<string, Tool>;
+  /** Whether the catalogue holds every page of a tools/list (the last one had no nextCursor). */
+  toolsComplete: boolean;
 }
 
 export interface SessionLimits {
@@ -58,6 +60,7 @@ export class SessionStore {
       serverCapabilities: undefined,
       clientCapabilities: undefined,
       tools: new Map(),
+      toolsComplete: false,
     };
     this.sessions.set(key, created, now);
     return created;
@@ -81,8 +84,9 @@ export class SessionStore {
   }
 
   /** Records one tools/list page; the first page (no cursor) replaces the catalogue. */
-  addTools(session: Session, tools: unknown, firstPage: boolean): void {
+  addTools(session: Session, tools: unknown, firstPage: boolean, lastPage: boolean): void {
     if (firstPage) session.tools.clear();
+    session.toolsComplete = lastPage && (firstPage || session.toolsComplete || session.tools.size > 0);
     if (!Array.isArray(tools)) return;
     for (const tool of tools) {
       if (session.tools.size >= this.limits.maxToolsPerSession) return;

@@ -1,6 +1,7 @@
 // Open requests awaiting their response, keyed by (scope, who sent it, id with its type). The
 // scope is the session when there is one (a response may come on another stream of it), else the
 // HTTP exchange that carried the request. Bounded; an evicted request is reported as unanswered.
+import type { IncomingHttpHeaders } from 'node:http';
 import { BoundedMap } from './bounded-map.ts';
 import { idKey, type JsonRpcId } from '../codec/jsonrpc.ts';
 
@@ -18,6 +19,8 @@ export interface OpenRequest {
   protocolVersion: string | undefined;
   startedAt: number;
   requestBytes: number;
+  /** Headers of the HTTP request that carried it. */
+  headers: IncomingHttpHeaders;
 }
 
 export const requestKey = (scope: string, from: Sender, id: JsonRpcId): string => `${scope}|${from}|${idKey(id)}`;

@@ -1,7 +1,8 @@
-// Turns completed exchanges and stream ends into log records. Field names are an interface:
-// dashboards and scripts read them (README, "Log records").
+// Turns completed exchanges, their findings and stream ends into log records. Field names are an
+// interface: dashboards and scripts read them (README, "Log records").
 import type { Logger } from 'pino';
 import type { Completed } from '../exchange/correlate.ts';
+import type { Finding } from '../rules/types.ts';
 
 export interface ExchangeHttp {
   /** HTTP status the client received. */
@@ -14,10 +15,46 @@ export interface ExchangeHttp {
   expired?: 'capacity' | 'idle';
 }
 
+/** Where a finding was seen, for its log record. */
+export interface FindingContext {
+  method: string | undefined;
+  id: unknown;
+  tool: string | undefined;
+  session: string | undefined;
+  protocolVersion: string | undefined;
+}
+
 const round = (ms: number): number => Math.round(ms * 100) / 100;
+
+export function logFindings(logger: Logger, findings: readonly Finding[], where: FindingContext): void {
+  for (const f of findings) {
+    const record = {
+      rule: f.rule,
+      severity: f.severity,
+      message: f.message,
+      method: where.method,
+      id: where.id,
+      tool: where.tool,
+      session: where.session ?? null,
+      protocolVersion: where.protocolVersion ?? null,
+      pointer: f.pointer,
+      evidence: f.evidence,
+      fix: f.fix,
+    };
+    if (f.severity === 'error') logger.warn(record, 'violation');
+    else logger.info(record, 'violation');
+  }
+}
 
 export function logExchange(logger: Logger, c: Completed, http: ExchangeHttp): void {
   const { request } = c;
+  logFindings(logger, c.findings, {
+    method: request.method,
+    id: request.id,
+    tool: request.tool,
+    session: request.sessionId,
+    protocolVersion: request.protocolVersion,
+  });
   logger.info(
     {
       method: request.method,
@@ -31,6 +68,7 @@ export function logExchange(logger: Logger, c: Completed, http: ExchangeHttp): v
       outcome: c.outcome,
       proxyError: http.proxyError,
       expired: http.expired,
+      violations: c.findings.length,
       durationMs: round(c.durationMs),
       requestBytes: request.requestBytes,
       responseBytes: c.responseBytes,

@@ -12,7 +12,10 @@ import type { SessionStore } from '../exchange/sessions.ts';
 import { H } from '../mcp/headers.ts';
 import { eraOf } from '../mcp/versions.ts';
 import { runPipeline, type Frame } from '../pipeline.ts';
-import { logExchange, type ExchangeHttp } from '../sinks/exchange-log.ts';
+import type { RuleEngine } from '../rules/engine.ts';
+import { bodyProblemOf, exchangeSubject, type ResponseHttp } from '../rules/subjects.ts';
+import type { BodyProblem } from '../rules/types.ts';
+import { logExchange, logFindings, type ExchangeHttp } from '../sinks/exchange-log.ts';
 import { clientHeaders, sendProxyError } from './egress.ts';
 import { readBody, upstreamHeaders } from './ingress.ts';
 import { collectBody, streamRest } from './relay.ts';
@@ -25,6 +28,7 @@ export interface EndpointContext {
   logger: Logger;
   sessions: SessionStore;
   correlator: Correlator;
+  engine: RuleEngine;
   /** Monotonic clock in ms. */
   now: () => number;
   /** Rewrites response headers that name the upstream's own address (WWW-Authenticate). */
@@ -40,28 +44,64 @@ interface HttpExchange {
   requestIds: JsonRpcId[];
   batch: boolean;
   abort: AbortController;
+  /** What the server sent that answered nothing (the first such body or event). */
+  bodyProblem?: BodyProblem;
+  /** Responses the server sent on this exchange that matched no open request (bounded). */
+  unmatched: Message[];
 }
+
+const MAX_UNMATCHED = 8;
 
 const contentType = (headers: UpstreamResponse['headers']): string =>
   String(headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
 
 export function createMcpEndpoint(ctx: EndpointContext) {
-  const { logger, correlator, sessions, limits } = ctx;
+  const { logger, correlator, sessions, limits, engine } = ctx;
   let seq = 0;
 
   const log = (completed: readonly Completed[], http: ExchangeHttp): void => {
     for (const c of completed) logExchange(logger, c, http);
   };
 
-  const pipe = (frame: Omit<Frame, 'completed'>): Frame => runPipeline({ ...frame, completed: [] }, { correlator, now: ctx.now() });
+  /** Runs a frame through the pipeline and remembers on the exchange what answered nothing. */
+  const pipe = (x: HttpExchange, frame: Omit<Frame, 'completed' | 'unmatched'>): Frame => {
+    const done = runPipeline({ ...frame, completed: [], unmatched: [] }, { correlator, engine, now: ctx.now() });
+    if (done.from === 'server') {
+      x.bodyProblem ??= bodyProblemOf(done.decoded, done.body);
+      for (const m of done.unmatched) if (x.unmatched.length < MAX_UNMATCHED) x.unmatched.push(m);
+    }
+    return done;
+  };
 
-  /** Requests of this exchange that got no response on it are logged now, as `outcome`. */
-  const settle = (x: HttpExchange, outcome: string, http: ExchangeHttp): void => {
+  /** Requests of this exchange that got no response on it are judged and logged now, as `outcome`. */
+  const settle = (x: HttpExchange, outcome: string, http: ExchangeHttp, contentType?: string): void => {
     const now = ctx.now();
+    const responseHttp: ResponseHttp = { status: http.status, contentType, transport: http.transport, proxyError: http.proxyError };
     for (const id of x.requestIds) {
       const c = correlator.abandon(x.flow.scope, 'client', id, now, outcome);
-      if (c) logExchange(logger, c, http);
+      if (!c) continue;
+      c.findings = engine.evaluate(exchangeSubject(c, x.flow, responseHttp, x.bodyProblem, x.unmatched));
+      logExchange(logger, c, http);
     }
+  };
+
+  /** Judges the POST as a whole (rules about the HTTP exchange rather than one request). */
+  const judgePost = (x: HttpExchange, request: Frame, status: number | undefined, contentType: string | undefined, response: Frame | undefined): void => {
+    const findings = engine.evaluate({
+      kind: 'post',
+      version: x.flow.protocolVersion,
+      requestHeaders: x.req.headers,
+      request: request.decoded!,
+      status,
+      contentType,
+      response: response?.decoded,
+      responseBytes: response?.size ?? 0,
+      session: x.flow.session,
+    });
+    if (findings.length === 0) return;
+    const first = request.decoded?.ok ? request.decoded.payload.messages[0] : undefined;
+    const method = first && (first.kind === 'request' || first.kind === 'notification') ? first.method : undefined;
+    logFindings(logger, findings, { method, id: x.requestIds[0], tool: undefined, session: x.flow.sessionId, protocolVersion: x.flow.protocolVersion });
   };
 
   const undecodable = (frame: Frame, transport: string): void => {
@@ -94,41 +134,49 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     settle(x, 'no-response', { status, transport: 'none', proxyError: pe.code });
   }
 
-  /** A JSON (or any non-SSE) upstream body: collected, read, forwarded as it came. */
-  async function relayBody(x: HttpExchange, up: UpstreamResponse, issuedSessionId: string | undefined): Promise<void> {
+  /** A JSON (or any non-SSE) upstream body: collected, read, forwarded as it came. Returns its frame if it was read. */
+  async function relayBody(x: HttpExchange, up: UpstreamResponse, issuedSessionId: string | undefined): Promise<Frame | undefined> {
     const collected = await collectBody(up.body, limits.auditBodyBytes);
     const headers = ctx.fixHeaders(x.req, up.headers);
+    const type = contentType(up.headers);
     if (!collected.complete) {
       logger.warn({ session: x.flow.sessionId ?? null, status: up.status, limit: limits.auditBodyBytes }, 'unaudited body');
       x.res.writeHead(up.status, clientHeaders(headers, true));
       if ((await streamRest(x.res, collected.head, collected.rest)) && !x.res.writableEnded) x.res.end();
-      settle(x, 'unaudited', { status: up.status, transport: 'json' });
-      return;
+      settle(x, 'unaudited', { status: up.status, transport: 'json' }, type);
+      return undefined;
     }
     const { bytes } = collected;
     const http: ExchangeHttp = { status: up.status, transport: 'json' };
+    let frame: Frame | undefined;
     if (bytes.length > 0) {
-      const frame = pipe({ from: 'server', body: bytes, size: bytes.length, flow: x.flow, issuedSessionId });
+      frame = pipe(x, { from: 'server', body: bytes, size: bytes.length, flow: x.flow, http: { ...http, contentType: type }, issuedSessionId });
       log(frame.completed, http);
       undecodable(frame, 'json');
+    } else if (x.requestIds.length > 0) {
+      x.bodyProblem ??= { problem: 'empty', excerpt: '' };
     }
     const out = clientHeaders(headers, false);
     if (up.status !== 204 && up.status !== 304) out['content-length'] = bytes.length;
     x.res.writeHead(up.status, out);
     x.res.end(bytes);
-    settle(x, bytes.length > 0 ? 'invalid-response' : 'no-response', http);
+    settle(x, bytes.length > 0 ? 'invalid-response' : 'no-response', http, type);
+    return frame;
   }
 
-  async function relayResponse(x: HttpExchange, up: UpstreamResponse, streamTransport: 'sse' | 'get-sse'): Promise<void> {
+  /** Relays the upstream response (an SSE stream or a body); returns the body's frame when there was one. */
+  async function relayResponse(x: HttpExchange, up: UpstreamResponse, streamTransport: 'sse' | 'get-sse'): Promise<Frame | undefined> {
     const issued = up.headers[H.sessionId];
     const issuedSessionId = typeof issued === 'string' ? issued : undefined;
-    if (contentType(up.headers) !== 'text/event-stream') return relayBody(x, up, issuedSessionId);
+    const type = contentType(up.headers);
+    if (type !== 'text/event-stream') return relayBody(x, up, issuedSessionId);
     x.res.writeHead(up.status, clientHeaders(ctx.fixHeaders(x.req, up.headers), false));
     x.res.flushHeaders();
     const http: ExchangeHttp = { status: up.status, transport: streamTransport };
+    const frameHttp: ResponseHttp = { ...http, contentType: type };
     const started = ctx.now();
     const summary = await relaySse(up.body, x.res, limits.auditEventBytes, (data, size) => {
-      const frame = pipe({ from: 'server', body: data, size, flow: x.flow, issuedSessionId });
+      const frame = pipe(x, { from: 'server', body: data, size, flow: x.flow, http: frameHttp, issuedSessionId });
       log(frame.completed, http);
       undecodable(frame, streamTransport);
     });
@@ -139,8 +187,8 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     // A legacy session whose stream carried event ids may resume it on a GET: keep waiting then.
     const resumable = x.flow.sessionId !== undefined && summary.sawEventId && eraOf(x.flow.protocolVersion ?? '') === 'legacy';
     if (!resumable) {
-      if (x.abort.signal.aborted) settle(x, 'client-closed', http);
-      else settle(x, 'no-response', summary.error ? { ...http, proxyError: summary.error.code } : http);
+      if (x.abort.signal.aborted) settle(x, 'client-closed', http, type);
+      else settle(x, 'no-response', summary.error ? { ...http, proxyError: summary.error.code } : http, type);
     }
     if (streamTransport === 'get-sse') {
       logger.info(
@@ -148,7 +196,18 @@ export function createMcpEndpoint(ctx: EndpointContext) {
         'stream',
       );
     }
+    return undefined;
   }
+
+  const exchangeFor = (req: IncomingMessage, res: ServerResponse, flow: Flow, abort: AbortController, messages: readonly Message[] = [], batch = false): HttpExchange => ({
+    req,
+    res,
+    flow,
+    requestIds: messages.flatMap((m) => (m.kind === 'request' ? [m.id] : [])),
+    batch,
+    abort,
+    unmatched: [],
+  });
 
   async function post(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const abort = abortOnClose(res);
@@ -165,21 +224,15 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     const decoded = decodeJson(body);
     const messages: readonly Message[] = decoded.ok ? decoded.payload.messages : [];
     const flow = resolveFlow(req.headers, messages, sessions, ++seq, ctx.now());
-    const inbound = pipe({ from: 'client', body, size: body.length, flow, issuedSessionId: undefined, decoded });
+    const x = exchangeFor(req, res, flow, abort, messages, decoded.ok && decoded.payload.batch);
+    const inbound = pipe(x, { from: 'client', body, size: body.length, flow, http: { status: undefined, contentType: undefined, transport: 'none' }, issuedSessionId: undefined, decoded });
     undecodable(inbound, 'json');
-    const x: HttpExchange = {
-      req,
-      res,
-      flow,
-      requestIds: messages.flatMap((m) => (m.kind === 'request' ? [m.id] : [])),
-      batch: decoded.ok && decoded.payload.batch,
-      abort,
-    };
     try {
       const up = await ctx.upstream.request({ method: 'POST', path: upstreamPath(req), headers: upstreamHeaders(req), body, signal: abort.signal, longLived: false });
       // Answers the client gave to server requests are complete once the server accepted them.
       log(inbound.completed, { status: up.status, transport: 'none' });
-      await relayResponse(x, up, 'sse');
+      const reply = await relayResponse(x, up, 'sse');
+      judgePost(x, inbound, up.status, contentType(up.headers), reply);
     } catch (err) {
       fail(x, err);
     }
@@ -187,7 +240,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
 
   async function get(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const flow = resolveFlow(req.headers, [], sessions, ++seq, ctx.now());
-    const x: HttpExchange = { req, res, flow, requestIds: [], batch: false, abort: abortOnClose(res) };
+    const x = exchangeFor(req, res, flow, abortOnClose(res));
     try {
       const up = await ctx.upstream.request({ method: 'GET', path: upstreamPath(req), headers: upstreamHeaders(req), body: undefined, signal: x.abort.signal, longLived: true });
       await relayResponse(x, up, 'get-sse');
@@ -198,7 +251,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
 
   async function del(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const flow = resolveFlow(req.headers, [], sessions, ++seq, ctx.now());
-    const x: HttpExchange = { req, res, flow, requestIds: [], batch: false, abort: abortOnClose(res) };
+    const x = exchangeFor(req, res, flow, abortOnClose(res));
     try {
       const up = await ctx.upstream.request({ method: 'DELETE', path: upstreamPath(req), headers: upstreamHeaders(req), body: undefined, signal: x.abort.signal, longLived: false });
       await relayBody(x, up, undefined);

@@ -1,0 +1,61 @@
+// What came back instead of a JSON-RPC response: HTML, nothing, text that is not JSON, JSON that
+// is not JSON-RPC, or a connection that dropped. A request must get a response (R1, R32).
+import type { ExchangeRule, ExchangeSubject, Report } from './types.ts';
+import { ALL } from './versions.ts';
+
+const problemRule = (
+  id: string,
+  problem: NonNullable<ExchangeSubject['bodyProblem']>['problem'],
+  summary: string,
+  what: string,
+): ExchangeRule => ({
+  id,
+  group: 'bodies',
+  severity: 'error',
+  versions: ALL,
+  party: 'server',
+  subject: 'exchange',
+  summary,
+  source: 'R1, R32',
+  check(s): Report[] {
+    if (s.request.from !== 'client' || s.bodyProblem?.problem !== problem) return [];
+    return [
+      {
+        message: `${s.request.method} was answered with ${what} (HTTP ${s.status ?? '?'}${s.contentType ? `, ${s.contentType}` : ''}) instead of a JSON-RPC response`,
+        pointer: '/response/body',
+        evidence: s.bodyProblem.excerpt,
+        fix: `answer every request with a JSON-RPC result or error carrying its id (${JSON.stringify(s.request.id)}), as application/json or text/event-stream`,
+      },
+    ];
+  },
+});
+
+export const BODY_RULES: readonly ExchangeRule[] = [
+  problemRule('html-body', 'html', 'A request was answered with an HTML page instead of JSON-RPC', 'an HTML page'),
+  problemRule('empty-body', 'empty', 'A request was answered with an empty body', 'an empty body'),
+  problemRule('non-json-body', 'not-json', 'A request was answered with a body that is not JSON', 'a body that is not JSON'),
+  problemRule('non-utf8-body', 'not-utf8', 'A request was answered with a body that is not UTF-8 (R9)', 'a body that is not valid UTF-8'),
+  problemRule('not-jsonrpc-body', 'not-jsonrpc', 'A request was answered with JSON that is not a JSON-RPC message', 'JSON that is not a JSON-RPC message'),
+  {
+    id: 'no-response',
+    group: 'bodies',
+    severity: 'error',
+    versions: ALL,
+    party: 'server',
+    subject: 'exchange',
+    summary: 'The connection dropped (or the stream ended) before the request got its response',
+    source: 'R33',
+    check(s): Report[] {
+      const dropped = s.proxyError === 'WARDEN_UPSTREAM_RESET' || (s.outcome === 'no-response' && s.transport === 'sse' && !s.proxyError);
+      if (s.request.from !== 'client' || !dropped) return [];
+      return [
+        {
+          message: `${s.request.method} got no response: ${s.proxyError ? 'the server closed the connection' : 'its SSE stream ended without one'}`,
+          pointer: '/response',
+          evidence: s.proxyError ?? 'stream ended',
+          fix: 'always finish a request with its JSON-RPC response; report failures as an error response (or isError result), never by dropping the connection',
+        },
+      ];
+    },
+  },
+];

@@ -1,0 +1,37 @@
+// Runs the rules that apply to a subject and its version. A rule that throws is a bug in the
+// rule, never a reason to drop the traffic: it is reported and skipped.
+import type { Finding, Rule, Subject } from './types.ts';
+import { ALL } from './versions.ts';
+
+/** Whether a rule judges traffic of `version`; traffic of unknown version meets only version-free rules. */
+export function appliesTo(rule: Rule, version: string | undefined): boolean {
+  if (version !== undefined && rule.versions.includes(version)) return true;
+  return ALL.every((v) => rule.versions.includes(v));
+}
+
+export class RuleEngine {
+  private readonly exchangeRules: Rule[];
+  private readonly postRules: Rule[];
+
+  constructor(
+    readonly rules: readonly Rule[],
+    private readonly onRuleError: (ruleId: string, err: unknown) => void,
+  ) {
+    this.exchangeRules = rules.filter((r) => r.subject === 'exchange');
+    this.postRules = rules.filter((r) => r.subject === 'post');
+  }
+
+  evaluate(subject: Subject): Finding[] {
+    const findings: Finding[] = [];
+    for (const rule of subject.kind === 'exchange' ? this.exchangeRules : this.postRules) {
+      if (!appliesTo(rule, subject.version)) continue;
+      try {
+        const reports = (rule.check as (s: Subject) => ReturnType<Rule['check']>)(subject);
+        for (const r of reports) findings.push({ ...r, rule: rule.id, severity: r.severity ?? rule.severity, versions: rule.versions });
+      } catch (err) {
+        this.onRuleError(rule.id, err);
+      }
+    }
+    return findings;
+  }
+}

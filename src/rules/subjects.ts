@@ -1,0 +1,47 @@
+// Builds the subjects rules judge from what the transport saw.
+import type { Decoded } from '../codec/json-body.ts';
+import type { Message } from '../codec/jsonrpc.ts';
+import type { Completed, Flow } from '../exchange/correlate.ts';
+import { excerpt } from './evidence.ts';
+import type { BodyProblem, ExchangeSubject } from './types.ts';
+
+/** The HTTP side of a response, as the client received it. */
+export interface ResponseHttp {
+  status: number | undefined;
+  contentType: string | undefined;
+  transport: ExchangeSubject['transport'];
+  proxyError?: string;
+}
+
+export function exchangeSubject(
+  c: Completed,
+  flow: Flow,
+  http: ResponseHttp,
+  bodyProblem?: BodyProblem,
+  unmatched: readonly Message[] = [],
+): ExchangeSubject {
+  return {
+    kind: 'exchange',
+    version: c.request.protocolVersion,
+    request: c.request,
+    requestHeaders: c.request.headers,
+    response: c.response,
+    outcome: c.outcome,
+    status: http.status,
+    contentType: http.contentType,
+    transport: http.transport,
+    proxyError: http.proxyError,
+    bodyProblem,
+    unmatched,
+    session: flow.session,
+  };
+}
+
+/** Why a server body answered nothing, if it did not: it did not decode, or held no JSON-RPC message. */
+export function bodyProblemOf(decoded: Decoded | undefined, body: Uint8Array | string): BodyProblem | undefined {
+  if (!decoded) return undefined;
+  const text = typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, 512)).toString('utf8');
+  if (!decoded.ok) return { problem: decoded.problem, excerpt: excerpt(text) };
+  if (decoded.payload.messages.every((m) => m.kind === 'invalid')) return { problem: 'not-jsonrpc', excerpt: excerpt(text) };
+  return undefined;
+}

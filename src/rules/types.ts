@@ -1,0 +1,100 @@
+// What a rule is, what it looks at, and what it returns. Rules are pure: a subject in, findings
+// out; no I/O, no clock, no state.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Decoded } from '../codec/json-body.ts';
+import type { Message } from '../codec/jsonrpc.ts';
+import type { Session } from '../exchange/sessions.ts';
+import type { OpenRequest } from '../exchange/table.ts';
+
+export type Severity = 'error' | 'warning' | 'info';
+
+/** A body (or SSE event) from the server that answered nothing: why it did not decode, and a short excerpt. */
+export interface BodyProblem {
+  problem: 'empty' | 'not-utf8' | 'html' | 'not-json' | 'not-jsonrpc';
+  excerpt: string;
+}
+
+/** One request and what answered it (or did not), with the HTTP context of both sides. */
+export interface ExchangeSubject {
+  kind: 'exchange';
+  /** The version the exchange is judged by. */
+  version: string | undefined;
+  request: OpenRequest;
+  /** Headers of the HTTP request that carried it ({} for a server-to-client request). */
+  requestHeaders: IncomingHttpHeaders;
+  response: Message | undefined;
+  outcome: string;
+  /** HTTP status and content type of the response the client got. */
+  status: number | undefined;
+  contentType: string | undefined;
+  transport: 'json' | 'sse' | 'get-sse' | 'none';
+  /** The proxy's own failure code, when the server gave no answer. */
+  proxyError: string | undefined;
+  /** What the server sent instead of an answer, when it sent something that was not one. */
+  bodyProblem: BodyProblem | undefined;
+  /** Responses in the same body or stream that answered no open request (wrong or null ids). */
+  unmatched: readonly Message[];
+  session: Session;
+}
+
+/** One client POST as a whole: its body and the server's reply, for rules about the HTTP exchange. */
+export interface PostSubject {
+  kind: 'post';
+  version: string | undefined;
+  requestHeaders: IncomingHttpHeaders;
+  request: Decoded;
+  status: number | undefined;
+  contentType: string | undefined;
+  /** The server's reply body, when it was JSON (not for SSE). */
+  response: Decoded | undefined;
+  /** Bytes of the server's reply body. */
+  responseBytes: number;
+  session: Session;
+}
+
+export type Subject = ExchangeSubject | PostSubject;
+
+export interface Finding {
+  rule: string;
+  severity: Severity;
+  /** What is wrong, in one line. */
+  message: string;
+  /** JSON Pointer to the offending part, prefixed with where it is: `/response/error/code`, `/request/params/_meta`, `/headers/mcp-method`. */
+  pointer: string;
+  /** A short, redacted excerpt of the offending value. */
+  evidence: string;
+  /** What the server (or client) should send instead. */
+  fix: string;
+  versions: readonly string[];
+}
+
+export interface RuleInfo {
+  /** Stable kebab-case id: users' policies and dashboards name it. */
+  id: string;
+  /** Policy group: a user can switch a whole family with one key. */
+  group: string;
+  severity: Severity;
+  /** Versions the rule applies to. */
+  versions: readonly string[];
+  /** Who breaks it. */
+  party: 'server' | 'client';
+  /** One line for `mcp-warden rules` and the README. */
+  summary: string;
+  /** Where in ../shared/spec/rules.md (R-numbers) or the spec it comes from. */
+  source: string;
+}
+
+/** What a rule says about one finding; severity and versions come from the rule. */
+export type Report = Omit<Finding, 'rule' | 'severity' | 'versions'> & { severity?: Severity };
+
+export interface ExchangeRule extends RuleInfo {
+  subject: 'exchange';
+  check(s: ExchangeSubject): Report[];
+}
+
+export interface PostRule extends RuleInfo {
+  subject: 'post';
+  check(s: PostSubject): Report[];
+}
+
+export type Rule = ExchangeRule | PostRule;
