@@ -1,0 +1,37 @@
+// Rules about bodies that are not JSON-RPC responses: each fires on its bad answer and stays
+// silent on a good one from the same server.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { assertFires, assertSilent, runScenario, type Reply } from '../helpers/rule-scenario.ts';
+
+const call = { method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } };
+const good = (req: { id: unknown } | undefined): Reply => ({ json: { jsonrpc: '2.0', id: req?.id, result: { content: [{ type: 'text', text: 'hi' }] } } });
+
+const cases: Array<[rule: string, bad: Reply]> = [
+  ['html-body', { status: 500, headers: { 'content-type': 'text/html' }, body: '<!DOCTYPE html><html><body><h1>500</h1></body></html>' }],
+  ['empty-body', { status: 200, headers: { 'content-type': 'application/json' }, body: '' }],
+  ['non-json-body', { status: 200, headers: { 'content-type': 'text/plain' }, body: 'Internal error, try later' }],
+  ['not-jsonrpc-body', { json: { ok: false, reason: 'boom' } }],
+  ['no-response', { sse: ['event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}\n\n'] }],
+  ['no-response', { json: { jsonrpc: '2.0', id: 'x' }, reset: true }],
+];
+
+describe('body rules', () => {
+  for (const version of ['2025-06-18', '2026-07-28']) {
+    for (const [rule, bad] of cases) {
+      test(`${rule} fires on ${JSON.stringify(bad).slice(0, 60)} (${version})`, async () => {
+        const result = await runScenario({ version, request: call, respond: () => bad });
+        const v = assertFires(result, rule);
+        assert.equal(v.method, 'tools/call');
+        assert.equal(v.id, 'test-1');
+        assert.equal(v.protocolVersion, version);
+        assert.equal(result.exchange?.violations, result.violations.length);
+      });
+    }
+    test(`all stay silent on a good answer (${version})`, async () => {
+      const result = await runScenario({ version, request: call, respond: good });
+      for (const rule of new Set(cases.map((c) => c[0]))) assertSilent(result, rule);
+      assert.equal(result.exchange?.outcome, 'result');
+    });
+  }
+});
