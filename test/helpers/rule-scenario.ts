@@ -45,7 +45,7 @@ export interface Scenario {
   capabilities?: Record<string, unknown>;
   request: ScenarioRequest;
   /** The answer to the request under test; `req` is the parsed body (undefined if it was not JSON). */
-  respond: (req: { id: unknown; method?: string; params?: Record<string, unknown> } | undefined) => Reply;
+  respond: (req: { id?: unknown; method?: string; params?: Record<string, unknown> } | undefined) => Reply;
   proxy?: Omit<ProxyOptions, 'upstream' | 'logger'>;
 }
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { assertFires, assertSilent, runScenario, type Reply } from '../helpers/rule-scenario.ts';
 
 const call = { method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } };
-const good = (req: { id: unknown } | undefined): Reply => ({ json: { jsonrpc: '2.0', id: req?.id, result: { content: [{ type: 'text', text: 'hi' }] } } });
+const good = (req: { id?: unknown } | undefined): Reply => ({ json: { jsonrpc: '2.0', id: req?.id, result: { content: [{ type: 'text', text: 'hi' }] } } });
 
 const cases: Array<[rule: string, bad: Reply]> = [
   ['html-body', { status: 500, headers: { 'content-type': 'text/html' }, body: '<!DOCTYPE html><html><body><h1>500</h1></body></html>' }],
