@@ -20,8 +20,10 @@ export interface Session {
   serverCapabilities: Record<string, unknown> | undefined;
   clientCapabilities: Record<string, unknown> | undefined;
   tools: Map<string, Tool>;
-  /** Whether the catalogue holds every page of a tools/list (the last one had no nextCursor). */
+  /** Whether the catalogue holds every page of a tools/list, from the first to one without nextCursor, untruncated. */
   toolsComplete: boolean;
+  /** A first page (no cursor) was seen since the catalogue was last reset. */
+  toolsFromFirstPage: boolean;
 }
 
 export interface SessionLimits {
@@ -61,6 +63,7 @@ export class SessionStore {
       clientCapabilities: undefined,
       tools: new Map(),
       toolsComplete: false,
+      toolsFromFirstPage: false,
     };
     this.sessions.set(key, created, now);
     return created;
@@ -85,11 +88,18 @@ export class SessionStore {
 
   /** Records one tools/list page; the first page (no cursor) replaces the catalogue. */
   addTools(session: Session, tools: unknown, firstPage: boolean, lastPage: boolean): void {
-    if (firstPage) session.tools.clear();
-    session.toolsComplete = lastPage && (firstPage || session.toolsComplete || session.tools.size > 0);
+    if (firstPage) {
+      session.tools.clear();
+      session.toolsFromFirstPage = true;
+    }
+    session.toolsComplete = lastPage && session.toolsFromFirstPage;
     if (!Array.isArray(tools)) return;
     for (const tool of tools) {
-      if (session.tools.size >= this.limits.maxToolsPerSession) return;
+      if (session.tools.size >= this.limits.maxToolsPerSession) {
+        // A truncated catalogue cannot say that a tool does not exist.
+        session.toolsComplete = false;
+        return;
+      }
       if (typeof tool === 'object' && tool !== null && typeof (tool as { name?: unknown }).name === 'string') {
         const { name, inputSchema } = tool as { name: string; inputSchema?: unknown };
         session.tools.set(name, { name, inputSchema });

@@ -28,7 +28,11 @@ export const requestKey = (scope: string, from: Sender, id: JsonRpcId): string =
 export class RequestTable {
   private readonly open: BoundedMap<string, OpenRequest>;
 
-  constructor(maxOpen: number, idleMs: number, onUnanswered: (req: OpenRequest, why: 'capacity' | 'idle') => void) {
+  constructor(
+    maxOpen: number,
+    idleMs: number,
+    private readonly onUnanswered: (req: OpenRequest, why: 'capacity' | 'idle' | 'replaced') => void,
+  ) {
     this.open = new BoundedMap(maxOpen, idleMs, (_key, req, why) => onUnanswered(req, why));
   }
 
@@ -36,8 +40,12 @@ export class RequestTable {
     return this.open.size;
   }
 
+  /** Adds a request; one still open under the same key (a reused id) is reported as unanswered. */
   add(req: OpenRequest, now: number): void {
-    this.open.set(requestKey(req.scope, req.from, req.id), req, now);
+    const key = requestKey(req.scope, req.from, req.id);
+    const previous = this.open.delete(key);
+    if (previous) this.onUnanswered(previous, 'replaced');
+    this.open.set(key, req, now);
   }
 
   /** Removes and returns the open request a response answers. */

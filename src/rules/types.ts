@@ -45,6 +45,8 @@ export interface PostSubject {
   request: Decoded;
   status: number | undefined;
   contentType: string | undefined;
+  /** Headers of the server's reply. */
+  responseHeaders: IncomingHttpHeaders | undefined;
   /** The server's reply body, when it was JSON (not for SSE). */
   response: Decoded | undefined;
   /** Bytes of the server's reply body. */

@@ -11,8 +11,8 @@ export interface ExchangeHttp {
   transport: 'json' | 'sse' | 'get-sse' | 'none';
   /** The proxy's own failure code, when the proxy answered instead of the server. */
   proxyError?: string;
-  /** Why the proxy stopped waiting for a response (open-request table full, or idle too long). */
-  expired?: 'capacity' | 'idle';
+  /** Why the proxy stopped waiting for a response: table full, idle too long, or its id reused by a new request. */
+  expired?: 'capacity' | 'idle' | 'replaced';
 }
 
 /** Where a finding was seen, for its log record. */

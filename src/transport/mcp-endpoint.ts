@@ -86,14 +86,15 @@ export function createMcpEndpoint(ctx: EndpointContext) {
   };
 
   /** Judges the POST as a whole (rules about the HTTP exchange rather than one request). */
-  const judgePost = (x: HttpExchange, request: Frame, status: number | undefined, contentType: string | undefined, response: Frame | undefined): void => {
+  const judgePost = (x: HttpExchange, request: Frame, up: UpstreamResponse, response: Frame | undefined): void => {
     const findings = engine.evaluate({
       kind: 'post',
       version: x.flow.protocolVersion,
       requestHeaders: x.req.headers,
       request: request.decoded!,
-      status,
-      contentType,
+      status: up.status,
+      contentType: contentType(up.headers) || undefined,
+      responseHeaders: up.headers,
       response: response?.decoded,
       responseBytes: response?.size ?? 0,
       session: x.flow.session,
@@ -232,7 +233,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       // Answers the client gave to server requests are complete once the server accepted them.
       log(inbound.completed, { status: up.status, transport: 'none' });
       const reply = await relayResponse(x, up, 'sse');
-      judgePost(x, inbound, up.status, contentType(up.headers), reply);
+      judgePost(x, inbound, up, reply);
     } catch (err) {
       fail(x, err);
     }
