@@ -1,4 +1,5 @@
-// The mcp-warden command line: `proxy` runs the proxy, `demo` shows it on a built-in broken server.
+// The mcp-warden command line: `proxy` runs the proxy, `rules` lists the rules, `demo` shows it on a
+// built-in broken server.
 // Built by a function so tests (and the README check) can read it without running it.
 import { Command, Option } from 'commander';
 import { createRequire } from 'node:module';
@@ -47,6 +48,17 @@ export function buildProgram(): Command {
         proxy.close().then(() => process.exit(0));
       };
       process.once('SIGINT', stop).once('SIGTERM', stop);
+    });
+
+  program
+    .command('rules')
+    .description('list every rule: id, severity, the protocol versions it judges, its group, what it flags')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json']).default('text'))
+    .action(async (opts: { format: 'text' | 'markdown' | 'json' }) => {
+      const { RULES } = await import('./rules/index.ts');
+      const { rulesJson, rulesMarkdown, rulesText } = await import('./rules/catalogue.ts');
+      const render = { text: rulesText, markdown: rulesMarkdown, json: rulesJson }[opts.format];
+      process.stdout.write(`${render(RULES)}\n`);
     });
 
   program

@@ -63,6 +63,7 @@ export async function runDemo(out: NodeJS.WritableStream, options: { color?: boo
     out.write(renderHeader(server.url, proxy.url, paint));
     const session = await driveSession(client);
     out.write(renderExchanges(records, session, paint));
+    out.write(renderFindings(records, paint));
     const missing = missingRecords(records, session);
     if (missing.length > 0) {
       out.write(`${paint('red', 'demo failed:')} the proxy log has no record of ${missing.join(', ')}\n`);
@@ -127,10 +128,36 @@ function renderHeader(server: URL, proxy: URL, paint: Paint): string {
 function renderClosing(paint: Paint): string {
   return [
     '',
-    paint('dim', 'Each row is one "exchange" record of the proxy\'s log. Which of the spec\'s error rules each exchange'),
-    paint('dim', 'breaks (e.g. an unknown tool answered as isError instead of -32602) is what the audit rules report.'),
+    paint('dim', 'Each row above is one "exchange" record of the proxy\'s log, each finding a "violation" record;'),
+    paint('dim', '`mcp-warden rules` lists every rule. The traffic itself passed through unchanged.'),
     '',
   ].join('\n');
+}
+
+const SEVERITY_STYLE: Record<string, Style> = { error: 'red', warning: 'yellow', info: 'dim' };
+
+/** The proxy's findings grouped by rule, in the order they were first seen: where, what, and the fix. */
+export function renderFindings(records: readonly LogRecord[], paint: Paint): string {
+  const byRule = new Map<string, LogRecord[]>();
+  for (const r of records) {
+    if (r.msg !== 'violation') continue;
+    const list = byRule.get(String(r.rule)) ?? [];
+    list.push(r);
+    byRule.set(String(r.rule), list);
+  }
+  if (byRule.size === 0) return `\n  ${paint('green', 'No findings.')}\n`;
+  const total = [...byRule.values()].reduce((n, list) => n + list.length, 0);
+  const lines = ['', `  ${paint('bold', `FINDINGS: ${total} in ${byRule.size} rules`)}`];
+  for (const [rule, list] of byRule) {
+    const severity = String(list[0]!.severity);
+    lines.push('', `  ${paint(SEVERITY_STYLE[severity] ?? 'dim', severity.padEnd(7))} ${paint('bold', rule)}  (${list.length})`);
+    for (const f of list) {
+      const where = `${String(f.method ?? 'POST')}${typeof f.tool === 'string' ? ` ${f.tool}` : ''}`;
+      lines.push(`          ${where}: ${String(f.message)}`);
+    }
+    lines.push(`          ${paint('dim', `fix: ${String(list[0]!.fix)}`)}`);
+  }
+  return `${lines.join('\n')}\n`;
 }
 
 interface Cell {
@@ -141,7 +168,7 @@ interface Cell {
 
 /** One row per exchange (and the session end) in the proxy's log, next to what the client received. */
 export function renderExchanges(records: readonly LogRecord[], session: SessionResult, paint: Paint): string {
-  const rows: Cell[][] = [['METHOD', 'TOOL', 'HTTP', 'OUTCOME', 'TIME', 'CLIENT RECEIVED'].map((text) => ({ text, style: 'bold' }))];
+  const rows: Cell[][] = [['METHOD', 'TOOL', 'HTTP', 'OUTCOME', 'TIME', 'FINDINGS', 'CLIENT RECEIVED'].map((text) => ({ text, style: 'bold' }))];
   for (const r of records) {
     if (r.msg === 'exchange') {
       const outcome = String(r.outcome);
@@ -152,10 +179,11 @@ export function renderExchanges(records: readonly LogRecord[], session: SessionR
         { text: String(r.status ?? '-') },
         { text: outcome, style: outcome === 'result' ? 'green' : outcome === 'isError' ? 'yellow' : 'red' },
         { text: typeof r.durationMs === 'number' ? `${r.durationMs.toFixed(1)} ms` : '', right: true, style: 'dim' },
+        { text: r.violations ? String(r.violations) : '', right: true, style: r.violations ? 'red' : undefined },
         { text: got ? describeReceived(got) : '' },
       ]);
     } else if (r.msg === 'session end') {
-      rows.push([{ text: 'DELETE' }, { text: '' }, { text: String(r.status) }, { text: 'session end', style: 'dim' }, { text: '' }, { text: describeReceived(session.end) }]);
+      rows.push([{ text: 'DELETE' }, { text: '' }, { text: String(r.status) }, { text: 'session end', style: 'dim' }, { text: '' }, { text: '' }, { text: describeReceived(session.end) }]);
     }
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]?.text.length ?? 0)));

@@ -1,0 +1,33 @@
+// The rule catalogue as people read it: `mcp-warden rules` and the README's table.
+import type { Rule } from './types.ts';
+import { ALL } from './versions.ts';
+
+/** A compact form of a version list: "all", "2025-11-25+", "≤2025-06-18", or the list. */
+export function describeVersions(versions: readonly string[]): string {
+  const idx = versions.map((v) => ALL.indexOf(v)).sort((a, b) => a - b);
+  const contiguous = idx.every((n, i) => i === 0 || n === idx[i - 1]! + 1);
+  if (idx.length === ALL.length) return 'all';
+  if (contiguous && idx.length > 1 && idx.at(-1) === ALL.length - 1) return `${ALL[idx[0]!]}+`;
+  if (contiguous && idx.length > 1 && idx[0] === 0) return `≤${ALL[idx.at(-1)!]}`;
+  return idx.map((i) => ALL[i]).join(', ');
+}
+
+export function rulesMarkdown(rules: readonly Rule[]): string {
+  const rows = rules.map((r) => `| \`${r.id}\` | ${r.severity} | ${describeVersions(r.versions)} | ${r.group} | ${r.party} | ${r.summary} | ${r.source} |`);
+  return ['| rule | severity | versions | group | party | what it flags | spec |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
+}
+
+export function rulesText(rules: readonly Rule[]): string {
+  const cols = (r: Rule) => [r.id, r.severity, describeVersions(r.versions), r.group, r.summary];
+  const table = [['RULE', 'SEVERITY', 'VERSIONS', 'GROUP', 'WHAT IT FLAGS'], ...rules.map(cols)];
+  const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+  return table.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n');
+}
+
+export function rulesJson(rules: readonly Rule[]): string {
+  return JSON.stringify(
+    rules.map(({ id, group, severity, versions, party, summary, source }) => ({ id, group, severity, versions, party, summary, source })),
+    null,
+    2,
+  );
+}
