@@ -58,7 +58,8 @@ const correlate: Stage = {
     const share = Math.round(frame.size / messages.length);
     for (const msg of messages) {
       if (msg.kind === 'request') correlator.request(msg, frame.from, frame.flow, share, now);
-      else if (msg.kind !== 'notification') {
+      else if (msg.kind === 'notification') correlator.notification(msg, frame.from, frame.flow);
+      else {
         const done = correlator.response(msg, frame.from, frame.flow, share, now, frame.issuedSessionId);
         if (done) frame.completed.push(done);
         else frame.unmatched.push(msg);

@@ -81,6 +81,11 @@ export class Correlator {
     );
   }
 
+  /** A notification can change what the session knows: a changed tool list makes the catalogue stale. */
+  notification(msg: Extract<Message, { kind: 'notification' }>, from: Sender, flow: Flow): void {
+    if (from === 'server' && msg.method === 'notifications/tools/list_changed') flow.session.toolsComplete = false;
+  }
+
   /**
    * A response from `from` answers the other side's open request, if there is one. `newSessionId`
    * is the Mcp-Session-Id the server issued with this response (initialize).

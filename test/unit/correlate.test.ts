@@ -600,3 +600,15 @@ describe('resolveFlow', () => {
     assert.equal(flow.protocolVersion, '2025-11-25');
   });
 });
+
+describe('Correlator: notifications', () => {
+  test('tools/list_changed from the server makes the catalogue stale', () => {
+    const { correlator, flowOf } = setup();
+    const flow = flowOf({ 'mcp-session-id': 'S' });
+    flow.session.toolsComplete = true;
+    correlator.notification(notification('notifications/tools/list_changed') as Extract<Message, { kind: 'notification' }>, 'client', flow);
+    assert.equal(flow.session.toolsComplete, true, 'a client cannot change the server\'s list');
+    correlator.notification(notification('notifications/tools/list_changed') as Extract<Message, { kind: 'notification' }>, 'server', flow);
+    assert.equal(flow.session.toolsComplete, false);
+  });
+});
