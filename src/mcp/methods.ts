@@ -44,6 +44,7 @@ export function isUnknownMethod(method: string, version: string | undefined, ser
   const known = version === undefined ? undefined : CLIENT_METHODS[version];
   if (known && !known.has(method)) return true;
   const capability = capabilityFor(method);
-  if (capability && serverCapabilities) return !(capability in serverCapabilities);
+  // 2024-11-05 has no completions capability a server could declare.
+  if (capability && serverCapabilities && !(capability === 'completions' && version === '2024-11-05')) return !(capability in serverCapabilities);
   return known ? false : undefined;
 }
