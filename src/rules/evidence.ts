@@ -17,7 +17,7 @@ export function redactSecrets(text: string): string {
   let out = text;
   for (const re of SECRETS) {
     out = out.replace(re, (match, a: string, b: string) =>
-      typeof b === 'string' && /[:=]/.test(b) ? `${a}${b}[REDACTED]` : /^(Bearer|Basic)\s/i.test(match) ? `${a} [REDACTED]` : '[REDACTED]',
+      typeof a === 'string' && typeof b === 'string' && /[:=]/.test(b) ? `${a}${b}[REDACTED]` : /^(Bearer|Basic)\s/i.test(match) ? `${a} [REDACTED]` : '[REDACTED]',
     );
   }
   return out;
