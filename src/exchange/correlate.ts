@@ -83,7 +83,10 @@ export class Correlator {
 
   /** A notification can change what the session knows: a changed tool list makes the catalogue stale. */
   notification(msg: Extract<Message, { kind: 'notification' }>, from: Sender, flow: Flow): void {
-    if (from === 'server' && msg.method === 'notifications/tools/list_changed') flow.session.toolsComplete = false;
+    if (from === 'server' && msg.method === 'notifications/tools/list_changed') {
+      flow.session.toolsComplete = false;
+      flow.session.toolsFromFirstPage = false;
+    }
   }
 
   /**
@@ -114,6 +117,8 @@ export class Correlator {
     const result = asRecord(msg.result);
     if (!result) return;
     if (request.method === 'initialize') {
+      // A modern request (its version in _meta) negotiates nothing, whatever the server answers.
+      if (typeof asRecord(asRecord(request.params)?._meta)?.[META.protocolVersion] === 'string') return;
       const session = newSessionId ? this.sessions.open(`sid:${newSessionId}`, newSessionId, now) : flow.session;
       if (typeof result.protocolVersion === 'string') this.sessions.setVersion(session, result.protocolVersion);
       session.serverCapabilities = asRecord(result.capabilities);
