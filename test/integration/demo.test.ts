@@ -42,6 +42,15 @@ const EXPECTED: Array<[string, string, number, string]> = [
   ['DELETE', '', 200, 'session end'],
 ];
 
+// [rule, where] the findings section must show
+const EXPECTED_FINDINGS: Array<[string, string]> = [
+  ['unknown-tool-as-iserror', 'tools/call delete_everything'],
+  ['html-body', 'tools/call export_report'],
+  ['leaked-stack-trace', 'tools/call lookup_user'],
+  ['silent-success', 'tools/call send_email'],
+  ['unknown-method-wrong-code', 'resources/list'],
+];
+
 describe('runDemo', () => {
   it('prints one row per exchange with its logged outcome, without colour, and returns 0', async () => {
     const { code, text, ms } = await demo(false);
@@ -55,7 +64,12 @@ describe('runDemo', () => {
     }
     assert.match(text, /HTML page \(text\/html, \d+ bytes\)/);
     assert.match(text, /SSE: 1 notification, then result "Report ready/);
-    assert.match(text, /audit rules/);
+    // Each deliberate fault shows up under its rule in the findings section.
+    const findings = text.slice(text.indexOf('FINDINGS:'));
+    for (const [rule, where] of EXPECTED_FINDINGS) {
+      assert.match(findings, new RegExp(`\\b${escape(rule)}\\b[^\\n]*\\n(\\s+[^\\n]*\\n)*?\\s+${escape(where)}:`), `${rule} for ${where}`);
+    }
+    assert.match(text, /mcp-warden rules/);
   });
 
   it('colours the output when asked', async () => {

@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { PROXY_ERRORS } from '../../src/errors.ts';
 import { buildProgram } from '../../src/cli-program.ts';
+import { rulesMarkdown } from '../../src/rules/catalogue.ts';
+import { RULES } from '../../src/rules/index.ts';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
@@ -21,4 +23,9 @@ test('every option of `mcp-warden proxy` is documented', () => {
     const flag = new RegExp(`(^|[\\s\`,])${option.long}([\\s\`]|$)`);
     assert.ok(rows.some((row) => flag.test(row)), `README's option table misses ${option.long}`);
   }
+});
+
+test('the README rule table is what `mcp-warden rules --format markdown` prints', () => {
+  const table = readme.split('<!-- rules -->')[1]?.split('<!-- /rules -->')[0]?.trim() ?? '';
+  assert.equal(table, rulesMarkdown(RULES), 'regenerate with: node --import tsx src/cli.ts rules --format markdown');
 });
