@@ -12,7 +12,7 @@ import type { ExchangeRule, ExchangeSubject } from '../../src/rules/types.ts';
 import { ALL } from '../../src/rules/versions.ts';
 
 const schemaCodes = (version: string): number[] => {
-  const text = readFileSync(new URL(`../../../shared/spec/schemas/${version}/schema.json`, import.meta.url), 'utf8');
+  const text = readFileSync(new URL(`../fixtures/schemas/${version}/schema.json`, import.meta.url), 'utf8');
   return [...text.matchAll(/"const": (-32\d{3})\b/g)].map((m) => Number(m[1]));
 };
 
