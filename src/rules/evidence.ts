@@ -5,6 +5,9 @@ export function pointer(...segments: Array<string | number>): string {
   return segments.map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 }
 
+/** One segment of a JSON Pointer, unescaped. */
+export const unescapeSegment = (segment: string): string => segment.replace(/~1/g, '/').replace(/~0/g, '~');
+
 const SECRETS: RegExp[] = [
   /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi,
   /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g, // JWT
@@ -41,15 +44,29 @@ export function excerpt(value: unknown, max = 160): string {
 export const asRecord = (v: unknown): Record<string, unknown> | undefined =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 
-/** The text of a tools/call result's text content blocks, joined (bounded). */
-export function resultText(result: unknown, max = 4096): string {
-  const content = asRecord(result)?.content;
-  if (!Array.isArray(content)) return '';
-  let text = '';
-  for (const block of content) {
-    const t = asRecord(block);
-    if (t?.type === 'text' && typeof t.text === 'string') text += (text ? '\n' : '') + t.text;
-    if (text.length >= max) break;
-  }
-  return text.slice(0, max);
+/** Where a content block's text starts in the joined text of `textBlocks`. */
+export interface BlockStart {
+  /** Index of the block in `content`. */
+  index: number;
+  /** Offset of its text in the joined text. */
+  at: number;
 }
+
+/** The text of a tools/call result's text content blocks, joined by newlines (bounded), with where each starts. */
+export function textBlocks(result: unknown, max = 4096): { text: string; starts: BlockStart[] } {
+  const content = asRecord(result)?.content;
+  const starts: BlockStart[] = [];
+  let text = '';
+  if (!Array.isArray(content)) return { text, starts };
+  for (let i = 0; i < content.length && text.length < max; i++) {
+    const block = asRecord(content[i]);
+    if (block?.type !== 'text' || typeof block.text !== 'string') continue;
+    if (text) text += '\n';
+    starts.push({ index: i, at: text.length });
+    text += block.text;
+  }
+  return { text: text.slice(0, max), starts };
+}
+
+/** The text of a tools/call result's text content blocks, joined (bounded). */
+export const resultText = (result: unknown, max = 4096): string => textBlocks(result, max).text;

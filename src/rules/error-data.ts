@@ -1,0 +1,58 @@
+// The `data` an error's schema requires: -32022 {supported, requested}, -32021
+// {requiredCapabilities}, -32042 {elicitations} (R19, R25, R82).
+import { isDefinedFor, definitionOf } from './code-ranges.ts';
+import { asRecord, excerpt, pointer } from './evidence.ts';
+import { codeRule } from './error-answers.ts';
+import { metaVersion } from './read.ts';
+import type { ExchangeRule, Report } from './types.ts';
+import { MODERN } from './versions.ts';
+
+const isStringArray = (v: unknown): boolean => Array.isArray(v) && v.every((x) => typeof x === 'string');
+
+export const errorDataRequired: ExchangeRule = codeRule(
+  {
+    id: 'error-data-required',
+    group: 'codes',
+    severity: 'error',
+    versions: ['2025-11-25', ...MODERN],
+    summary: 'An error whose schema requires data without it: -32022 {supported, requested}, -32021 {requiredCapabilities}, -32042 {elicitations}',
+    source: 'R82, R19, R25, claims 6-7',
+  },
+  (s, e, code) => {
+    if (s.version === undefined || !isDefinedFor(code, s.version)) return [];
+    const data = asRecord(e.data);
+    const out: Report[] = [];
+    const lacks = (field: string, want: string, example: string): void => {
+      out.push({
+        message: `${code} (${definitionOf(code)?.name}) lacks data.${field} (${want})`,
+        pointer: data ? pointer('response', 'error', 'data', field) : '/response/error/data',
+        evidence: excerpt(e.data === undefined ? e.value.error : e.data),
+        fix: `include data.${field}: ${example}`,
+      });
+    };
+    if (code === -32022) {
+      if (!isStringArray(data?.supported)) lacks('supported', 'an array of version strings', 'the versions the server supports, e.g. ["2026-07-28"]');
+      if (typeof data?.requested !== 'string') {
+        const requested = metaVersion(s.request.params);
+        lacks('requested', 'a string', `the version the client asked for${requested !== undefined ? `, "${excerpt(requested, 40)}"` : ''}`);
+      }
+    } else if (code === -32021) {
+      if (!asRecord(data?.requiredCapabilities)) lacks('requiredCapabilities', 'a ClientCapabilities object', 'the client capabilities the request needs, e.g. { "elicitation": {} }');
+    } else if (code === -32042) {
+      const list = data?.elicitations;
+      if (!Array.isArray(list)) lacks('elicitations', 'an array of URL elicitation params', '[{ mode: "url", elicitationId, url, message }]');
+      else {
+        const bad = list.findIndex((x) => typeof asRecord(x)?.elicitationId !== 'string');
+        if (bad >= 0) {
+          out.push({
+            message: `-32042 (URL elicitation required) lists an elicitation without an elicitationId`,
+            pointer: pointer('response', 'error', 'data', 'elicitations', bad),
+            evidence: excerpt(list[bad]),
+            fix: 'give every entry of data.elicitations the URL-mode params: mode "url", elicitationId, url, message',
+          });
+        }
+      }
+    }
+    return out;
+  },
+);

@@ -1,0 +1,125 @@
+// JSON-RPC framing: a body that is not JSON gets -32700 with a null id, a client sends valid
+// JSON-RPC 2.0 (no id on a notification), and a response is valid JSON-RPC 2.0 (R1, R2, R4, R6,
+// R7, R9).
+import { excerpt } from './evidence.ts';
+import { answerRule, type ErrorMessage, is2xx, messagePointer, messagesOf } from './read.ts';
+import type { ExchangeRule, PostRule, PostSubject, Report, Rule } from './types.ts';
+import { ALL } from './versions.ts';
+
+const PROBLEM: Readonly<Record<string, string>> = {
+  'not-json': 'not JSON',
+  'not-utf8': 'not valid UTF-8',
+  empty: 'empty',
+  html: 'HTML or XML, not JSON',
+};
+
+const problemOf = (s: PostSubject): string => (s.request.ok ? '' : (PROBLEM[s.request.problem] ?? s.request.problem));
+
+const PARSE_ERROR_FIX = 'answer a body that does not parse with {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}} (HTTP 400)';
+
+/**
+ * A rule about the server's JSON-RPC errors in reply to a client body that was not JSON: `wrong`
+ * picks the bad ones, `at` is where in the error. Only replies of the JSON-RPC layer count (2xx
+ * or 400): a 401, 403, 404, 406, 413 or 415 rejects the POST before its body is read, with a
+ * code about that.
+ */
+const parseErrorRule = (
+  r: Pick<PostRule, 'id' | 'summary' | 'source'>,
+  at: readonly string[],
+  wrong: (m: ErrorMessage) => boolean,
+  message: (m: ErrorMessage, problem: string) => string,
+): PostRule => ({
+  group: 'parse-error',
+  severity: 'error',
+  versions: ALL,
+  party: 'server',
+  subject: 'post',
+  ...r,
+  check(s): Report[] {
+    if (s.request.ok || !(is2xx(s.status) || s.status === 400)) return [];
+    return messagesOf(s.response).flatMap((m, i) =>
+      m.kind === 'error' && wrong(m)
+        ? [{ message: message(m, problemOf(s)), pointer: messagePointer('response', s.response, i, ...at), evidence: excerpt(m.value), fix: PARSE_ERROR_FIX }]
+        : [],
+    );
+  },
+});
+
+const requestEnvelope: PostRule = {
+  id: 'request-envelope',
+  group: 'framing',
+  severity: 'error',
+  versions: ALL,
+  party: 'client',
+  subject: 'post',
+  summary: 'A client POST body is not JSON, or holds a message that is not valid JSON-RPC 2.0 (or a notification with an id)',
+  source: 'R1, R2, R7, R9',
+  check(s): Report[] {
+    const fix = 'POST one JSON-RPC 2.0 message as UTF-8 JSON: {"jsonrpc":"2.0","id":<string or integer>,"method":...} for a request, no "id" for a notification';
+    if (!s.request.ok) return [{ message: `the client's POST body is ${problemOf(s)}`, pointer: '/request', evidence: excerpt(s.request.detail), fix }];
+    if (s.request.payload.batch && s.request.payload.messages.length === 0) {
+      return [{ message: 'the client POSTed an empty JSON array', pointer: '/request', evidence: '[]', fix }];
+    }
+    const out: Report[] = [];
+    s.request.payload.messages.forEach((m, i) => {
+      if (m.kind === 'invalid') {
+        out.push({ message: `the client sent a message that is not valid JSON-RPC 2.0: ${m.reason}`, pointer: messagePointer('request', s.request, i), evidence: excerpt(m.value), fix });
+      } else if (m.kind === 'request' && m.method.startsWith('notifications/')) {
+        out.push({
+          message: `${m.method} was sent with an id; a notification must not carry one`,
+          pointer: messagePointer('request', s.request, i, 'id'),
+          evidence: excerpt(m.id),
+          fix: `send ${m.method} without an "id" member (a notification gets no response)`,
+        });
+      }
+    });
+    return out.slice(0, 3);
+  },
+};
+
+const jsonrpcEnvelope: ExchangeRule = answerRule(
+  'invalid',
+  undefined,
+  {
+    id: 'jsonrpc-envelope',
+    group: 'framing',
+    severity: 'error',
+    versions: ALL,
+    summary: 'A response that matched a request is not valid JSON-RPC 2.0 (no jsonrpc:"2.0", both result and error, ...)',
+    source: 'R1, R4',
+  },
+  (s, { reason, value }) => {
+    const at = reason.startsWith('jsonrpc')
+      ? '/response/jsonrpc'
+      : reason.startsWith('method')
+        ? '/response/method'
+        : reason.includes('error')
+          ? '/response/error'
+          : '/response';
+    return [
+      {
+        message: `${s.request.method} was answered with a message that is not valid JSON-RPC 2.0: ${reason}`,
+        pointer: at,
+        evidence: excerpt(value),
+        fix: `send {"jsonrpc":"2.0","id":${JSON.stringify(s.request.id)}} with exactly one of "result" or "error" (an object with code and message)`,
+      },
+    ];
+  },
+);
+
+export const FRAMING_RULES: readonly Rule[] = [
+  parseErrorRule(
+    { id: 'parse-error-code', summary: 'A POST body that is not JSON was answered with an error code other than -32700', source: 'R1' },
+    ['error', 'code'],
+    (m) => m.code !== -32700,
+    (m, problem) => `the client's body was ${problem}, and the server answered error code ${excerpt(m.code, 40)} instead of -32700 (Parse error)`,
+  ),
+  parseErrorRule(
+    { id: 'parse-error-id', summary: 'A POST body that is not JSON was answered with an error carrying a made-up id', source: 'R1, R6' },
+    ['id'],
+    (m) => typeof m.id === 'string' || typeof m.id === 'number',
+    (m, problem) => `the client's body was ${problem}, so no id could be read, yet the error carries id ${excerpt(m.id, 40)}`,
+  ),
+  requestEnvelope,
+  jsonrpcEnvelope,
+];

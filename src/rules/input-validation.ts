@@ -1,0 +1,96 @@
+// Arguments that fail a tool's inputSchema: from 2025-11-25 they are tool execution errors
+// (isError) the model can read and correct, so the error must name what is wrong (R62).
+import { asRecord, excerpt, textBlocks, unescapeSegment } from './evidence.ts';
+import { type Answer, integerCode } from './read.ts';
+import { type ArgumentError, mentions, validateArguments } from './tool-arguments.ts';
+import { callRule, TEXT_WINDOW, UNRELATED_CODES } from './tool-calls.ts';
+import type { ExchangeRule, ExchangeSubject, Report, RuleInfo } from './types.ts';
+import { ALL, from } from './versions.ts';
+
+/** The arguments of a call, when they have the shape CallToolRequest allows (an object, or none). */
+function callArguments(s: ExchangeSubject): { args: Record<string, unknown> } | undefined {
+  const params = asRecord(s.request.params);
+  if (!params) return undefined;
+  if (params.arguments === undefined) return { args: {} };
+  const args = asRecord(params.arguments);
+  return args ? { args } : undefined;
+}
+
+/** The failed validation of a call to a catalogued tool, if its arguments fail the tool's inputSchema. */
+function failedValidation(s: ExchangeSubject): { tool: string; errors: ArgumentError[] } | undefined {
+  const tool = s.request.tool;
+  if (tool === undefined) return undefined;
+  const known = s.session.tools.get(tool);
+  const call = callArguments(s);
+  if (!known || !call) return undefined;
+  const verdict = validateArguments(known.inputSchema, call.args, s.version);
+  if (!verdict || verdict.valid || verdict.errors.length === 0) return undefined;
+  return { tool, errors: verdict.errors };
+}
+
+const describeErrors = (errors: readonly ArgumentError[], max = 3): string =>
+  errors
+    .slice(0, max)
+    .map((e) => `${e.path || '/'} ${e.message}`)
+    .join('; ') + (errors.length > max ? `; +${errors.length - max} more` : '');
+
+const validationRule = <K extends 'result' | 'error'>(
+  kind: K,
+  r: Pick<RuleInfo, 'id' | 'versions' | 'summary'>,
+  check: (s: ExchangeSubject, answer: Answer<K>) => Report[],
+): ExchangeRule => callRule(kind, { group: 'input-validation', severity: 'warning', source: 'R62', ...r }, check);
+
+export const INPUT_VALIDATION_RULES: readonly ExchangeRule[] = [
+  validationRule(
+    'error',
+    {
+      id: 'input-validation-as-protocol-error',
+      versions: from('2025-11-25'),
+      summary: 'Arguments that fail a tool\'s inputSchema got a JSON-RPC error instead of an isError result the model can correct',
+    },
+    (s, e) => {
+      const code = integerCode(e.code);
+      if (code === undefined || UNRELATED_CODES.has(code) || code === -32601) return [];
+      const failed = failedValidation(s);
+      if (!failed) return [];
+      return [
+        {
+          message:
+            `tools/call ${JSON.stringify(failed.tool)} arguments fail its inputSchema (${describeErrors(failed.errors)}) and got JSON-RPC error ${code}: ` +
+            'from 2025-11-25 input validation errors are tool execution errors (isError) the model can see and correct ' +
+            '(the 2026-07-28 schema.ts InvalidParamsError still lists invalid tool arguments under -32602)',
+          pointer: '/response/error',
+          evidence: excerpt({ code, message: e.message }),
+          fix: `answer with a result {"content": [{"type": "text", "text": ${JSON.stringify(describeErrors(failed.errors, 1))}}], "isError": true} naming the parameter and what is valid`,
+        },
+      ];
+    },
+  ),
+  validationRule(
+    'result',
+    { id: 'vague-iserror', versions: ALL, summary: 'Arguments failed the tool\'s inputSchema, and the isError result names none of the failing parameters' },
+    (s, answer) => {
+      const result = asRecord(answer.result);
+      if (result?.isError !== true) return [];
+      const failed = failedValidation(s);
+      if (!failed) return [];
+      const names = new Set<string>();
+      for (const e of failed.errors) {
+        if (e.param !== undefined) names.add(e.param);
+        const leaf = unescapeSegment(e.path.split('/').pop() ?? '');
+        if (leaf && !/^\d+$/.test(leaf)) names.add(leaf);
+      }
+      if (names.size === 0) return [];
+      const { text } = textBlocks(result, 8 * TEXT_WINDOW);
+      for (const name of names) if (mentions(text, name)) return [];
+      return [
+        {
+          message: `isError result for ${JSON.stringify(failed.tool)} does not name what is wrong with its arguments (${describeErrors(failed.errors)})`,
+          pointer: '/response/result/content',
+          evidence: excerpt(text || result.content),
+          fix: `name the parameter and say what is valid, e.g. ${JSON.stringify(describeErrors(failed.errors, 1))}`,
+        },
+      ];
+    },
+  ),
+];

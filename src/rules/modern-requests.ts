@@ -1,0 +1,106 @@
+// What every 2026-07-28 client request carries: the `_meta` protocol version and client
+// capabilities, and the headers that mirror its body (R18, R47, R48, R49).
+import { H } from '../mcp/headers.ts';
+import { META } from '../mcp/versions.ts';
+import { asRecord, excerpt, pointer } from './evidence.ts';
+import { headerOf, metaOf, metaVersion, missingMeta } from './read.ts';
+import type { ExchangeRule, ExchangeSubject, Report } from './types.ts';
+import { MODERN } from './versions.ts';
+
+/** Decodes a `=?base64?...?=` header value (R49); plain values come back as they are. */
+export function decodeHeaderValue(value: string): { ok: true; value: string } | { ok: false } {
+  if (!(value.length >= 11 && value.startsWith('=?base64?') && value.endsWith('?='))) return { ok: true, value };
+  const b64 = value.slice(9, -2);
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64) || b64.replace(/=+$/, '').length % 4 === 1) return { ok: false };
+  try {
+    return { ok: true, value: new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(b64, 'base64')) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/** How a value must travel in a header: as is when it is plain visible ASCII, else in the base64 sentinel. */
+export function encodeHeaderValue(value: string): string {
+  const plain = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !value.startsWith('=?base64?');
+  return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+}
+
+/** Methods whose Mcp-Name header mirrors a param, and which one (R48). */
+const NAME_PARAM: Readonly<Record<string, string>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+
+/** A rule about what a client request carries; server-to-client requests are not judged. */
+const clientRule = (r: Pick<ExchangeRule, 'id' | 'summary' | 'source' | 'check'>): ExchangeRule => ({
+  group: 'client',
+  severity: 'error',
+  versions: MODERN,
+  party: 'client',
+  subject: 'exchange',
+  ...r,
+  check: (s) => (s.request.from === 'client' ? r.check(s) : []),
+});
+
+/** How the spec spells the headers, for messages. */
+const HEADER_NAMES: Readonly<Record<string, string>> = { [H.protocolVersion]: 'MCP-Protocol-Version', [H.method]: 'Mcp-Method', [H.name]: 'Mcp-Name' };
+
+/** Compares one request header with the body value it must mirror; a report when it is absent, malformed or different. */
+function compareHeader(s: ExchangeSubject, name: string, expected: string, what: string): Report | undefined {
+  const raw = headerOf(s.requestHeaders, name);
+  const canonical = HEADER_NAMES[name] ?? name;
+  const fix = `send ${canonical}: ${encodeHeaderValue(expected)} (equal to ${what})`;
+  const at = pointer('headers', name);
+  if (raw === undefined) return { message: `${s.request.method} request has no ${canonical} header`, pointer: at, evidence: '(absent)', fix };
+  const decoded = decodeHeaderValue(raw);
+  if (!decoded.ok) return { message: `${canonical} header is not a valid =?base64?...?= value`, pointer: at, evidence: excerpt(raw), fix };
+  if (decoded.value === expected) return undefined;
+  return {
+    message: `${canonical} header ${excerpt(decoded.value, 60)} does not match ${what} ${excerpt(expected, 60)}`,
+    pointer: at,
+    evidence: excerpt(raw),
+    fix,
+  };
+}
+
+
+/** What a required `_meta` key holds when it is malformed, and how to send it (R18). */
+const REQUIRED_META: Readonly<Record<string, { malformed: string; fix: string }>> = {
+  [META.protocolVersion]: { malformed: 'a non-string', fix: `send params._meta["${META.protocolVersion}"]: "2026-07-28" on every request` },
+  [META.clientCapabilities]: {
+    malformed: 'a non-object',
+    fix: `send params._meta["${META.clientCapabilities}"] on every request ({} when the client supports no optional capability)`,
+  },
+};
+
+export const MODERN_REQUEST_RULES: readonly ExchangeRule[] = [
+  clientRule({
+    id: 'missing-request-meta',
+    summary: 'A 2026-07-28 request lacks _meta protocolVersion or clientCapabilities',
+    source: 'R18',
+    check(s): Report[] {
+      const meta = metaOf(s.request.params);
+      return missingMeta(s.request.params).map((key) => ({
+        message: `${s.request.method} request ${meta?.[key] === undefined ? 'lacks' : `has ${REQUIRED_META[key]!.malformed}`} _meta["${key}"]`,
+        pointer: pointer('request', 'params', '_meta', key),
+        evidence: excerpt(meta ?? s.request.params ?? '(no params)'),
+        fix: REQUIRED_META[key]!.fix,
+      }));
+    },
+  }),
+  clientRule({
+    id: 'header-mismatch',
+    summary: 'MCP-Protocol-Version, Mcp-Method or Mcp-Name is missing or differs from the request body',
+    source: 'R47, R48, R49',
+    check(s): Report[] {
+      const out: Array<Report | undefined> = [];
+      const version = metaVersion(s.request.params);
+      if (version !== undefined) out.push(compareHeader(s, H.protocolVersion, version, `_meta protocolVersion`));
+      else if (headerOf(s.requestHeaders, H.protocolVersion) === undefined) {
+        out.push({ message: `${s.request.method} request has no MCP-Protocol-Version header`, pointer: pointer('headers', H.protocolVersion), evidence: '(absent)', fix: 'send MCP-Protocol-Version: 2026-07-28 on every POST' });
+      }
+      out.push(compareHeader(s, H.method, s.request.method, 'the body method'));
+      const param = NAME_PARAM[s.request.method];
+      const value = param === undefined ? undefined : asRecord(s.request.params)?.[param];
+      if (param !== undefined && typeof value === 'string') out.push(compareHeader(s, H.name, value, `params.${param}`));
+      return out.filter((r): r is Report => r !== undefined);
+    },
+  }),
+];

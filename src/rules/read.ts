@@ -1,0 +1,111 @@
+// Readers of subjects shared by every rule family: header values, the messages of a decoded body,
+// status classes, eras, `_meta`, and what answered a client request (with the rule builder that
+// judges only such answers). Pure and total: they never throw.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Decoded } from '../codec/json-body.ts';
+import type { Message } from '../codec/jsonrpc.ts';
+import { META, versionInfo } from '../mcp/versions.ts';
+import { asRecord, excerpt, pointer } from './evidence.ts';
+import type { ExchangeRule, ExchangeSubject, Report } from './types.ts';
+import { ALL } from './versions.ts';
+
+export type ErrorMessage = Extract<Message, { kind: 'error' }>;
+
+// ---- HTTP ----
+
+/** A header's value (the first, if repeated); undefined when absent. */
+export function headerOf(headers: IncomingHttpHeaders | undefined, name: string): string | undefined {
+  const v = headers?.[name];
+  if (Array.isArray(v)) return v[0];
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** Every value of a header (a repeated header gives several). */
+export function headerValues(headers: IncomingHttpHeaders | undefined, name: string): string[] {
+  const v = headers?.[name];
+  if (Array.isArray(v)) return v;
+  return typeof v === 'string' ? [v] : [];
+}
+
+export const is2xx = (status: number | undefined): boolean => status !== undefined && status >= 200 && status < 300;
+
+// ---- bodies ----
+
+/** The messages of a decoded body; none when it did not decode. */
+export const messagesOf = (d: Decoded | undefined): readonly Message[] => (d?.ok ? d.payload.messages : []);
+
+/** Pointer to message `i` of a body (`/request`, or `/request/2` in a batch), then `rest`. */
+export function messagePointer(where: 'request' | 'response', d: Decoded | undefined, i: number, ...rest: Array<string | number>): string {
+  return d?.ok && d.payload.batch ? pointer(where, i, ...rest) : pointer(where, ...rest);
+}
+
+/** The first message of a body that `match` accepts, with its index. */
+export function findMessage<M extends Message>(d: Decoded | undefined, match: (m: Message) => m is M): { m: M; i: number } | undefined {
+  const messages = messagesOf(d);
+  const i = messages.findIndex(match);
+  return i < 0 ? undefined : { m: messages[i] as M, i };
+}
+
+/** How findings name a message: a request's or notification's method, else its kind. */
+export const nameOf = (m: Message): string => (m.kind === 'request' || m.kind === 'notification' ? m.method : m.kind);
+
+// ---- versions ----
+
+export const isModern = (version: string | undefined): boolean => versionInfo(version)?.era === 'modern';
+export const isLegacy = (version: string | undefined): boolean => versionInfo(version)?.era === 'legacy';
+/** The version when the spec defines it; undefined for none or an unknown one. */
+export const knownVersion = (v: string | undefined): string | undefined => (v !== undefined && ALL.includes(v) ? v : undefined);
+
+// ---- request params ----
+
+export const metaOf = (params: unknown): Record<string, unknown> | undefined => asRecord(asRecord(params)?._meta);
+
+/** The protocol version a request's `_meta` declares: only modern requests carry one. */
+export function metaVersion(params: unknown): string | undefined {
+  const v = metaOf(params)?.[META.protocolVersion];
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** The `_meta` keys every modern request must carry that these params lack or hold malformed (R18). */
+export function missingMeta(params: unknown): string[] {
+  const meta = metaOf(params);
+  const missing: string[] = [];
+  if (typeof meta?.[META.protocolVersion] !== 'string') missing.push(META.protocolVersion);
+  if (!asRecord(meta?.[META.clientCapabilities])) missing.push(META.clientCapabilities);
+  return missing;
+}
+
+// ---- answers ----
+
+export type Answer<K extends Message['kind']> = Extract<Message, { kind: K }>;
+
+/** What answered a client request, when it is a message of `kind` (and the request was `method`, if given). */
+export function answerOf<K extends Message['kind']>(s: ExchangeSubject, kind: K, method?: string): Answer<K> | undefined {
+  if (s.request.from !== 'client' || (method !== undefined && s.request.method !== method)) return undefined;
+  return s.response?.kind === kind ? (s.response as Answer<K>) : undefined;
+}
+
+/** A server rule about what answered a client request: `check` runs only on an answer of `kind` (to `method`, if given). */
+export const answerRule = <K extends Message['kind']>(
+  kind: K,
+  method: string | undefined,
+  info: Omit<ExchangeRule, 'subject' | 'check' | 'party'>,
+  check: (s: ExchangeSubject, answer: Answer<K>) => Report[],
+): ExchangeRule => ({
+  ...info,
+  party: 'server',
+  subject: 'exchange',
+  check(s) {
+    const answer = answerOf(s, kind, method);
+    return answer ? check(s, answer) : [];
+  },
+});
+
+/** An error code when it is an integer; undefined otherwise (error-shape judges those). */
+export const integerCode = (code: unknown): number | undefined => (typeof code === 'number' && Number.isInteger(code) ? code : undefined);
+
+/** An error's message when it is a string, else ''. */
+export const errorMessage = (e: ErrorMessage): string => (typeof e.message === 'string' ? e.message : '');
+
+/** An error for messages: its code, then its message if it has one: `-32602 "Invalid params"`. */
+export const describeError = (e: ErrorMessage): string => `${String(e.code)}${typeof e.message === 'string' ? ` "${excerpt(e.message, 80)}"` : ''}`;

@@ -1,0 +1,130 @@
+// Tool arguments against a tool's inputSchema (ajv, in the schema's JSON Schema dialect), and
+// whether a text names a parameter: what the input-validation rules read (R62).
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { asRecord, excerpt, pointer, unescapeSegment } from './evidence.ts';
+import { knownVersion } from './read.ts';
+import { from } from './versions.ts';
+
+export interface ArgumentError {
+  /** JSON Pointer into the arguments (for a missing or extra property: to that property). */
+  path: string;
+  message: string;
+  /** The top-level parameter at fault, if the error is about one. */
+  param: string | undefined;
+}
+
+export interface ArgumentsVerdict {
+  valid: boolean;
+  errors: ArgumentError[];
+}
+
+type Dialect = 'draft-07' | '2019-09' | '2020-12';
+
+const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false, logger: false } as const;
+const MAX_ERRORS = 10;
+const validators: Partial<Record<Dialect, Ajv | Ajv2019 | Ajv2020>> = {};
+/** Compiled validators per schema object and dialect; `false` when the schema does not compile. */
+const compiled = new WeakMap<object, Partial<Record<Dialect, ValidateFunction | false>>>();
+
+function ajvFor(dialect: Dialect): Ajv | Ajv2019 | Ajv2020 {
+  let ajv = validators[dialect];
+  if (!ajv) {
+    ajv = dialect === '2020-12' ? new Ajv2020(AJV_OPTIONS) : dialect === '2019-09' ? new Ajv2019(AJV_OPTIONS) : new Ajv(AJV_OPTIONS);
+    validators[dialect] = ajv;
+  }
+  return ajv;
+}
+
+/** The dialect a tool schema is written in: its explicit `$schema`, else the version's default. */
+function dialectOf(schema: Record<string, unknown>, version: string | undefined): Dialect | undefined {
+  const declared = schema.$schema;
+  if (declared === undefined) {
+    const v = knownVersion(version);
+    if (v === undefined) return undefined;
+    return from('2025-11-25').includes(v) ? '2020-12' : 'draft-07';
+  }
+  if (typeof declared !== 'string') return undefined;
+  if (/^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/.test(declared)) return '2020-12';
+  if (/^https?:\/\/json-schema\.org\/draft\/2019-09\/schema#?$/.test(declared)) return '2019-09';
+  if (/^https?:\/\/json-schema\.org\/draft-07\/schema#?$/.test(declared)) return 'draft-07';
+  return undefined;
+}
+
+function validatorFor(schema: Record<string, unknown>, dialect: Dialect): ValidateFunction | undefined {
+  let entry = compiled.get(schema);
+  if (!entry) {
+    entry = {};
+    compiled.set(schema, entry);
+  }
+  const cached = entry[dialect];
+  if (cached !== undefined) return cached || undefined;
+  // Compile a copy without the root $id and $schema: the instance's own dialect applies, and a
+  // hostile $id cannot replace a schema the instance holds. Ajv caches by schema object: drop it.
+  const { $id: _id, $schema: _schema, ...copy } = schema;
+  const ajv = ajvFor(dialect);
+  let validate: ValidateFunction | false;
+  try {
+    validate = ajv.compile(copy);
+  } catch {
+    validate = false;
+  }
+  try {
+    ajv.removeSchema(copy);
+  } catch {
+    // nothing to drop
+  }
+  entry[dialect] = validate;
+  return validate || undefined;
+}
+
+function argumentError(e: ErrorObject): ArgumentError {
+  const params = asRecord(e.params) ?? {};
+  let path = e.instancePath;
+  const property = params.missingProperty ?? params.additionalProperty ?? params.unevaluatedProperty;
+  if (typeof property === 'string') path += pointer(property);
+  const first = path.split('/')[1];
+  const param = first === undefined ? undefined : unescapeSegment(first);
+  let message = e.message ?? e.keyword;
+  if (e.keyword === 'enum' && Array.isArray(params.allowedValues)) message += `: ${excerpt(params.allowedValues, 80)}`;
+  return { path, message, param };
+}
+
+/**
+ * Validates tool arguments against a tool's inputSchema, in the dialect the schema declares or the
+ * version defaults to (2020-12 from 2025-11-25, draft-07 before). Undefined when it cannot tell:
+ * no schema object, an unknown dialect, a schema that does not compile. Never throws.
+ */
+export function validateArguments(schema: unknown, args: unknown, version: string | undefined): ArgumentsVerdict | undefined {
+  const record = asRecord(schema);
+  if (!record) return undefined;
+  try {
+    const dialect = dialectOf(record, version);
+    if (!dialect) return undefined;
+    const validate = validatorFor(record, dialect);
+    if (!validate) return undefined;
+    if (validate(args) === true) return { valid: true, errors: [] };
+    return { valid: false, errors: (validate.errors ?? []).slice(0, MAX_ERRORS).map(argumentError) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `text` names `name` as a word (also as snake_case, camelCase or spaced words). */
+export function mentions(text: string, name: string): boolean {
+  if (name === '') return false;
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .split(/[\s_-]+/)
+    .filter(Boolean)
+    .map((w) => w.toLowerCase());
+  const variants = new Set([name, words.join('_'), words.join(' '), words.join('-'), words.join('')]);
+  const lower = text.toLowerCase();
+  for (const v of variants) {
+    if (v === '') continue;
+    const escaped = v.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    if (new RegExp(`(?<![\\p{L}\\p{N}_])${escaped}(?![\\p{L}\\p{N}_])`, 'u').test(lower)) return true;
+  }
+  return false;
+}

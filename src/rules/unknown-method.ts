@@ -1,0 +1,80 @@
+// Methods a server does not serve: they must get -32601 (Method not found), and a 2026-07-28
+// server must serve server/discover (R20, R23).
+import { capabilityFor, CLIENT_METHODS, isUnknownMethod } from '../mcp/methods.ts';
+import { excerpt } from './evidence.ts';
+import { atCode, codeRule, legacyServer, MODERN_REJECTIONS, probeAnswer } from './error-answers.ts';
+import { answerRule, describeError, errorMessage, integerCode, isModern, missingMeta } from './read.ts';
+import type { ExchangeRule } from './types.ts';
+import { ALL, MODERN, until } from './versions.ts';
+
+const NOT_IMPLEMENTED = /method not found|unknown method|not (supported|implemented)|unsupported/i;
+
+// Judges only the error that answered the request by its id, not codeRule's id-less one: a
+// transport rejection is not about the method.
+export const unknownMethodWrongCode: ExchangeRule = answerRule(
+  'error',
+  undefined,
+  {
+    id: 'unknown-method-wrong-code',
+    group: 'unknown-method',
+    severity: 'error',
+    versions: ALL,
+    summary: 'A method the server does not implement (or whose capability it did not declare) answered with a code other than -32601',
+    source: 'R23, claim 2',
+  },
+  (s, e) => {
+    const code = integerCode(e.code);
+    if (probeAnswer(s, e) || code === undefined || code === -32601 || s.version === undefined) return [];
+    const { method } = s.request;
+    // Rejections a modern server makes before routing the method: headers, version, capabilities, _meta.
+    if (isModern(s.version) && (MODERN_REJECTIONS.has(code) || (code === -32602 && missingMeta(s.request.params).length > 0))) return [];
+    const spec = CLIENT_METHODS[s.version]?.has(method) ?? false;
+    const capability = capabilityFor(method);
+    // 2024-11-05 has no `completions` capability: a server could not declare it.
+    if (spec && capability === 'completions' && until('2024-11-05').includes(s.version)) return [];
+    if (isUnknownMethod(method, s.version, s.session.serverCapabilities) !== true) return [];
+    const text = errorMessage(e);
+    const at = atCode(e);
+    if (spec) {
+      // Only 2026-07-28 says it outright (MethodNotFoundError); legacy versions imply it (R23: warning).
+      return [
+        {
+          ...at,
+          ...(isModern(s.version) ? {} : { severity: 'warning' as const }),
+          message: `${method} needs the "${capability}" capability, which the server did not declare, and was answered with ${describeError(e)} instead of -32601`,
+          fix: `answer a method of an undeclared capability with -32601 (Method not found)${isModern(s.version) ? ' and HTTP 404' : ''}, or declare "${capability}" and serve it`,
+        },
+      ];
+    }
+    // A method outside the version's list may be an extension the server implements: only its own words say otherwise.
+    if (!NOT_IMPLEMENTED.test(text) || /version/i.test(text)) return [];
+    return [
+      {
+        ...at,
+        message: `${method} is not implemented (the error says "${excerpt(text, 80)}") but was answered with ${code} instead of -32601`,
+        fix: `answer a method the server does not implement with -32601 (Method not found)${isModern(s.version) ? ' and HTTP 404' : ''}`,
+      },
+    ];
+  },
+);
+
+export const serverDiscoverMissing: ExchangeRule = codeRule(
+  {
+    id: 'server-discover-missing',
+    group: 'lifecycle',
+    severity: 'error',
+    versions: MODERN,
+    summary: 'server/discover answered with -32601: every 2026-07-28 server must implement it',
+    source: 'R20',
+  },
+  (s, e, code) => {
+    if (s.request.method !== 'server/discover' || code !== -32601 || legacyServer(s)) return [];
+    return [
+      {
+        message: `server/discover was answered with ${describeError(e)}: 2026-07-28 servers MUST implement it`,
+        ...atCode(e),
+        fix: 'implement server/discover: return supportedVersions, capabilities, ttlMs and cacheScope (resultType "complete")',
+      },
+    ];
+  },
+);

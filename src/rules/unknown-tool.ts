@@ -1,0 +1,84 @@
+// Calls to tools the server does not have: they must get JSON-RPC error -32602, not a result or
+// another code (R62).
+import { asRecord, excerpt, textBlocks } from './evidence.ts';
+import { type Answer, integerCode } from './read.ts';
+import { callRule, missingFromCatalogue, notFinal, TEXT_WINDOW, UNRELATED_CODES } from './tool-calls.ts';
+import type { ExchangeRule, ExchangeSubject, Report, RuleInfo } from './types.ts';
+import { ALL } from './versions.ts';
+
+const INVALID_PARAMS = -32602;
+
+/** Text that clearly says the named tool does not exist. */
+export const UNKNOWN_TOOL_TEXT =
+  /\bunknown tool\b|\bno such tool\b|\btool not found\b|\btool\s+["'`]?[\w./:-]{1,64}["'`]?\s+(?:was\s+|is\s+)?not\s+found\b|\btool\s+["'`]?[\w./:-]{1,64}["'`]?\s+does\s*(?:not|n't)\s+exist\b/i;
+
+type How = 'catalogue' | 'text';
+
+/**
+ * How the proxy knows the named tool does not exist: the complete catalogue lacks it, or (without
+ * a complete catalogue) the server's own words say so.
+ */
+function unknownTool(s: ExchangeSubject, words: unknown): How | undefined {
+  const name = s.request.tool;
+  if (name === undefined) return undefined;
+  if (s.session.toolsComplete) return s.session.tools.has(name) ? undefined : 'catalogue';
+  if (s.session.tools.has(name)) return undefined;
+  return typeof words === 'string' && UNKNOWN_TOOL_TEXT.test(words) ? 'text' : undefined;
+}
+
+/** The finding's message: which tool, how the proxy knows it is unknown, and what came back. */
+const named = (name: string, how: How, got: string): string =>
+  `tools/call named ${JSON.stringify(name)}, ${how === 'catalogue' ? 'which is not in the server\'s tools/list' : 'which the server itself calls unknown'}, and got ${got}`;
+
+const fixFor = (name: string): string => `answer with a JSON-RPC error {"code": -32602, "message": ${JSON.stringify(`Unknown tool: ${name}`)}}`;
+
+/** The finding when the call named a tool the server does not have, by its catalogue or by its `words`; `got` is what came back instead. */
+function unknownToolReport(s: ExchangeSubject, words: unknown, got: string, at: Pick<Report, 'pointer' | 'evidence'>): Report[] {
+  const name = s.request.tool;
+  const how = unknownTool(s, words);
+  if (name === undefined || !how) return [];
+  return [{ message: named(name, how, got), ...at, fix: fixFor(name) }];
+}
+
+const unknownToolRule = <K extends 'result' | 'error'>(kind: K, r: Pick<RuleInfo, 'id' | 'summary'>, check: (s: ExchangeSubject, answer: Answer<K>) => Report[]): ExchangeRule =>
+  callRule(kind, { group: 'unknown-tool', severity: 'error', versions: ALL, source: 'R62', ...r }, check);
+
+export const UNKNOWN_TOOL_RULES: readonly ExchangeRule[] = [
+  unknownToolRule(
+    'result',
+    { id: 'unknown-tool-as-iserror', summary: 'A tools/call for a tool the server does not have was answered with an isError result instead of JSON-RPC error -32602' },
+    (s, answer) => {
+      const result = asRecord(answer.result);
+      if (result?.isError !== true) return [];
+      const { text } = textBlocks(result, TEXT_WINDOW);
+      return unknownToolReport(s, text, 'an isError result instead of a JSON-RPC error', { pointer: '/response/result/isError', evidence: excerpt(text || result) });
+    },
+  ),
+  unknownToolRule(
+    'result',
+    { id: 'unknown-tool-as-result', summary: 'A tools/call for a tool missing from tools/list was answered with a plain result instead of JSON-RPC error -32602' },
+    (s, answer) => {
+      const result = asRecord(answer.result);
+      const name = missingFromCatalogue(s);
+      if (name === undefined || result?.isError === true || (result && notFinal(s, result))) return [];
+      return [
+        {
+          message: named(name, 'catalogue', 'a result as if the tool had run'),
+          pointer: '/response/result',
+          evidence: excerpt(textBlocks(result, TEXT_WINDOW).text || answer.result),
+          fix: fixFor(name),
+        },
+      ];
+    },
+  ),
+  unknownToolRule(
+    'error',
+    { id: 'unknown-tool-wrong-code', summary: 'A tools/call for a tool the server does not have got a JSON-RPC error whose code is not -32602' },
+    (s, e) => {
+      const code = integerCode(e.code);
+      if (code === undefined || code === INVALID_PARAMS || UNRELATED_CODES.has(code)) return [];
+      const at = { pointer: '/response/error/code', evidence: excerpt({ code, message: e.message }) };
+      return unknownToolReport(s, e.message, `JSON-RPC error ${code} instead of -32602 (invalid params)`, at);
+    },
+  ),
+];
