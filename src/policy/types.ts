@@ -1,0 +1,48 @@
+// The compiled policy: what the proxy consults on every finding. The YAML file (config/*.yaml,
+// validated against config/policy.schema.json) is compiled into this form once per load.
+import type { Severity } from '../rules/types.ts';
+
+export type Mode = 'audit' | 'enforce';
+
+/** What to do with a finding: ignore it, log it, put it right, or stop the message. */
+export type Action = 'off' | 'log' | 'rewrite' | 'block';
+
+/** The decision for one finding of one rule on one exchange. */
+export interface RuleSetting {
+  action: Action;
+  severity: Severity;
+}
+
+/** Where a finding was seen, as far as the policy scopes rules. */
+export interface FindingScope {
+  rule: string;
+  group: string;
+  /** The rule's own severity, used unless the policy overrides it. */
+  severity: Severity;
+  method: string | undefined;
+  tool: string | undefined;
+}
+
+export interface Policy {
+  /** Where it came from: a file path, an environment, or "(built-in defaults)". */
+  source: string;
+  mode: Mode;
+  /** The action and severity for a finding; `rewrite`/`block` are returned as configured even in audit mode (the caller applies them only in enforce mode). */
+  setting(scope: FindingScope): RuleSetting;
+  /** Upstream settings the file gives (the command line wins over them). */
+  upstream: { url?: URL; headersTimeoutMs?: number; bodyTimeoutMs?: number; connectTimeoutMs?: number };
+  limits: { maxRequestBytes?: number; auditBodyBytes?: number; auditEventBytes?: number };
+  log: {
+    level?: string;
+    /** Tool arguments on exchange records: left out (default), redacted values, or as sent. */
+    arguments: 'off' | 'redacted' | 'full';
+  };
+  /** What replaces a leaked internal in a rewritten message. */
+  redactionMarker: string;
+  /** Extra patterns: leaks by rule id, silent-success failures; `replaceSilentSuccess` drops the built-in ones. */
+  patterns: { leaks: Array<{ rule: string; re: RegExp }>; silentSuccess: RegExp[]; replaceSilentSuccess: boolean };
+  /** Where to write the capture of exchanges (JSON lines, secrets redacted); off when undefined. */
+  capture: { path: string } | undefined;
+  /** Problems that did not stop the load (e.g. `rewrite` for a rule that has no rewrite). */
+  warnings: string[];
+}
