@@ -1,0 +1,78 @@
+// From findings to what happens to the traffic. police() applies the policy to findings (drops
+// `off`, overrides severities, attaches the action); decide() turns the policed findings of one
+// exchange into one Decision: pass, mutate (the rewrites applied in catalogue order) or reject
+// (a block). Nothing changes in audit mode: the actions are only reported.
+import type { JsonRpcId } from '../codec/jsonrpc.ts';
+import type { Action, Policy } from '../policy/types.ts';
+import { excerpt } from '../rules/evidence.ts';
+import type { ExchangeSubject, Finding, Severity } from '../rules/types.ts';
+import type { Decision, ResponseMessage, Rewriter } from './types.ts';
+
+export interface PolicedFinding extends Finding {
+  action: Action;
+}
+
+export function police(
+  findings: readonly Finding[],
+  policy: Policy,
+  where: { method: string | undefined; tool: string | undefined },
+  groupOf: (rule: string) => string,
+): PolicedFinding[] {
+  const out: PolicedFinding[] = [];
+  for (const f of findings) {
+    const setting = policy.setting({ rule: f.rule, group: groupOf(f.rule), severity: f.severity, method: where.method, tool: where.tool });
+    if (setting.action === 'off') continue;
+    out.push({ ...f, severity: setting.severity as Severity, action: setting.action });
+  }
+  return out;
+}
+
+/** The error a block answers with, by who broke the rule; client-side blocks answer as a server would. */
+function blockReply(f: PolicedFinding, party: 'client' | 'server', id: JsonRpcId | undefined, modern: boolean): { message: ResponseMessage; status: number } {
+  const data = { reason: 'WARDEN_BLOCKED', rule: f.rule, by: 'mcp-warden' };
+  if (party === 'server') {
+    return { message: { jsonrpc: '2.0', id: id ?? null, error: { code: -32603, message: 'The server\'s response was withheld by policy', data } }, status: 200 };
+  }
+  const code = f.rule === 'header-mismatch' ? -32020 : f.rule === 'missing-request-meta' ? -32602 : -32600;
+  return { message: { jsonrpc: '2.0', id: id ?? null, error: { code, message: f.message, data } }, status: modern ? 400 : 200 };
+}
+
+export interface DecideInput {
+  findings: readonly PolicedFinding[];
+  subject: ExchangeSubject;
+  policy: Policy;
+  rewriters: ReadonlyMap<string, Rewriter>;
+  /** Whose rules the findings are: a client block stops the request, a server block the response. */
+  party: 'client' | 'server';
+  modern: boolean;
+}
+
+export function decide({ findings, subject, policy, rewriters, party, modern }: DecideInput): Decision {
+  if (policy.mode !== 'enforce') return { kind: 'pass' };
+  const block = findings.find((f) => f.action === 'block');
+  if (block) return { kind: 'reject', ...blockReply(block, party, subject.request.id, modern), rules: [block.rule] };
+
+  const original = subject.response && subject.response.kind !== 'notification' && subject.response.kind !== 'request' ? subject.response.value : undefined;
+  let message = original === undefined ? undefined : (structuredClone(original) as ResponseMessage);
+  let status: number | undefined;
+  const applied: string[] = [];
+  for (const f of findings) {
+    if (f.action !== 'rewrite') continue;
+    const rewriter = rewriters.get(f.rule);
+    const out = rewriter?.apply(message, { subject, finding: f, marker: policy.redactionMarker });
+    if (!out) continue;
+    message = out.message;
+    status = out.status ?? status;
+    applied.push(f.rule);
+  }
+  if (applied.length === 0 || message === undefined) return { kind: 'pass' };
+  const before = original !== undefined ? excerpt(original) : (subject.bodyProblem?.excerpt ?? subject.proxyError ?? '');
+  return { kind: 'mutate', message, status, rules: applied, before };
+}
+
+/** Rewriters by the rule ids they handle. */
+export function rewriterIndex(rewriters: readonly Rewriter[]): Map<string, Rewriter> {
+  const index = new Map<string, Rewriter>();
+  for (const r of rewriters) for (const rule of r.rules) index.set(rule, r);
+  return index;
+}

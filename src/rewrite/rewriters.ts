@@ -1,0 +1,46 @@
+// Every rewriter, in the order of the rule catalogue (tools, codes, bodies, protocol, leaks): the
+// order decide() applies them in, one finding after another, on the same message. Each puts one
+// rule's finding right and checks the message still has the shape it fixes; none throws.
+import { bodyRewriter } from './body-rewriters.ts';
+import {
+  errorIdRewriter,
+  errorShapeRewriter,
+  errorStatusRewriter,
+  legacyRangeRewriter,
+  reservedCodeRewriter,
+  resourceNotFoundRewriter,
+  retiredCodeRewriter,
+  unknownMethodCodeRewriter,
+  unknownMethodStatusRewriter,
+} from './code-rewriters.ts';
+import { LEAK_REWRITER, leakRewriter } from './leak-rewriters.ts';
+import { isErrorBooleanRewriter, resultTypeRewriter, silentSuccessRewriter, unknownToolRewriter } from './tool-rewriters.ts';
+import type { Rewriter } from './types.ts';
+
+export const REWRITERS: readonly Rewriter[] = [
+  unknownToolRewriter,
+  silentSuccessRewriter,
+  isErrorBooleanRewriter,
+  reservedCodeRewriter,
+  legacyRangeRewriter,
+  retiredCodeRewriter,
+  resourceNotFoundRewriter,
+  unknownMethodCodeRewriter,
+  unknownMethodStatusRewriter,
+  errorStatusRewriter,
+  errorShapeRewriter,
+  errorIdRewriter,
+  bodyRewriter,
+  resultTypeRewriter,
+  LEAK_REWRITER,
+];
+
+/** The rule ids some rewriter handles. */
+export const REWRITABLE: ReadonlySet<string> = new Set(REWRITERS.flatMap((r) => r.rules));
+
+
+/** The rewriters with the leak rewriter redacting `leakPatterns` (a policy's additions included). */
+export function rewritersWith(leakPatterns: Parameters<typeof leakRewriter>[0]): readonly Rewriter[] {
+  const leaks = leakRewriter(leakPatterns);
+  return REWRITERS.map((r) => (r === LEAK_REWRITER ? leaks : r));
+}
