@@ -4,8 +4,7 @@
 import { Command, Option } from 'commander';
 import { createRequire } from 'node:module';
 import { parseDuration, parseListen, parseSize, parseUrl } from './config/cli-options.ts';
-import { createProxy } from './server.ts';
-import { createLogger } from './sinks/logger.ts';
+import { runProxyCommand, type ProxyCommandOptions } from './commands/proxy.ts';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -17,38 +16,19 @@ export function buildProgram(): Command {
   program
     .command('proxy')
     .description('run the proxy in front of an MCP server')
-    .requiredOption('-u, --upstream <url>', 'the MCP server\'s endpoint URL, e.g. http://127.0.0.1:3000/mcp', parseUrl)
+    .option('-u, --upstream <url>', 'the MCP server\'s endpoint URL, e.g. http://127.0.0.1:3000/mcp (or upstream.url in the policy)', parseUrl)
     .option('-l, --listen <host:port>', 'address to listen on', parseListen, { host: '127.0.0.1', port: 8787 })
     .option('--path <path>', 'path of the MCP endpoint on the proxy (default: the upstream URL\'s path)')
     .option('--public-url <url>', 'URL clients use to reach the proxy, for OAuth metadata (default: what each client used)', parseUrl)
-    .option('--timeout <duration>', 'time the upstream has to send response headers', parseDuration, 60_000)
-    .option('--idle-timeout <duration>', 'longest silence inside an upstream response body (0: none)', parseDuration, 300_000)
-    .option('--max-body <size>', 'largest request body accepted from a client', parseSize, 4 * 1024 * 1024)
-    .option('--audit-limit <size>', 'largest response body parsed; larger ones stream through unaudited', parseSize, 4 * 1024 * 1024)
-    .addOption(new Option('--log-level <level>', 'log level').choices(['trace', 'debug', 'info', 'warn', 'error']).default('info'))
+    .option('-p, --policy <file>', 'policy file (YAML): mode, rule actions, settings (default: audit mode, every rule logged)')
+    .option('--timeout <duration>', 'time the upstream has to send response headers (default: 60s)', parseDuration)
+    .option('--idle-timeout <duration>', 'longest silence inside an upstream response body, 0 for none (default: 5m)', parseDuration)
+    .option('--max-body <size>', 'largest request body accepted from a client (default: 4mib)', parseSize)
+    .option('--audit-limit <size>', 'largest response body parsed; larger ones stream through unaudited (default: 4mib)', parseSize)
+    .addOption(new Option('--log-level <level>', 'log level (default: info)').choices(['trace', 'debug', 'info', 'warn', 'error']))
     .option('--pretty', 'human-readable logs (default when stdout is a terminal)')
     .option('--no-pretty', 'JSON lines even on a terminal')
-    .action(async (opts) => {
-      const logger = createLogger({ level: opts.logLevel, pretty: opts.pretty });
-      const proxy = createProxy({
-        upstream: opts.upstream,
-        path: opts.path,
-        publicUrl: opts.publicUrl,
-        logger,
-        limits: {
-          upstreamHeadersTimeoutMs: opts.timeout,
-          upstreamBodyTimeoutMs: opts.idleTimeout,
-          maxRequestBytes: opts.maxBody,
-          auditBodyBytes: opts.auditLimit,
-        },
-      });
-      await proxy.listen(opts.listen.port, opts.listen.host);
-      const stop = (signal: string) => {
-        logger.info({ signal }, 'shutting down');
-        proxy.close().then(() => process.exit(0));
-      };
-      process.once('SIGINT', stop).once('SIGTERM', stop);
-    });
+    .action(async (opts: ProxyCommandOptions) => runProxyCommand(opts));
 
   program
     .command('rules')
@@ -59,6 +39,36 @@ export function buildProgram(): Command {
       const { rulesJson, rulesMarkdown, rulesText } = await import('./rules/catalogue.ts');
       const render = { text: rulesText, markdown: rulesMarkdown, json: rulesJson }[opts.format];
       process.stdout.write(`${render(RULES)}\n`);
+    });
+
+  const policy = program.command('policy').description('check a policy file, or print the policy file\'s JSON Schema');
+
+  policy
+    .command('check <file>')
+    .description('validate a policy file: print "ok" and its warnings, or every error as file:line:column (exit 1)')
+    .action(async (file: string) => {
+      const { formatPolicyError, loadPolicyFile } = await import('./policy/load.ts');
+      const { REWRITABLE } = await import('./rewrite/rewriters.ts');
+      const result = await loadPolicyFile(file, { rewritable: REWRITABLE });
+      if (!result.ok) {
+        for (const e of result.errors) process.stderr.write(`${formatPolicyError(e)}\n`);
+        const n = result.errors.length;
+        process.stderr.write(`${file}: ${n} ${n === 1 ? 'error' : 'errors'}\n`);
+        process.exitCode = 1;
+        return;
+      }
+      const settings = Object.keys(result.document.rules ?? {}).length;
+      process.stdout.write(`ok: ${file}: mode ${result.policy.mode}, ${settings} rule ${settings === 1 ? 'setting' : 'settings'}\n`);
+      for (const w of result.policy.warnings) process.stdout.write(`warning: ${w}\n`);
+    });
+
+  policy
+    .command('schema')
+    .description('print the policy JSON Schema (what config/policy.schema.json holds)')
+    .action(async () => {
+      const { RULES } = await import('./rules/index.ts');
+      const { policySchemaJson } = await import('./policy/schema.ts');
+      process.stdout.write(policySchemaJson(RULES));
     });
 
   program

@@ -9,8 +9,11 @@ import { Correlator } from './exchange/correlate.ts';
 import { SessionStore } from './exchange/sessions.ts';
 import { RequestTable } from './exchange/table.ts';
 import { H } from './mcp/headers.ts';
-import { RuleEngine } from './rules/engine.ts';
-import { RULES } from './rules/index.ts';
+import { defaultPolicy } from './policy/compile.ts';
+import type { Policy } from './policy/types.ts';
+import { runtimeFactory } from './policy/runtime.ts';
+import { REWRITABLE } from './rewrite/rewriters.ts';
+import { CaptureSink } from './sinks/capture.ts';
 import { logExchange } from './sinks/exchange-log.ts';
 import { createMcpEndpoint } from './transport/mcp-endpoint.ts';
 import { createPassthrough } from './transport/passthrough.ts';
@@ -25,6 +28,8 @@ export interface ProxyOptions {
   publicUrl?: URL;
   limits?: Partial<Limits>;
   logger: Logger;
+  /** The policy in force (a PolicyStore's current()); default: audit mode, every rule logged. */
+  policy?: () => Policy;
 }
 
 export interface RunningProxy {
@@ -57,8 +62,26 @@ export function createProxy(options: ProxyOptions) {
     return { ...headers, [H.wwwAuthenticate]: rewriteWwwAuthenticate(challenge, upstreamOrigin, publicOrigin(req, options.publicUrl)) };
   };
 
-  const engine = new RuleEngine(RULES, (rule, err) => logger.error({ rule, err }, 'rule failed'));
-  const endpoint = createMcpEndpoint({ upstream, limits, logger, sessions, correlator, engine, now: () => performance.now(), fixHeaders });
+  const fallback = defaultPolicy(REWRITABLE);
+  // One capture file per path a policy names; a reload to another path opens another.
+  const captures = new Map<string, CaptureSink>();
+  const capture = (path: string): CaptureSink => {
+    let sink = captures.get(path);
+    if (!sink) captures.set(path, (sink = new CaptureSink(path, logger)));
+    return sink;
+  };
+  const endpoint = createMcpEndpoint({
+    upstream,
+    limits,
+    logger,
+    sessions,
+    correlator,
+    runtime: runtimeFactory((rule, err) => logger.error({ rule, err }, 'rule failed')),
+    policy: options.policy ?? (() => fallback),
+    now: () => performance.now(),
+    capture,
+    fixHeaders,
+  });
 
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -103,6 +126,7 @@ export function createProxy(options: ProxyOptions) {
       });
       passthrough.close();
       await upstream.close();
+      await Promise.all([...captures.values()].map((c) => c.close()));
     },
   };
 }

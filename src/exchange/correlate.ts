@@ -2,7 +2,8 @@
 // catalogue). No I/O: the transport passes in what it saw and the clock, and logs what comes back.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { JsonRpcId, Message } from '../codec/jsonrpc.ts';
-import type { Finding } from '../rules/types.ts';
+import type { PolicedFinding } from '../rewrite/decide.ts';
+import type { Decision } from '../rewrite/types.ts';
 import { META } from '../mcp/versions.ts';
 import type { Session, SessionStore } from './sessions.ts';
 import type { OpenRequest, RequestTable, Sender } from './table.ts';
@@ -23,8 +24,10 @@ export interface Completed {
   outcome: string;
   durationMs: number;
   responseBytes: number;
-  /** What the rules found (filled by the rules stage). */
-  findings: Finding[];
+  /** What the rules found, through the policy (filled by the rules stage). */
+  findings: PolicedFinding[];
+  /** What the policy does about it (filled by the rewrite stage). */
+  decision?: Decision;
 }
 
 const asRecord = (v: unknown): Record<string, unknown> | undefined =>
@@ -61,24 +64,24 @@ export class Correlator {
     private readonly sessions: SessionStore,
   ) {}
 
-  /** A request from `from` enters the table. */
-  request(msg: Extract<Message, { kind: 'request' }>, from: Sender, flow: Flow, bytes: number, now: number): void {
-    this.table.add(
-      {
-        scope: flow.scope,
-        from,
-        id: msg.id,
-        method: msg.method,
-        tool: toolName(msg.method, msg.params),
-        params: msg.params,
-        sessionId: flow.sessionId,
-        protocolVersion: flow.protocolVersion,
-        startedAt: now,
-        requestBytes: bytes,
-        headers: from === 'client' ? flow.requestHeaders : {},
-      },
-      now,
-    );
+  /** A request from `from` enters the table; returns its entry. */
+  request(msg: Extract<Message, { kind: 'request' }>, from: Sender, flow: Flow, bytes: number, now: number): OpenRequest {
+    const open: OpenRequest = {
+      scope: flow.scope,
+      from,
+      id: msg.id,
+      method: msg.method,
+      tool: toolName(msg.method, msg.params),
+      params: msg.params,
+      sessionId: flow.sessionId,
+      protocolVersion: flow.protocolVersion,
+      startedAt: now,
+      requestBytes: bytes,
+      headers: from === 'client' ? flow.requestHeaders : {},
+      findings: [],
+    };
+    this.table.add(open, now);
+    return open;
   }
 
   /** A notification can change what the session knows: a changed tool list makes the catalogue stale. */

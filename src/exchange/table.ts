@@ -3,6 +3,8 @@
 // HTTP exchange that carried the request. Bounded; an evicted request is reported as unanswered.
 import type { IncomingHttpHeaders } from 'node:http';
 import { BoundedMap } from './bounded-map.ts';
+import type { PolicedFinding } from '../rewrite/decide.ts';
+import type { Decision } from '../rewrite/types.ts';
 import { idKey, type JsonRpcId } from '../codec/jsonrpc.ts';
 
 export type Sender = 'client' | 'server';
@@ -21,6 +23,10 @@ export interface OpenRequest {
   requestBytes: number;
   /** Headers of the HTTP request that carried it. */
   headers: IncomingHttpHeaders;
+  /** What the client's rules found on the request, through the policy. */
+  findings: PolicedFinding[];
+  /** What the policy does about the request (block it, or fix it before it is forwarded). */
+  decision?: Decision;
 }
 
 export const requestKey = (scope: string, from: Sender, id: JsonRpcId): string => `${scope}|${from}|${idKey(id)}`;

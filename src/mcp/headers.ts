@@ -23,3 +23,41 @@ export const HOP_BY_HOP = new Set([
   'upgrade',
   'host',
 ]);
+
+const SAFE_HEADER_VALUE = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+
+/** A header value as the 2026-07-28 transport sends it: plain visible ASCII, else the base64 sentinel (R49). */
+export function encodeHeaderValue(value: string): string {
+  if (SAFE_HEADER_VALUE.test(value) && !/^=\?base64\?.*\?=$/.test(value)) return value;
+  return `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+}
+
+const asRecord = (v: unknown): Record<string, unknown> | undefined =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+
+/**
+ * The headers a 2026-07-28 request must carry, derived from its body: MCP-Protocol-Version from
+ * _meta, Mcp-Method, Mcp-Name (tools/call and prompts/get: params.name; resources/read:
+ * params.uri), and Mcp-Param-{Name} for arguments whose property carries `x-mcp-header` in the
+ * tool's inputSchema (R47-R50). A proxy that edits a request must send these, or the server
+ * answers -32020.
+ */
+export function modernRequestHeaders(method: string, params: unknown, inputSchema?: unknown): Record<string, string> {
+  const p = asRecord(params);
+  const out: Record<string, string> = { [H.method]: encodeHeaderValue(method) };
+  const version = asRecord(p?._meta)?.['io.modelcontextprotocol/protocolVersion'];
+  if (typeof version === 'string') out[H.protocolVersion] = version;
+  const name = method === 'tools/call' || method === 'prompts/get' ? p?.name : method === 'resources/read' ? p?.uri : undefined;
+  if (typeof name === 'string') out[H.name] = encodeHeaderValue(name);
+  const properties = asRecord(asRecord(inputSchema)?.properties);
+  const args = asRecord(p?.arguments);
+  for (const [prop, schema] of Object.entries(properties ?? {})) {
+    const header = asRecord(schema)?.['x-mcp-header'];
+    const value = args?.[prop];
+    if (typeof header !== 'string' || value === undefined || value === null) continue;
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+      out[`${H.paramPrefix}${header.toLowerCase()}`] = encodeHeaderValue(String(value));
+    }
+  }
+  return out;
+}

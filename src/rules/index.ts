@@ -1,9 +1,23 @@
 // Every rule, in the order `mcp-warden rules` lists them. One file per family.
 import { BODY_RULES } from './bodies.ts';
 import { CODE_RULES } from './codes.ts';
-import { LEAK_RULES } from './leaks.ts';
+import { LEAK_RULES, leakRules, type LeakPattern } from './leaks.ts';
 import { PROTOCOL_RULES } from './protocol.ts';
+import { silentSuccessRule } from './silent-success.ts';
 import { TOOL_RULES } from './tools.ts';
 import type { Rule } from './types.ts';
 
 export const RULES: readonly Rule[] = [...TOOL_RULES, ...CODE_RULES, ...BODY_RULES, ...PROTOCOL_RULES, ...LEAK_RULES];
+
+/** Patterns a policy adds to (or puts in place of) the built-in ones. */
+export interface RulePatterns {
+  leaks: readonly LeakPattern[];
+  silentSuccess: readonly RegExp[];
+}
+
+/** The catalogue with the pattern-driven rules (leaks, silent success) judging with `patterns`; same ids, same order. */
+export function rulesWith(patterns: RulePatterns): readonly Rule[] {
+  const leaks = new Map(leakRules(patterns.leaks).map((r) => [r.id, r]));
+  const silent = silentSuccessRule(patterns.silentSuccess);
+  return RULES.map((r) => (r.id === silent.id ? silent : (leaks.get(r.id) ?? r)));
+}

@@ -52,7 +52,8 @@ function blockAt(starts: readonly BlockStart[], position: number): number | unde
   return found;
 }
 
-export const silentSuccess: ExchangeRule = callRule(
+/** The silent-success rule judging with `patterns` (a policy may add to the built-in ones, or replace them). */
+export const silentSuccessRule = (patterns: readonly RegExp[]): ExchangeRule => callRule(
   'result',
   {
     id: 'silent-success',
@@ -67,7 +68,7 @@ export const silentSuccess: ExchangeRule = callRule(
     if (!result || ('isError' in result && result.isError !== false) || notFinal(s, result)) return [];
     if (missingFromCatalogue(s) !== undefined) return []; // unknown-tool-as-result says it
     const { text, starts } = textBlocks(result, TEXT_WINDOW);
-    const match = failureMatch(text);
+    const match = failureMatch(text, patterns);
     if (!match) return [];
     const block = blockAt(starts, match.index);
     return [
@@ -80,3 +81,5 @@ export const silentSuccess: ExchangeRule = callRule(
     ];
   },
 );
+
+export const silentSuccess: ExchangeRule = silentSuccessRule(SILENT_SUCCESS_PATTERNS);

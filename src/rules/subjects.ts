@@ -2,6 +2,7 @@
 import type { Decoded } from '../codec/json-body.ts';
 import type { Message } from '../codec/jsonrpc.ts';
 import type { Completed, Flow } from '../exchange/correlate.ts';
+import type { OpenRequest } from '../exchange/table.ts';
 import { excerpt } from './evidence.ts';
 import type { BodyProblem, ExchangeSubject } from './types.ts';
 
@@ -33,6 +34,25 @@ export function exchangeSubject(
     proxyError: http.proxyError,
     bodyProblem,
     unmatched,
+    session: flow.session,
+  };
+}
+
+/** A request not yet answered, for the client's rules (judged before it is forwarded). */
+export function pendingSubject(request: OpenRequest, flow: Flow): ExchangeSubject {
+  return {
+    kind: 'exchange',
+    version: request.protocolVersion,
+    request,
+    requestHeaders: request.headers,
+    response: undefined,
+    outcome: 'pending',
+    status: undefined,
+    contentType: undefined,
+    transport: 'none',
+    proxyError: undefined,
+    bodyProblem: undefined,
+    unmatched: [],
     session: flow.session,
   };
 }

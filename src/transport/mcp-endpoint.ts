@@ -1,5 +1,6 @@
 // The MCP endpoint: POST, GET and DELETE go through undici so the proxy owns both bodies and every
-// JSON-RPC message runs through the pipeline. Unedited bytes reach the client exactly as they came.
+// JSON-RPC message runs through the pipeline. Unedited bytes reach the client exactly as they came;
+// what the policy rewrites or blocks is re-encoded, and only that.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { JsonRpcId, Message } from '../codec/jsonrpc.ts';
@@ -11,13 +12,18 @@ import { resolveFlow } from '../exchange/flow.ts';
 import type { SessionStore } from '../exchange/sessions.ts';
 import { H } from '../mcp/headers.ts';
 import { eraOf } from '../mcp/versions.ts';
-import { runPipeline, type Frame } from '../pipeline.ts';
-import type { RuleEngine } from '../rules/engine.ts';
+import { decideFor, judge, runPipeline, type Frame, type StageContext } from '../pipeline.ts';
+import type { Policy } from '../policy/types.ts';
+import { nullIdError, rewriteBody, type BodyChange } from '../rewrite/apply.ts';
+import { sseEvent, encodeSseEvent } from '../rewrite/encode.ts';
+import type { Runtime } from '../policy/runtime.ts';
 import { bodyProblemOf, exchangeSubject, type ResponseHttp } from '../rules/subjects.ts';
 import type { BodyProblem } from '../rules/types.ts';
-import { logExchange, logFindings, type ExchangeHttp } from '../sinks/exchange-log.ts';
+import { captureRecord, type CaptureSink } from '../sinks/capture.ts';
+import { logExchange, type ExchangeHttp } from '../sinks/exchange-log.ts';
 import { clientHeaders, sendProxyError } from './egress.ts';
 import { readBody, upstreamHeaders } from './ingress.ts';
+import { judgeClientRequest, judgePost } from './request-verdicts.ts';
 import { collectBody, streamRest } from './relay.ts';
 import { relaySse } from './sse-relay.ts';
 import { toProxyError, type Upstream, type UpstreamResponse } from './upstream.ts';
@@ -28,18 +34,25 @@ export interface EndpointContext {
   logger: Logger;
   sessions: SessionStore;
   correlator: Correlator;
-  engine: RuleEngine;
+  /** The rule engine and rewriters of a policy (its extra patterns included). */
+  runtime: (policy: Policy) => Runtime;
+  /** The policy in force now; an exchange takes it once, at its start. */
+  policy: () => Policy;
   /** Monotonic clock in ms. */
   now: () => number;
+  /** The capture sink writing to a path (one per path, opened on first use). */
+  capture: (path: string) => CaptureSink;
   /** Rewrites response headers that name the upstream's own address (WWW-Authenticate). */
   fixHeaders: (req: IncomingMessage, headers: UpstreamResponse['headers']) => UpstreamResponse['headers'];
 }
 
 /** One HTTP exchange on the endpoint, from the proxy's point of view. */
-interface HttpExchange {
+export interface HttpExchange {
   req: IncomingMessage;
   res: ServerResponse;
   flow: Flow;
+  /** The policy this exchange started under; a reload does not change it. */
+  policy: Policy;
   /** Ids of the requests this POST carried (the ones the client is waiting on). */
   requestIds: JsonRpcId[];
   batch: boolean;
@@ -55,63 +68,56 @@ const MAX_UNMATCHED = 8;
 const contentType = (headers: UpstreamResponse['headers']): string =>
   String(headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
 
+/** What a decided exchange puts in place of the server's message, if anything. */
+const changeOf = (c: Completed, target: Message | undefined): BodyChange | undefined =>
+  c.decision && c.decision.kind !== 'pass' ? { target, message: c.decision.message } : undefined;
+
+const statusOf = (c: Completed): number | undefined => (c.decision && c.decision.kind !== 'pass' ? c.decision.status : undefined);
+
 export function createMcpEndpoint(ctx: EndpointContext) {
-  const { logger, correlator, sessions, limits, engine } = ctx;
+  const { logger, correlator, sessions, limits } = ctx;
   let seq = 0;
 
-  const log = (completed: readonly Completed[], http: ExchangeHttp): void => {
-    for (const c of completed) logExchange(logger, c, http);
+  const stages = (x: HttpExchange): StageContext => ({ correlator, ...ctx.runtime(x.policy), policy: x.policy, now: ctx.now() });
+
+  /** Logs completed exchanges (and captures them, when the exchange's policy asks for it). */
+  const log = (x: HttpExchange, completed: readonly Completed[], http: ExchangeHttp): void => {
+    for (const c of completed) {
+      logExchange(logger, c, { ...http, arguments: x.policy.log.arguments });
+      if (x.policy.capture) {
+        const subject = exchangeSubject(c, x.flow, { status: http.status, contentType: undefined, transport: http.transport, proxyError: http.proxyError }, x.bodyProblem, x.unmatched);
+        ctx.capture(x.policy.capture.path).write(captureRecord(c, subject, new Date()));
+      }
+    }
   };
 
   /** Runs a frame through the pipeline and remembers on the exchange what answered nothing. */
-  const pipe = (x: HttpExchange, frame: Omit<Frame, 'completed' | 'unmatched'>): Frame => {
-    const done = runPipeline({ ...frame, completed: [], unmatched: [] }, { correlator, engine, now: ctx.now() });
+  const pipe = (x: HttpExchange, frame: Pick<Frame, 'from' | 'body' | 'size' | 'http' | 'issuedSessionId' | 'decoded'>): Frame => {
+    const done = runPipeline({ ...frame, flow: x.flow, completed: [], unmatched: [], opened: [], postFindings: [] }, stages(x));
     if (done.from === 'server') {
       x.bodyProblem ??= bodyProblemOf(done.decoded, done.body);
       for (const m of done.unmatched) if (x.unmatched.length < MAX_UNMATCHED) x.unmatched.push(m);
     }
+    if (done.decoded && !done.decoded.ok) {
+      const { problem, detail } = done.decoded;
+      logger.info({ from: done.from, problem, detail, session: x.flow.sessionId ?? null, transport: done.http.transport, bytes: done.size }, 'undecodable');
+    }
     return done;
   };
 
-  /** Requests of this exchange that got no response on it are judged and logged now, as `outcome`. */
-  const settle = (x: HttpExchange, outcome: string, http: ExchangeHttp, contentType?: string): void => {
+  /** Requests of this exchange that got no response on it: taken out of the table, judged and decided now. */
+  const abandon = (x: HttpExchange, outcome: string, http: ResponseHttp): Completed[] => {
     const now = ctx.now();
-    const responseHttp: ResponseHttp = { status: http.status, contentType, transport: http.transport, proxyError: http.proxyError };
+    const out: Completed[] = [];
     for (const id of x.requestIds) {
       const c = correlator.abandon(x.flow.scope, 'client', id, now, outcome);
       if (!c) continue;
-      c.findings = engine.evaluate(exchangeSubject(c, x.flow, responseHttp, x.bodyProblem, x.unmatched));
-      logExchange(logger, c, http);
+      const subject = exchangeSubject(c, x.flow, http, x.bodyProblem, x.unmatched);
+      judge(c, subject, stages(x));
+      decideFor(c, subject, stages(x));
+      out.push(c);
     }
-  };
-
-  /** Judges the POST as a whole (rules about the HTTP exchange rather than one request). */
-  const judgePost = (x: HttpExchange, request: Frame, up: UpstreamResponse, response: Frame | undefined): void => {
-    const findings = engine.evaluate({
-      kind: 'post',
-      version: x.flow.protocolVersion,
-      requestHeaders: x.req.headers,
-      request: request.decoded!,
-      status: up.status,
-      contentType: contentType(up.headers) || undefined,
-      responseHeaders: up.headers,
-      response: response?.decoded,
-      responseBytes: response?.size ?? 0,
-      session: x.flow.session,
-    });
-    if (findings.length === 0) return;
-    const first = request.decoded?.ok ? request.decoded.payload.messages[0] : undefined;
-    const method = first && (first.kind === 'request' || first.kind === 'notification') ? first.method : undefined;
-    logFindings(logger, findings, { method, id: x.requestIds[0], tool: undefined, session: x.flow.sessionId, protocolVersion: x.flow.protocolVersion });
-  };
-
-  const undecodable = (frame: Frame, transport: string): void => {
-    if (frame.decoded && !frame.decoded.ok) {
-      logger.info(
-        { from: frame.from, problem: frame.decoded.problem, detail: frame.decoded.detail, session: frame.flow.sessionId ?? null, transport, bytes: frame.size },
-        'undecodable',
-      );
-    }
+    return out;
   };
 
   function abortOnClose(res: ServerResponse): AbortController {
@@ -122,46 +128,68 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     return abort;
   }
 
-  /** The proxy could not get an answer: the client gets a JSON-RPC error, the log says why. */
+  /** Sends a body the proxy built (rewritten or its own), as JSON. */
+  function sendJson(res: ServerResponse, status: number, headers: ReturnType<typeof clientHeaders>, body: Buffer): void {
+    res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': body.length });
+    res.end(body);
+  }
+
+  /** The proxy could not get an answer: the client gets a JSON-RPC error (or the policy's rewrite), the log says why. */
   function fail(x: HttpExchange, err: unknown): void {
     if (x.abort.signal.aborted) {
-      settle(x, 'client-closed', { status: undefined, transport: 'none' });
+      log(x, abandon(x, 'client-closed', { status: undefined, contentType: undefined, transport: 'none' }), { status: undefined, transport: 'none' });
       return;
     }
     const pe = toProxyError(err);
     if (pe.code === 'WARDEN_INTERNAL') logger.error({ err }, 'proxy error');
-    const status = x.res.headersSent ? x.res.statusCode : pe.status;
-    sendProxyError(x.res, pe, x.requestIds, x.batch);
-    settle(x, 'no-response', { status, transport: 'none', proxyError: pe.code });
+    const abandoned = abandon(x, 'no-response', { status: pe.status, contentType: undefined, transport: 'none', proxyError: pe.code });
+    const changes = abandoned.map((c) => changeOf(c, undefined)).filter((c) => c !== undefined);
+    let status = x.res.headersSent ? x.res.statusCode : pe.status;
+    if (!x.res.headersSent && changes.length > 0) {
+      status = statusOf(abandoned[0]!) ?? 200;
+      sendJson(x.res, status, {}, rewriteBody(undefined, changes)!);
+    } else {
+      sendProxyError(x.res, pe, x.requestIds, x.batch);
+    }
+    log(x, abandoned, { status, transport: 'none', proxyError: pe.code });
   }
 
-  /** A JSON (or any non-SSE) upstream body: collected, read, forwarded as it came. Returns its frame if it was read. */
+  /** A JSON (or any non-SSE) upstream body: collected, judged, rewritten if the policy says so, forwarded. */
   async function relayBody(x: HttpExchange, up: UpstreamResponse, issuedSessionId: string | undefined): Promise<Frame | undefined> {
     const collected = await collectBody(up.body, limits.auditBodyBytes);
-    const headers = ctx.fixHeaders(x.req, up.headers);
+    const headers = clientHeaders(ctx.fixHeaders(x.req, up.headers), !collected.complete);
     const type = contentType(up.headers);
+    const http: ResponseHttp = { status: up.status, contentType: type, transport: 'json' };
     if (!collected.complete) {
       logger.warn({ session: x.flow.sessionId ?? null, status: up.status, limit: limits.auditBodyBytes }, 'unaudited body');
-      x.res.writeHead(up.status, clientHeaders(headers, true));
+      x.res.writeHead(up.status, headers);
       if ((await streamRest(x.res, collected.head, collected.rest)) && !x.res.writableEnded) x.res.end();
-      settle(x, 'unaudited', { status: up.status, transport: 'json' }, type);
+      log(x, abandon(x, 'unaudited', http), http);
       return undefined;
     }
     const { bytes } = collected;
-    const http: ExchangeHttp = { status: up.status, transport: 'json' };
-    let frame: Frame | undefined;
-    if (bytes.length > 0) {
-      frame = pipe(x, { from: 'server', body: bytes, size: bytes.length, flow: x.flow, http: { ...http, contentType: type }, issuedSessionId });
-      log(frame.completed, http);
-      undecodable(frame, 'json');
-    } else if (x.requestIds.length > 0) {
-      x.bodyProblem ??= { problem: 'empty', excerpt: '' };
+    const frame = bytes.length > 0 ? pipe(x, { from: 'server', body: bytes, size: bytes.length, http, issuedSessionId }) : undefined;
+    if (bytes.length === 0 && x.requestIds.length > 0) x.bodyProblem ??= { problem: 'empty', excerpt: '' };
+    const abandoned = abandon(x, bytes.length > 0 ? 'invalid-response' : 'no-response', http);
+
+    const target = nullIdError(frame?.unmatched ?? []);
+    const changes = [
+      ...(frame?.completed ?? []).map((c) => changeOf(c, c.response)),
+      ...abandoned.map((c) => changeOf(c, target)),
+    ].filter((c) => c !== undefined);
+    const rewritten = rewriteBody(frame?.decoded, changes);
+    const decided = [...(frame?.completed ?? []), ...abandoned].find((c) => statusOf(c) !== undefined);
+    const usable = frame?.decoded?.ok === true && !x.bodyProblem;
+    const status = rewritten ? ((decided && statusOf(decided)) ?? (usable ? up.status : 200)) : up.status;
+    if (rewritten) sendJson(x.res, status, headers, rewritten);
+    else {
+      if (up.status !== 204 && up.status !== 304) headers['content-length'] = bytes.length;
+      x.res.writeHead(up.status, headers);
+      x.res.end(bytes);
     }
-    const out = clientHeaders(headers, false);
-    if (up.status !== 204 && up.status !== 304) out['content-length'] = bytes.length;
-    x.res.writeHead(up.status, out);
-    x.res.end(bytes);
-    settle(x, bytes.length > 0 ? 'invalid-response' : 'no-response', http, type);
+    const logged: ExchangeHttp = { status, transport: 'json' };
+    log(x, frame?.completed ?? [], logged);
+    log(x, abandoned, logged);
     return frame;
   }
 
@@ -176,21 +204,30 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     const http: ExchangeHttp = { status: up.status, transport: streamTransport };
     const frameHttp: ResponseHttp = { ...http, contentType: type };
     const started = ctx.now();
-    const summary = await relaySse(up.body, x.res, limits.auditEventBytes, (data, size) => {
-      const frame = pipe(x, { from: 'server', body: data, size, flow: x.flow, http: frameHttp, issuedSessionId });
-      log(frame.completed, http);
-      undecodable(frame, streamTransport);
+    const summary = await relaySse(up.body, x.res, limits.auditEventBytes, (data, size, raw) => {
+      const frame = pipe(x, { from: 'server', body: data, size, http: frameHttp, issuedSessionId });
+      log(x, frame.completed, http);
+      const changes = frame.completed.map((c) => changeOf(c, c.response)).filter((c) => c !== undefined);
+      const rewritten = rewriteBody(frame.decoded, changes);
+      return rewritten ? encodeSseEvent(raw, rewritten.toString('utf8')) : undefined;
     });
     if (summary.error && !x.abort.signal.aborted) {
       logger.warn({ session: x.flow.sessionId ?? null, proxyError: summary.error.code, events: summary.events }, 'stream broken');
     }
-    if (!x.res.writableEnded) x.res.end();
     // A legacy session whose stream carried event ids may resume it on a GET: keep waiting then.
     const resumable = x.flow.sessionId !== undefined && summary.sawEventId && eraOf(x.flow.protocolVersion ?? '') === 'legacy';
     if (!resumable) {
-      if (x.abort.signal.aborted) settle(x, 'client-closed', http, type);
-      else settle(x, 'no-response', summary.error ? { ...http, proxyError: summary.error.code } : http, type);
+      const outcome = x.abort.signal.aborted ? 'client-closed' : 'no-response';
+      const ended: ExchangeHttp = summary.error && !x.abort.signal.aborted ? { ...http, proxyError: summary.error.code } : http;
+      const abandoned = abandon(x, outcome, { ...frameHttp, proxyError: ended.proxyError });
+      // A response the server never sent, built by the policy, closes the stream.
+      for (const c of abandoned) {
+        const change = changeOf(c, undefined);
+        if (change && !x.res.destroyed) x.res.write(sseEvent(JSON.stringify(change.message)));
+      }
+      log(x, abandoned, ended);
     }
+    if (!x.res.writableEnded) x.res.end();
     if (streamTransport === 'get-sse') {
       logger.info(
         { session: x.flow.sessionId ?? null, status: up.status, events: summary.events, bytes: summary.bytes, durationMs: Math.round(ctx.now() - started) },
@@ -204,6 +241,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     req,
     res,
     flow,
+    policy: ctx.policy(),
     requestIds: messages.flatMap((m) => (m.kind === 'request' ? [m.id] : [])),
     batch,
     abort,
@@ -226,14 +264,15 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     const messages: readonly Message[] = decoded.ok ? decoded.payload.messages : [];
     const flow = resolveFlow(req.headers, messages, sessions, ++seq, ctx.now());
     const x = exchangeFor(req, res, flow, abort, messages, decoded.ok && decoded.payload.batch);
-    const inbound = pipe(x, { from: 'client', body, size: body.length, flow, http: { status: undefined, contentType: undefined, transport: 'none' }, issuedSessionId: undefined, decoded });
-    undecodable(inbound, 'json');
+    const inbound = pipe(x, { from: 'client', body, size: body.length, http: { status: undefined, contentType: undefined, transport: 'none' }, issuedSessionId: undefined, decoded });
+    const verdict = judgeClientRequest(x, inbound, { logger, correlator, now: ctx.now });
+    if (verdict.blocked) return;
     try {
-      const up = await ctx.upstream.request({ method: 'POST', path: upstreamPath(req), headers: upstreamHeaders(req), body, signal: abort.signal, longLived: false });
+      const up = await ctx.upstream.request({ method: 'POST', path: upstreamPath(req), headers: verdict.headers ?? upstreamHeaders(req), body, signal: abort.signal, longLived: false });
       // Answers the client gave to server requests are complete once the server accepted them.
-      log(inbound.completed, { status: up.status, transport: 'none' });
+      log(x, inbound.completed, { status: up.status, transport: 'none' });
       const reply = await relayResponse(x, up, 'sse');
-      judgePost(x, inbound, up, reply);
+      judgePost(x, inbound, up, reply, { logger, engine: ctx.runtime(x.policy).engine });
     } catch (err) {
       fail(x, err);
     }
@@ -282,3 +321,4 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     },
   };
 }
+

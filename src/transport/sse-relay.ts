@@ -1,6 +1,6 @@
 // Relays an SSE body event by event: each complete event block is read, handed to onEvent, and
-// written to the client byte for byte before the next one. Nothing is held beyond the event in
-// progress; an event over the size limit passes through unread.
+// written to the client before the next one: byte for byte, or as onEvent re-encoded it. Nothing
+// is held beyond the event in progress; an event over the size limit passes through unread.
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { ProxyError } from '../errors.ts';
@@ -27,23 +27,25 @@ export async function relaySse(
   body: Readable,
   res: ServerResponse,
   maxEventBytes: number,
-  onEvent: (data: string, size: number) => void,
+  /** Reads an event with data; returns the bytes to send instead, if the event was rewritten. */
+  onEvent: (data: string, size: number, raw: Buffer) => Buffer | undefined,
 ): Promise<SseSummary> {
   const summary: SseSummary = { events: 0, unaudited: 0, bytes: 0, sawEventId: false, error: undefined, clientGone: false };
   const splitter = new SseSplitter(maxEventBytes);
 
   const forward = async (pieces: SsePiece[]): Promise<boolean> => {
     for (const piece of pieces) {
+      let out = piece.raw;
       if (piece.kind === 'block') {
         summary.events++;
         const event = parseBlock(piece.raw);
         if (event.id !== undefined) summary.sawEventId = true;
-        if (hasData(event)) onEvent(event.data!, piece.raw.length);
+        if (hasData(event)) out = onEvent(event.data!, piece.raw.length, piece.raw) ?? piece.raw;
       } else if (piece.last) {
         summary.unaudited++;
       }
-      summary.bytes += piece.raw.length;
-      const written = writeChunk(res, piece.raw);
+      summary.bytes += out.length;
+      const written = writeChunk(res, out);
       if (written !== true && !(await written)) return false;
     }
     return true;

@@ -385,6 +385,7 @@ describe('RequestTable', () => {
     startedAt: 0,
     requestBytes: 0,
     headers: {},
+    findings: [],
   });
 
   test('requestKey keeps scope, sender and id type apart', () => {

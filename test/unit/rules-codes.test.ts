@@ -69,7 +69,7 @@ function subject(over: Partial<ExchangeSubject> & { method?: string; params?: un
   const { method = 'tools/call', params = { name: 'echo', _meta: META }, ...rest } = over;
   return {
     kind: 'exchange', version: '2026-07-28',
-    request: { scope: 'x:1', from: 'client', id: 7, method, tool: undefined, params, sessionId: undefined, protocolVersion: '2026-07-28', startedAt: 0, requestBytes: 10, headers: {} },
+    request: { scope: 'x:1', from: 'client', id: 7, method, tool: undefined, params, sessionId: undefined, protocolVersion: '2026-07-28', startedAt: 0, requestBytes: 10, headers: {}, findings: [] },
     requestHeaders: {}, response: undefined, outcome: 'result', status: 200, contentType: 'application/json', transport: 'json',
     proxyError: undefined, bodyProblem: undefined, unmatched: [], session: session(), ...rest,
   };

@@ -297,6 +297,7 @@ function subject(response: Json | undefined, opts: { params?: unknown; method?: 
       startedAt: 0,
       requestBytes: 0,
       headers: {},
+      findings: [],
     },
     requestHeaders: {},
     response: response === undefined ? undefined : classify(response),

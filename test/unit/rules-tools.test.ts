@@ -253,7 +253,7 @@ describe('tool rules never throw', () => {
             const s: ExchangeSubject = {
               kind: 'exchange',
               version,
-              request: { scope: 's', from: 'client', id: 1, method: r.method, tool: r.tool, params: r.params, sessionId: undefined, protocolVersion: version, startedAt: 0, requestBytes: 0, headers: {} },
+              request: { scope: 's', from: 'client', id: 1, method: r.method, tool: r.tool, params: r.params, sessionId: undefined, protocolVersion: version, startedAt: 0, requestBytes: 0, headers: {}, findings: [] },
               requestHeaders: {},
               response,
               outcome: 'x',

@@ -1,0 +1,69 @@
+// `mcp-warden proxy`: settings from the command line, then the policy file, then the defaults;
+// the policy is watched and reloaded on SIGHUP; SIGINT/SIGTERM close the proxy and exit 0.
+import { DEFAULT_LIMITS } from '../config/defaults.ts';
+import { formatPolicyError, loadPolicyFile } from '../policy/load.ts';
+import { PolicyStore } from '../policy/store.ts';
+import { defaultPolicy } from '../policy/compile.ts';
+import { REWRITABLE } from '../rewrite/rewriters.ts';
+import { createProxy } from '../server.ts';
+import { createLogger } from '../sinks/logger.ts';
+
+/** The proxy command's options as commander parsed them: undefined where the user gave nothing. */
+export interface ProxyCommandOptions {
+  upstream?: URL;
+  listen: { host: string; port: number };
+  path?: string;
+  publicUrl?: URL;
+  policy?: string;
+  timeout?: number;
+  idleTimeout?: number;
+  maxBody?: number;
+  auditLimit?: number;
+  logLevel?: string;
+  pretty?: boolean;
+}
+
+export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> {
+  let policy = defaultPolicy(REWRITABLE);
+  if (opts.policy !== undefined) {
+    const loaded = await loadPolicyFile(opts.policy, { rewritable: REWRITABLE });
+    if (!loaded.ok) {
+      for (const e of loaded.errors) process.stderr.write(`${formatPolicyError(e)}\n`);
+      throw new Error(`${opts.policy}: the policy does not validate (see above); the proxy did not start`);
+    }
+    policy = loaded.policy;
+  }
+  const upstream = opts.upstream ?? policy.upstream.url;
+  if (!upstream) throw new Error('no upstream: give --upstream <url>, or upstream.url in the policy file');
+
+  const logger = createLogger({ level: opts.logLevel ?? policy.log.level ?? 'info', pretty: opts.pretty });
+  for (const warning of policy.warnings) logger.warn({ policy: policy.source, warning }, 'policy warning');
+  const store = new PolicyStore({ path: opts.policy, logger, initial: policy, rewritable: REWRITABLE });
+  const proxy = createProxy({
+    upstream,
+    path: opts.path,
+    publicUrl: opts.publicUrl,
+    logger,
+    policy: () => store.current(),
+    limits: {
+      upstreamHeadersTimeoutMs: opts.timeout ?? policy.upstream.headersTimeoutMs ?? DEFAULT_LIMITS.upstreamHeadersTimeoutMs,
+      upstreamBodyTimeoutMs: opts.idleTimeout ?? policy.upstream.bodyTimeoutMs ?? DEFAULT_LIMITS.upstreamBodyTimeoutMs,
+      upstreamConnectTimeoutMs: policy.upstream.connectTimeoutMs ?? DEFAULT_LIMITS.upstreamConnectTimeoutMs,
+      maxRequestBytes: opts.maxBody ?? policy.limits.maxRequestBytes ?? DEFAULT_LIMITS.maxRequestBytes,
+      auditBodyBytes: opts.auditLimit ?? policy.limits.auditBodyBytes ?? DEFAULT_LIMITS.auditBodyBytes,
+      auditEventBytes: policy.limits.auditEventBytes ?? DEFAULT_LIMITS.auditEventBytes,
+    },
+  });
+  await proxy.listen(opts.listen.port, opts.listen.host);
+  logger.info({ policy: policy.source, mode: policy.mode }, 'policy in force');
+  if (opts.policy !== undefined) store.watch();
+  const reload = () => void store.reload('signal');
+  process.on('SIGHUP', reload);
+  const stop = (signal: string) => {
+    logger.info({ signal }, 'shutting down');
+    process.off('SIGHUP', reload);
+    store.close();
+    proxy.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop).once('SIGTERM', stop);
+}

@@ -1,0 +1,97 @@
+// An opt-in capture of exchanges as JSON lines, for `mcp-warden replay`: each completed exchange
+// with what it takes to judge it again offline. Secrets never reach it: credential headers are
+// left out, tool argument strings are replaced, and credential-looking text is masked.
+import { createWriteStream, type WriteStream } from 'node:fs';
+import type { Logger } from 'pino';
+import type { Completed } from '../exchange/correlate.ts';
+import { H } from '../mcp/headers.ts';
+import { redactSecrets } from '../rules/evidence.ts';
+import type { ExchangeSubject } from '../rules/types.ts';
+import { REDACTED } from './logger.ts';
+import { redactArguments } from './redact.ts';
+
+export const CAPTURE_VERSION = 1;
+
+/** One line of a capture file. */
+export interface CaptureRecord {
+  v: typeof CAPTURE_VERSION;
+  time: string;
+  session: string | null;
+  protocolVersion: string | null;
+  request: { from: 'client' | 'server'; headers: Record<string, string>; message: unknown };
+  response: {
+    outcome: string;
+    status: number | null;
+    contentType: string | null;
+    transport: ExchangeSubject['transport'];
+    message: unknown;
+    bodyProblem: ExchangeSubject['bodyProblem'] | null;
+    unmatched: unknown[];
+    proxyError: string | null;
+  };
+}
+
+/** Request headers a replay needs (the protocol's own); credentials are never among them. */
+const KEPT_HEADERS = [H.sessionId, H.protocolVersion, H.method, H.name, 'content-type', 'accept'];
+
+/** Every string masked for credentials, deeply (bounded depth). */
+function maskDeep(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return redactSecrets(value);
+  if (depth > 32 || typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map((v) => maskDeep(v, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskDeep(v, depth + 1)]));
+}
+
+export function captureRecord(c: Completed, subject: ExchangeSubject, time: Date): CaptureRecord {
+  const { request } = c;
+  const params = request.params as Record<string, unknown> | undefined;
+  const safeParams = params && typeof params === 'object' && 'arguments' in params ? { ...params, arguments: redactArguments(params.arguments) } : params;
+  const headers: Record<string, string> = {};
+  for (const name of KEPT_HEADERS) {
+    const v = request.headers[name];
+    if (typeof v === 'string') headers[name] = v;
+  }
+  for (const [name, v] of Object.entries(request.headers)) if (name.startsWith(H.paramPrefix) && typeof v === 'string') headers[name] = REDACTED;
+  return {
+    v: CAPTURE_VERSION,
+    time: time.toISOString(),
+    session: request.sessionId ?? null,
+    protocolVersion: request.protocolVersion ?? null,
+    request: { from: request.from, headers, message: maskDeep({ jsonrpc: '2.0', id: request.id, method: request.method, params: safeParams }) },
+    response: {
+      outcome: c.outcome,
+      status: subject.status ?? null,
+      contentType: subject.contentType ?? null,
+      transport: subject.transport,
+      message: c.response ? maskDeep(c.response.value) : null,
+      bodyProblem: subject.bodyProblem ?? null,
+      unmatched: subject.unmatched.map((m) => maskDeep(m.value)),
+      proxyError: subject.proxyError ?? null,
+    },
+  };
+}
+
+/** Appends capture records to a file; never blocks or throws into the traffic. */
+export class CaptureSink {
+  private readonly stream: WriteStream;
+  private failed = false;
+
+  constructor(
+    readonly path: string,
+    logger: Logger,
+  ) {
+    this.stream = createWriteStream(path, { flags: 'a' });
+    this.stream.on('error', (err) => {
+      if (!this.failed) logger.error({ err, path }, 'capture failed; exchanges are no longer captured');
+      this.failed = true;
+    });
+  }
+
+  write(record: CaptureRecord): void {
+    if (!this.failed) this.stream.write(`${JSON.stringify(record)}\n`);
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.stream.end(resolve));
+  }
+}

@@ -1,0 +1,102 @@
+// What the policy does with a client's POST before it is forwarded (the client's rules: block it,
+// or re-derive its 2026-07-28 headers from the body), and the verdict on the POST as a whole once
+// the server replied.
+import type { Logger } from 'pino';
+import type { Correlator } from '../exchange/correlate.ts';
+import type { OpenRequest } from '../exchange/table.ts';
+import { modernRequestHeaders } from '../mcp/headers.ts';
+import type { Frame } from '../pipeline.ts';
+import { police, type PolicedFinding } from '../rewrite/decide.ts';
+import type { RuleEngine } from '../rules/engine.ts';
+import { excerpt } from '../rules/evidence.ts';
+import { logDecision, logExchange, logFindings, whereOf, type FindingContext } from '../sinks/exchange-log.ts';
+import { upstreamHeaders } from './ingress.ts';
+import type { HttpExchange } from './mcp-endpoint.ts';
+import type { UpstreamResponse } from './upstream.ts';
+
+const appliedIn = (open: OpenRequest): Set<string> => new Set(open.decision && open.decision.kind !== 'pass' ? open.decision.rules : []);
+
+function postWhere(x: HttpExchange, inbound: Frame): FindingContext {
+  const first = inbound.decoded?.ok ? inbound.decoded.payload.messages[0] : undefined;
+  return {
+    method: first && (first.kind === 'request' || first.kind === 'notification') ? first.method : undefined,
+    id: x.requestIds[0],
+    tool: inbound.opened[0]?.tool,
+    session: x.flow.sessionId,
+    protocolVersion: x.flow.protocolVersion,
+  };
+}
+
+/** 2026-07-28 headers re-derived from the body, for requests whose headers disagree with it (header-mismatch, rewrite). */
+function rederivedHeaders(x: HttpExchange, opened: readonly OpenRequest[]): Record<string, string> | undefined {
+  if (x.policy.mode !== 'enforce') return undefined;
+  const open = opened.find((o) => o.findings.some((f) => f.rule === 'header-mismatch' && f.action === 'rewrite'));
+  if (!open) return undefined;
+  const schema = open.tool ? x.flow.session.tools.get(open.tool)?.inputSchema : undefined;
+  return modernRequestHeaders(open.method, open.params, schema);
+}
+
+export interface RequestVerdict {
+  /** The client was answered by the policy; nothing is forwarded. */
+  blocked: boolean;
+  /** Headers to forward instead of the client's (re-derived from the body). */
+  headers?: Record<string, string | string[]>;
+}
+
+export function judgeClientRequest(x: HttpExchange, inbound: Frame, deps: { logger: Logger; correlator: Correlator; now: () => number }): RequestVerdict {
+  const { logger } = deps;
+  const opened = inbound.opened.filter((o) => o.from === 'client');
+  const derived = rederivedHeaders(x, opened);
+  const where = postWhere(x, inbound);
+  const postApplied = new Set(opened.flatMap((o) => [...appliedIn(o)]));
+  if (derived) postApplied.add('header-mismatch');
+  logFindings(logger, inbound.postFindings, where, postApplied);
+  for (const open of opened) {
+    const applied = appliedIn(open);
+    if (derived) applied.add('header-mismatch');
+    logFindings(logger, open.findings, whereOf(open), applied);
+  }
+
+  const blocking = opened.find((o) => o.decision?.kind === 'reject');
+  if (blocking?.decision?.kind === 'reject') {
+    const { message, status } = blocking.decision;
+    logDecision(logger, blocking.decision, whereOf(blocking));
+    const replies = opened.map((o) => ({ ...message, id: o.id }));
+    const body = Buffer.from(JSON.stringify(x.batch ? replies : replies[0]), 'utf8');
+    x.res.writeHead(status, { 'content-type': 'application/json', 'content-length': body.length });
+    x.res.end(body);
+    for (const o of opened) {
+      const c = deps.correlator.abandon(x.flow.scope, 'client', o.id, deps.now(), 'blocked');
+      if (c) logExchange(logger, c, { status, transport: 'none' });
+    }
+    return { blocked: true };
+  }
+
+  if (!derived) return { blocked: false };
+  const headers = { ...upstreamHeaders(x.req), ...derived };
+  const before = Object.fromEntries(Object.keys(derived).map((k) => [k, x.req.headers[k]]));
+  logger.info({ rule: 'header-mismatch', rules: ['header-mismatch'], ...where, session: where.session ?? null, before: excerpt(before), after: excerpt(derived) }, 'rewrite');
+  return { blocked: false, headers };
+}
+
+/** Judges the POST as a whole once the server replied (the server's rules about the HTTP exchange). */
+export function judgePost(x: HttpExchange, inbound: Frame, up: UpstreamResponse, reply: Frame | undefined, deps: { logger: Logger; engine: RuleEngine }): void {
+  const raw = deps.engine.evaluate(
+    {
+      kind: 'post',
+      version: x.flow.protocolVersion,
+      requestHeaders: x.req.headers,
+      request: inbound.decoded!,
+      status: up.status,
+      contentType: String(up.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase() || undefined,
+      responseHeaders: up.headers,
+      response: reply?.decoded,
+      responseBytes: reply?.size ?? 0,
+      session: x.flow.session,
+    },
+    'server',
+  );
+  const where = postWhere(x, inbound);
+  const findings: PolicedFinding[] = police(raw, x.policy, { method: where.method, tool: where.tool }, (r) => deps.engine.groupOf(r));
+  logFindings(deps.logger, findings, where);
+}
