@@ -15,6 +15,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
 COPY --from=build /app/dist ./dist
+COPY config ./config
 USER node
 EXPOSE 8787
 ENTRYPOINT ["node", "dist/cli.js"]

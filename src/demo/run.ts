@@ -1,6 +1,9 @@
 // `mcp-warden demo`: the built-in broken server behind the proxy, one scripted client session
 // through it, and what the proxy logged, printed for a person. Driving and printing are separate:
 // each section of the printout is one renderer over the log records and what the client received.
+import { fileURLToPath } from 'node:url';
+import { formatPolicyError, loadPolicyFile } from '../policy/load.ts';
+import { REWRITABLE } from '../rewrite/rewriters.ts';
 import { createProxy } from '../server.ts';
 import { createLogger } from '../sinks/logger.ts';
 import { startBrokenServer } from './broken-server.ts';
@@ -41,33 +44,49 @@ const SESSION: readonly Step[] = [
 
 const TOOL_CALLS = SESSION.filter((s) => s.method === 'tools/call').length;
 
+/** The two shipped policies the demo runs the same broken session under. */
+const RUNS = [
+  { file: 'audit.yaml', title: 'staging: every finding logged, nothing changed' },
+  { file: 'enforce.yaml', title: 'production: every safe normalisation on' },
+] as const;
+
+const configFile = (name: string): string => fileURLToPath(new URL(`../../config/${name}`, import.meta.url));
+
 export async function runDemo(out: NodeJS.WritableStream, options: { color?: boolean } = {}): Promise<number> {
   const paint = painter(options.color ?? (out as { isTTY?: boolean }).isTTY === true);
-  const records: LogRecord[] = [];
-  const logger = createLogger({
-    destination: {
-      write(lines: string) {
-        for (const line of lines.split('\n')) if (line) records.push(JSON.parse(line) as LogRecord);
-      },
-    },
-  });
   const cleanup: Array<() => Promise<void>> = [];
   try {
     const server = await startBrokenServer();
     cleanup.push(server.close);
-    const proxy = await createProxy({ upstream: server.url, logger }).listen(0, '127.0.0.1');
-    cleanup.push(proxy.close);
-    const client = createClient(proxy.url);
-    cleanup.push(client.close);
-
-    out.write(renderHeader(server.url, proxy.url, paint));
-    const session = await driveSession(client);
-    out.write(renderExchanges(records, session, paint));
-    out.write(renderFindings(records, paint));
-    const missing = missingRecords(records, session);
-    if (missing.length > 0) {
-      out.write(`${paint('red', 'demo failed:')} the proxy log has no record of ${missing.join(', ')}\n`);
-      return 1;
+    out.write(renderHeader(server.url, paint));
+    for (const run of RUNS) {
+      const loaded = await loadPolicyFile(configFile(run.file), { rewritable: REWRITABLE });
+      if (!loaded.ok) throw new Error(`config/${run.file} does not validate: ${loaded.errors.map(formatPolicyError).join('; ')}`);
+      const { policy } = loaded;
+      const records: LogRecord[] = [];
+      const logger = createLogger({
+        destination: {
+          write(lines: string) {
+            for (const line of lines.split('\n')) if (line) records.push(JSON.parse(line) as LogRecord);
+          },
+        },
+      });
+      const proxy = await createProxy({ upstream: server.url, logger, policy: () => policy }).listen(0, '127.0.0.1');
+      const client = createClient(proxy.url);
+      try {
+        const session = await driveSession(client);
+        out.write(`\n${paint('bold', `Under config/${run.file}`)} ${paint('dim', `(${run.title}), proxy at ${proxy.url.href}`)}\n\n`);
+        out.write(renderExchanges(records, session, paint));
+        out.write(policy.mode === 'audit' ? renderFindings(records, paint) : renderRewrites(records, paint));
+        const missing = missingRecords(records, session);
+        if (missing.length > 0) {
+          out.write(`${paint('red', 'demo failed:')} the proxy log has no record of ${missing.join(', ')}\n`);
+          return 1;
+        }
+      } finally {
+        await client.close();
+        await proxy.close();
+      }
     }
     out.write(renderClosing(paint));
     return 0;
@@ -114,13 +133,12 @@ export const painter =
   (style, text) =>
     color ? `\x1b[${SGR[style][0]}m${text}\x1b[${SGR[style][1]}m` : text;
 
-function renderHeader(server: URL, proxy: URL, paint: Paint): string {
+function renderHeader(server: URL, paint: Paint): string {
   return [
     paint('bold', 'mcp-warden demo'),
     `  server  ${server.href}  a built-in MCP server that breaks some of the protocol's error rules on purpose`,
-    `  proxy   ${proxy.href}  mcp-warden in front of it, logging every JSON-RPC exchange`,
+    `  proxy   mcp-warden in front of it, once under each shipped policy`,
     `  client  one MCP session through the proxy: initialize, tools/list, ${TOOL_CALLS} tool calls, resources/list, DELETE`,
-    '',
     '',
   ].join('\n');
 }
@@ -128,13 +146,26 @@ function renderHeader(server: URL, proxy: URL, paint: Paint): string {
 function renderClosing(paint: Paint): string {
   return [
     '',
-    paint('dim', 'Each row above is one "exchange" record of the proxy\'s log, each finding a "violation" record;'),
-    paint('dim', '`mcp-warden rules` lists every rule. The traffic itself passed through unchanged.'),
+    paint('dim', 'Each row is one "exchange" record of the proxy\'s log, each finding a "violation" record, each'),
+    paint('dim', 'change a "rewrite" record. `mcp-warden rules` lists every rule; config/*.yaml are the two policies.'),
     '',
   ].join('\n');
 }
 
 const SEVERITY_STYLE: Record<string, Style> = { error: 'red', warning: 'yellow', info: 'dim' };
+
+/** What the enforce policy changed: one line per rewrite or block, with what the client got instead. */
+export function renderRewrites(records: readonly LogRecord[], paint: Paint): string {
+  const changes = records.filter((r) => r.msg === 'rewrite' || r.msg === 'block');
+  if (changes.length === 0) return `\n  ${paint('green', 'Nothing to rewrite.')}\n`;
+  const lines = ['', `  ${paint('bold', `REWRITES: ${changes.length}`)}  ${paint('dim', '(the client received the answer on the right, not the server\'s)')}`];
+  for (const r of changes) {
+    const where = `${String(r.method)}${typeof r.tool === 'string' ? ` ${r.tool}` : ''}`;
+    const rules = Array.isArray(r.rules) ? r.rules.join(', ') : String(r.rule);
+    lines.push(`  ${paint('yellow', where.padEnd(30))} ${rules}`, `  ${' '.repeat(30)} ${paint('dim', clip(String(r.after), 110))}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
 
 /** The proxy's findings grouped by rule, in the order they were first seen: where, what, and the fix. */
 export function renderFindings(records: readonly LogRecord[], paint: Paint): string {

@@ -52,23 +52,34 @@ const EXPECTED_FINDINGS: Array<[string, string]> = [
 ];
 
 describe('runDemo', () => {
-  it('prints one row per exchange with its logged outcome, without colour, and returns 0', async () => {
+  it('prints the session under audit.yaml (findings) and enforce.yaml (rewrites), without colour, and returns 0', async () => {
     const { code, text, ms } = await demo(false);
     assert.equal(code, 0, text);
     assert.doesNotMatch(text, ANSI);
-    assert.ok(ms < 3000, `took ${ms} ms`);
-    const lines = text.split('\n');
+    assert.ok(ms < 5000, `took ${ms} ms`);
+    const audit = text.slice(text.indexOf('Under config/audit.yaml'), text.indexOf('Under config/enforce.yaml'));
+    const enforce = text.slice(text.indexOf('Under config/enforce.yaml'));
+    assert.ok(audit.length > 0 && enforce.length > 0, text);
+    // Under audit.yaml the client gets what the server sent: one row per exchange with its outcome.
+    const lines = audit.split('\n');
     for (const [method, tool, status, outcome] of EXPECTED) {
       const row = new RegExp(`^\\s+${escape(method)}\\s+${tool ? `${escape(tool)}\\s+` : ''}${status}\\s+${escape(outcome)}(\\s|$)`);
-      assert.equal(lines.filter((l) => row.test(l)).length, 1, `one row ${row} in:\n${text}`);
+      assert.equal(lines.filter((l) => row.test(l)).length, 1, `one row ${row} in:\n${audit}`);
     }
-    assert.match(text, /HTML page \(text\/html, \d+ bytes\)/);
-    assert.match(text, /SSE: 1 notification, then result "Report ready/);
+    assert.match(audit, /HTML page \(text\/html, \d+ bytes\)/);
+    assert.match(audit, /SSE: 1 notification, then result "Report ready/);
     // Each deliberate fault shows up under its rule in the findings section.
-    const findings = text.slice(text.indexOf('FINDINGS:'));
+    const findings = audit.slice(audit.indexOf('FINDINGS:'));
     for (const [rule, where] of EXPECTED_FINDINGS) {
       assert.match(findings, new RegExp(`\\b${escape(rule)}\\b[^\\n]*\\n(\\s+[^\\n]*\\n)*?\\s+${escape(where)}:`), `${rule} for ${where}`);
     }
+    // Under enforce.yaml the client gets what the spec asks for.
+    assert.match(enforce, /delete_everything\s+200\s+isError\s+[\d.]+ ms\s+1\s+JSON error -32602 "Unknown tool: delete_everything"/);
+    assert.match(enforce, /export_report\s+200\s+invalid-response\s+[\d.]+ ms\s+1\s+JSON error -32603/);
+    assert.match(enforce, /send_email\s+200\s+result\s+[\d.]+ ms\s+1\s+JSON result isError "Error: SMTP/);
+    assert.match(enforce, /resources\/list\s+200\s+error:-32000\s+[\d.]+ ms\s+2\s+JSON error -32601/);
+    assert.match(enforce, /REWRITES: 5/);
+    assert.doesNotMatch(enforce, /HTML page \(text\/html/, "the client never sees the HTML page");
     assert.match(text, /mcp-warden rules/);
   });
 
