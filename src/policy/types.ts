@@ -34,7 +34,7 @@ export interface Policy {
   limits: { maxRequestBytes?: number; auditBodyBytes?: number; auditEventBytes?: number };
   log: {
     level?: string;
-    /** Tool arguments on exchange records: left out (default), redacted values, or as sent. */
+    /** Tool arguments on exchange records: left out, redacted values (default), or as sent. */
     arguments: 'off' | 'redacted' | 'full';
   };
   /** What replaces a leaked internal in a rewritten message. */
