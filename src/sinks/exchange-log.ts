@@ -32,17 +32,22 @@ export interface FindingContext {
 
 const round = (ms: number): number => Math.round(ms * 100) / 100;
 
+/** The fields that say which exchange a record is about. */
+const whereFields = (where: FindingContext) => ({
+  method: where.method,
+  id: where.id,
+  tool: where.tool,
+  session: where.session ?? null,
+  protocolVersion: where.protocolVersion ?? null,
+});
+
 export function logFindings(logger: Logger, findings: readonly PolicedFinding[], where: FindingContext, applied: ReadonlySet<string> = NONE): void {
   for (const f of findings) {
     const record = {
       rule: f.rule,
       severity: f.severity,
       message: f.message,
-      method: where.method,
-      id: where.id,
-      tool: where.tool,
-      session: where.session ?? null,
-      protocolVersion: where.protocolVersion ?? null,
+      ...whereFields(where),
       pointer: f.pointer,
       evidence: f.evidence,
       fix: f.fix,
@@ -63,11 +68,7 @@ export function logDecision(logger: Logger, decision: Decision, where: FindingCo
     {
       rule: decision.rules[0],
       rules: decision.rules,
-      method: where.method,
-      id: where.id,
-      tool: where.tool,
-      session: where.session ?? null,
-      protocolVersion: where.protocolVersion ?? null,
+      ...whereFields(where),
       status: decision.status,
       before: decision.kind === 'mutate' ? decision.before : undefined,
       after: excerpt(decision.message, 2000),

@@ -278,22 +278,17 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     }
   }
 
-  async function get(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** GET (the server's stream, long-lived) and DELETE (the session's end): no body to read, the answer relayed. */
+  async function forward(req: IncomingMessage, res: ServerResponse, method: 'GET' | 'DELETE'): Promise<void> {
     const flow = resolveFlow(req.headers, [], sessions, ++seq, ctx.now());
     const x = exchangeFor(req, res, flow, abortOnClose(res));
     try {
-      const up = await ctx.upstream.request({ method: 'GET', path: upstreamPath(req), headers: upstreamHeaders(req), body: undefined, signal: x.abort.signal, longLived: true });
-      await relayResponse(x, up, 'get-sse');
-    } catch (err) {
-      fail(x, err);
-    }
-  }
-
-  async function del(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const flow = resolveFlow(req.headers, [], sessions, ++seq, ctx.now());
-    const x = exchangeFor(req, res, flow, abortOnClose(res));
-    try {
-      const up = await ctx.upstream.request({ method: 'DELETE', path: upstreamPath(req), headers: upstreamHeaders(req), body: undefined, signal: x.abort.signal, longLived: false });
+      const longLived = method === 'GET';
+      const up = await ctx.upstream.request({ method, path: upstreamPath(req), headers: upstreamHeaders(req), body: undefined, signal: x.abort.signal, longLived });
+      if (method === 'GET') {
+        await relayResponse(x, up, 'get-sse');
+        return;
+      }
       await relayBody(x, up, undefined);
       if (up.status >= 200 && up.status < 300 && flow.sessionId) sessions.end(flow.session.key);
       logger.info({ session: flow.sessionId ?? null, status: up.status }, 'session end');
@@ -310,9 +305,9 @@ export function createMcpEndpoint(ctx: EndpointContext) {
   return {
     /** Handles POST, GET and DELETE; returns false for any other method (the caller forwards it). */
     handle(req: IncomingMessage, res: ServerResponse): boolean {
-      const run = req.method === 'POST' ? post : req.method === 'GET' ? get : req.method === 'DELETE' ? del : undefined;
-      if (!run) return false;
-      run(req, res).catch((err: unknown) => {
+      const method = req.method;
+      if (method !== 'POST' && method !== 'GET' && method !== 'DELETE') return false;
+      (method === 'POST' ? post(req, res) : forward(req, res, method)).catch((err: unknown) => {
         logger.error({ err }, 'unexpected failure on the MCP endpoint');
         if (!res.headersSent) sendProxyError(res, new ProxyError('WARDEN_INTERNAL'), [], false);
         else res.destroy();
