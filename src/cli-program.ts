@@ -1,5 +1,5 @@
-// The mcp-warden command line: `proxy` runs the proxy, `rules` lists the rules, `demo` shows it on a
-// built-in broken server.
+// The mcp-warden command line: `proxy` runs the proxy, `rules` lists the rules, `replay` runs a
+// capture through a policy offline, `demo` shows it on a built-in broken server.
 // Built by a function so tests (and the README check) can read it without running it.
 import { Command, Option } from 'commander';
 import { createRequire } from 'node:module';
@@ -69,6 +69,16 @@ export function buildProgram(): Command {
       const { RULES } = await import('./rules/index.ts');
       const { policySchemaJson } = await import('./policy/schema.ts');
       process.stdout.write(policySchemaJson(RULES));
+    });
+
+  program
+    .command('replay <capture>')
+    .description('replay a capture (the policy\'s capture: { path }) through a policy offline: what it would flag, rewrite and block')
+    .option('-p, --policy <file>', 'policy file (YAML) to replay under, judged as enforce mode (default: built-in defaults, every rule logged)')
+    .addOption(new Option('--format <format>', 'output format: a table and a summary line, or the report as JSON').choices(['text', 'json']).default('text'))
+    .action(async (capture: string, opts: { policy?: string; format: 'text' | 'json' }) => {
+      const { runReplayCommand } = await import('./commands/replay.ts');
+      process.exitCode = await runReplayCommand(capture, opts);
     });
 
   program

@@ -86,6 +86,7 @@ export function judge(c: Completed, subject: ExchangeSubject, ctx: StageContext)
   // judged the request before it was forwarded.
   const party = c.request.from === 'client' ? 'server' : undefined;
   const raw = ctx.engine.evaluate(subject, party);
+  c.subject = subject;
   c.findings = police(raw, ctx.policy, { method: c.request.method, tool: c.request.tool }, (r) => ctx.engine.groupOf(r));
 }
 

@@ -4,6 +4,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { JsonRpcId, Message } from '../codec/jsonrpc.ts';
 import type { PolicedFinding } from '../rewrite/decide.ts';
 import type { Decision } from '../rewrite/types.ts';
+import type { ExchangeSubject } from '../rules/types.ts';
 import { META } from '../mcp/versions.ts';
 import type { Session, SessionStore } from './sessions.ts';
 import type { OpenRequest, RequestTable, Sender } from './table.ts';
@@ -28,6 +29,8 @@ export interface Completed {
   findings: PolicedFinding[];
   /** What the policy does about it (filled by the rewrite stage). */
   decision?: Decision;
+  /** What the rules judged: the exchange as the proxy saw it before any rewrite (a capture keeps it). */
+  subject?: ExchangeSubject;
 }
 
 const asRecord = (v: unknown): Record<string, unknown> | undefined =>

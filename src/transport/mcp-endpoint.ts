@@ -84,10 +84,8 @@ export function createMcpEndpoint(ctx: EndpointContext) {
   const log = (x: HttpExchange, completed: readonly Completed[], http: ExchangeHttp): void => {
     for (const c of completed) {
       logExchange(logger, c, { ...http, arguments: x.policy.log.arguments });
-      if (x.policy.capture) {
-        const subject = exchangeSubject(c, x.flow, { status: http.status, contentType: undefined, transport: http.transport, proxyError: http.proxyError }, x.bodyProblem, x.unmatched);
-        ctx.capture(x.policy.capture.path).write(captureRecord(c, subject, new Date()));
-      }
+      // The capture keeps what the rules judged (the server's status and body), not what a rewrite sent.
+      if (x.policy.capture && c.subject) ctx.capture(x.policy.capture.path).write(captureRecord(c, c.subject, new Date()));
     }
   };
 
