@@ -56,18 +56,25 @@ export function decide({ findings, subject, policy, rewriters, party, modern }: 
   let message = original === undefined ? undefined : (structuredClone(original) as ResponseMessage);
   let status: number | undefined;
   const applied: string[] = [];
+  const settled: string[] = [];
   for (const f of findings) {
     if (f.action !== 'rewrite') continue;
     const rewriter = rewriters.get(f.rule);
-    const out = rewriter?.apply(message, { subject, finding: f, marker: policy.redactionMarker });
-    if (!out) continue;
-    message = out.message;
-    status = out.status ?? status;
-    applied.push(f.rule);
+    if (!rewriter) continue;
+    const out = rewriter.apply(message, { subject, finding: f, marker: policy.redactionMarker });
+    if (out) {
+      message = out.message;
+      status = out.status ?? status;
+      applied.push(f.rule);
+    } else if (applied.length > 0) {
+      // An earlier rewrite already left nothing for this one to change (e.g. the code it would fix is gone).
+      settled.push(f.rule);
+    }
   }
   if (applied.length === 0 || message === undefined) return { kind: 'pass' };
-  const before = original !== undefined ? excerpt(original) : (subject.bodyProblem?.excerpt ?? subject.proxyError ?? '');
-  return { kind: 'mutate', message, status, rules: applied, before };
+  const replaced = original ?? subject.unmatched.find((m) => m.kind === 'error')?.value;
+  const before = replaced !== undefined ? excerpt(replaced, 2000) : (subject.bodyProblem?.excerpt ?? subject.proxyError ?? '');
+  return { kind: 'mutate', message, status, rules: applied, settled, before };
 }
 
 /** Rewriters by the rule ids they handle. */

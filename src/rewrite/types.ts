@@ -34,6 +34,6 @@ export interface Rewriter {
 export type Decision =
   | { kind: 'pass' }
   /** Send `message` instead of what the server sent (and `status`, where it can still change). */
-  | { kind: 'mutate'; message: ResponseMessage; status: number | undefined; rules: string[]; before: string }
+  | { kind: 'mutate'; message: ResponseMessage; status: number | undefined; rules: string[]; before: string; /** Rules an earlier rewrite already put right. */ settled: string[] }
   /** Do not pass the message on: answer the client with this JSON-RPC error. */
   | { kind: 'reject'; message: ResponseMessage; status: number; rules: string[] };

@@ -87,7 +87,7 @@ export const whereOf = (request: OpenRequest): FindingContext => ({
 });
 
 const appliedRules = (decision: Decision | undefined): ReadonlySet<string> =>
-  decision && decision.kind !== 'pass' ? new Set(decision.rules) : NONE;
+  !decision || decision.kind === 'pass' ? NONE : new Set(decision.kind === 'mutate' ? [...decision.rules, ...decision.settled] : decision.rules);
 
 export function logExchange(logger: Logger, c: Completed, http: ExchangeHttp): void {
   const { request } = c;

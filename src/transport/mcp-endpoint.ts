@@ -118,6 +118,23 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     return out;
   };
 
+  /**
+   * An SSE event that is the POST's answer, broken (an error without an id, data that is not
+   * JSON-RPC): with one request waiting on the stream, it is that request's answer, judged and
+   * decided here so a rewrite can take the event's place.
+   */
+  function brokenAnswer(x: HttpExchange, frame: Frame, http: ResponseHttp): Completed[] {
+    if (x.requestIds.length !== 1 || frame.completed.length > 0) return [];
+    const problem = bodyProblemOf(frame.decoded, frame.body);
+    if (!problem && !nullIdError(frame.unmatched)) return [];
+    const c = correlator.abandon(x.flow.scope, 'client', x.requestIds[0]!, ctx.now(), 'invalid-response');
+    if (!c) return [];
+    const subject = exchangeSubject(c, x.flow, http, problem, frame.unmatched);
+    judge(c, subject, stages(x));
+    decideFor(c, subject, stages(x));
+    return [c];
+  }
+
   function abortOnClose(res: ServerResponse): AbortController {
     const abort = new AbortController();
     res.once('close', () => {
@@ -175,7 +192,8 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       ...(frame?.completed ?? []).map((c) => changeOf(c, c.response)),
       ...abandoned.map((c) => changeOf(c, target)),
     ].filter((c) => c !== undefined);
-    const rewritten = rewriteBody(frame?.decoded, changes);
+    // A body that answered nothing usable is replaced whole; a usable one keeps its other messages.
+    const rewritten = rewriteBody(x.bodyProblem ? undefined : frame?.decoded, changes);
     const decided = [...(frame?.completed ?? []), ...abandoned].find((c) => statusOf(c) !== undefined);
     const usable = frame?.decoded?.ok === true && !x.bodyProblem;
     const status = rewritten ? ((decided && statusOf(decided)) ?? (usable ? up.status : 200)) : up.status;
@@ -205,8 +223,13 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     const summary = await relaySse(up.body, x.res, limits.auditEventBytes, (data, size, raw) => {
       const frame = pipe(x, { from: 'server', body: data, size, http: frameHttp, issuedSessionId });
       log(x, frame.completed, http);
-      const changes = frame.completed.map((c) => changeOf(c, c.response)).filter((c) => c !== undefined);
-      const rewritten = rewriteBody(frame.decoded, changes);
+      const broken = brokenAnswer(x, frame, frameHttp);
+      log(x, broken, http);
+      const changes = [
+        ...frame.completed.map((c) => changeOf(c, c.response)),
+        ...broken.map((c) => changeOf(c, nullIdError(frame.unmatched))),
+      ].filter((c) => c !== undefined);
+      const rewritten = rewriteBody(bodyProblemOf(frame.decoded, frame.body) ? undefined : frame.decoded, changes);
       return rewritten ? encodeSseEvent(raw, rewritten.toString('utf8')) : undefined;
     });
     if (summary.error && !x.abort.signal.aborted) {
