@@ -1,0 +1,100 @@
+// `mcp-warden proxy` as users run it: a child process in front of a loopback server, a policy
+// reloaded on SIGHUP, a policy that does not validate refused at start, SIGTERM ending it with 0.
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { jsonRpcResult, startRawServer, type RawServer } from '../fixtures/raw-server.ts';
+
+const ROOT = new URL('../../', import.meta.url);
+let dir: string;
+let upstream: RawServer;
+let child: ChildProcess | undefined;
+after(async () => {
+  child?.kill('SIGKILL');
+  await upstream?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+
+/** Starts the CLI; resolves with the child and a function that waits for a log line matching `pred`. */
+function start(args: string[]) {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: Array<Record<string, unknown>> = [];
+  let stderr = '';
+  let pending = '';
+  proc.stdout!.on('data', (chunk: Buffer) => {
+    pending += chunk.toString();
+    let nl: number;
+    while ((nl = pending.indexOf('\n')) >= 0) {
+      const line = pending.slice(0, nl);
+      pending = pending.slice(nl + 1);
+      try {
+        lines.push(JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        // not a log line
+      }
+    }
+  });
+  proc.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  const waitFor = async (pred: (r: Record<string, unknown>) => boolean, what: string) => {
+    for (let i = 0; i < 200; i++) {
+      const found = lines.find(pred);
+      if (found) return found;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error(`no log line for ${what}; stderr: ${stderr}; lines: ${JSON.stringify(lines)}`);
+  };
+  return { proc, waitFor, exited, stderr: () => stderr };
+}
+
+test('the proxy command serves, reloads its policy on SIGHUP, and exits 0 on SIGTERM', async () => {
+  dir = await mkdtemp(join(tmpdir(), 'warden-cli-'));
+  upstream = await startRawServer(jsonRpcResult({ content: [{ type: 'text', text: 'Error: disk full' }] }));
+  const policy = join(dir, 'policy.yaml');
+  await writeFile(policy, 'mode: audit\n');
+  const port = await freePort();
+  const run = start(['proxy', '--upstream', new URL('/mcp', upstream.url).href, '--listen', `127.0.0.1:${port}`, '--policy', policy, '--no-pretty']);
+  child = run.proc;
+  await run.waitFor((r) => r.msg === 'listening', 'listening');
+  const call = async () => {
+    const res = await request(`http://127.0.0.1:${port}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'save', arguments: {} } }),
+    });
+    return (await res.body.json()) as { result: { isError?: boolean } };
+  };
+  assert.equal((await call()).result.isError, undefined, 'audit: passed unchanged');
+  await run.waitFor((r) => r.msg === 'violation' && r.rule === 'silent-success' && r.applied === false, 'the audit finding');
+
+  await writeFile(policy, 'mode: enforce\nrules:\n  silent-success: rewrite\n');
+  run.proc.kill('SIGHUP');
+  await run.waitFor((r) => r.msg === 'policy reloaded', 'the reload');
+  assert.equal((await call()).result.isError, true, 'enforce: rewritten after the reload');
+
+  run.proc.kill('SIGTERM');
+  assert.equal(await run.exited, 0);
+  child = undefined;
+});
+
+test('a policy that does not validate stops the start with its errors and exit 1', async () => {
+  dir ??= await mkdtemp(join(tmpdir(), 'warden-cli-'));
+  const bad = join(dir, 'bad.yaml');
+  await writeFile(bad, 'mode: enforse\n');
+  const run = start(['proxy', '--upstream', 'http://127.0.0.1:9/mcp', '--listen', '127.0.0.1:0', '--policy', bad]);
+  assert.equal(await run.exited, 1);
+  assert.match(run.stderr(), /bad\.yaml:1:7: mode: expected one of audit\|enforce, found "enforse"/);
+});
