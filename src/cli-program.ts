@@ -13,19 +13,26 @@ export function buildProgram(): Command {
     .description('A reverse proxy that audits MCP servers for the protocol\'s error rules')
     .version(version);
 
+  // Every proxy option can also come from the environment (12-factor), through the same parser.
+  const opt = (flags: string, description: string, env: string, parse?: (value: string) => unknown) => {
+    const option = new Option(flags, description).env(env);
+    return parse ? option.argParser(parse) : option;
+  };
   program
     .command('proxy')
     .description('run the proxy in front of an MCP server')
-    .option('-u, --upstream <url>', 'the MCP server\'s endpoint URL, e.g. http://127.0.0.1:3000/mcp (or upstream.url in the policy)', parseUrl)
-    .option('-l, --listen <host:port>', 'address to listen on', parseListen, { host: '127.0.0.1', port: 8787 })
-    .option('--path <path>', 'path of the MCP endpoint on the proxy (default: the upstream URL\'s path)')
-    .option('--public-url <url>', 'URL clients use to reach the proxy, for OAuth metadata (default: what each client used)', parseUrl)
-    .option('-p, --policy <file>', 'policy file (YAML): mode, rule actions, settings (default: audit mode, every rule logged)')
-    .option('--timeout <duration>', 'time the upstream has to send response headers (default: 60s)', parseDuration)
-    .option('--idle-timeout <duration>', 'longest silence inside an upstream response body, 0 for none (default: 5m)', parseDuration)
-    .option('--max-body <size>', 'largest request body accepted from a client (default: 4mib)', parseSize)
-    .option('--audit-limit <size>', 'largest response body parsed; larger ones stream through unaudited (default: 4mib)', parseSize)
-    .addOption(new Option('--log-level <level>', 'log level (default: info)').choices(['trace', 'debug', 'info', 'warn', 'error']))
+    .addOption(opt('-u, --upstream <url>', 'the MCP server\'s endpoint URL, e.g. http://127.0.0.1:3000/mcp (or upstream.url in the policy)', 'MCP_WARDEN_UPSTREAM', parseUrl))
+    .addOption(opt('-l, --listen <host:port>', 'address to listen on', 'MCP_WARDEN_LISTEN', parseListen).default({ host: '127.0.0.1', port: 8787 }, '127.0.0.1:8787'))
+    .addOption(opt('--path <path>', 'path of the MCP endpoint on the proxy (default: the upstream URL\'s path)', 'MCP_WARDEN_PATH'))
+    .addOption(opt('--public-url <url>', 'URL clients use to reach the proxy, for OAuth metadata (default: what each client used)', 'MCP_WARDEN_PUBLIC_URL', parseUrl))
+    .addOption(opt('-p, --policy <file>', 'policy file (YAML): mode, rule actions, settings (default: audit mode, every rule logged)', 'MCP_WARDEN_POLICY'))
+    .addOption(opt('--admin <host:port>', 'serve /healthz, /readyz and /metrics on this address (default: off)', 'MCP_WARDEN_ADMIN', parseListen))
+    .addOption(opt('--timeout <duration>', 'time the upstream has to send response headers (default: 60s)', 'MCP_WARDEN_TIMEOUT', parseDuration))
+    .addOption(opt('--idle-timeout <duration>', 'longest silence inside an upstream response body, 0 for none (default: 5m)', 'MCP_WARDEN_IDLE_TIMEOUT', parseDuration))
+    .addOption(opt('--max-body <size>', 'largest request body accepted from a client (default: 4mib)', 'MCP_WARDEN_MAX_BODY', parseSize))
+    .addOption(opt('--audit-limit <size>', 'largest response body parsed; larger ones stream through unaudited (default: 4mib)', 'MCP_WARDEN_AUDIT_LIMIT', parseSize))
+    .addOption(opt('--shutdown-timeout <duration>', 'on SIGTERM, how long in-flight exchanges may take to finish (default: 10s)', 'MCP_WARDEN_SHUTDOWN_TIMEOUT', parseDuration))
+    .addOption(opt('--log-level <level>', 'log level (default: info)', 'MCP_WARDEN_LOG_LEVEL').choices(['trace', 'debug', 'info', 'warn', 'error']))
     .option('--pretty', 'human-readable logs (default when stdout is a terminal)')
     .option('--no-pretty', 'JSON lines even on a terminal')
     .action(async (opts: ProxyCommandOptions) => runProxyCommand(opts));

@@ -14,6 +14,7 @@ import type { Policy } from './policy/types.ts';
 import { runtimeFactory } from './policy/runtime.ts';
 import { REWRITABLE } from './rewrite/rewriters.ts';
 import { CaptureSink } from './sinks/capture.ts';
+import { Metrics } from './sinks/metrics.ts';
 import { logExchange } from './sinks/exchange-log.ts';
 import { createMcpEndpoint } from './transport/mcp-endpoint.ts';
 import { createPassthrough } from './transport/passthrough.ts';
@@ -39,6 +40,19 @@ export interface RunningProxy {
   close(): Promise<void>;
 }
 
+/** Resolves once `count()` is 0, or false after `deadlineMs`. */
+function drained(count: () => number, deadlineMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const check = (): void => {
+      if (count() === 0) resolve(true);
+      else if (Date.now() - started >= deadlineMs) resolve(false);
+      else setTimeout(check, 25);
+    };
+    check();
+  });
+}
+
 export function createProxy(options: ProxyOptions) {
   const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
   const { logger } = options;
@@ -46,13 +60,12 @@ export function createProxy(options: ProxyOptions) {
   const upstream = new Upstream(options.upstream, limits);
   const sessions = new SessionStore(limits);
   const table = new RequestTable(limits.maxOpenRequests, limits.requestIdleMs, (request, why) => {
-    logExchange(logger, { request, response: undefined, outcome: 'no-response', durationMs: performance.now() - request.startedAt, responseBytes: 0, findings: [] }, {
-      status: undefined,
-      transport: 'none',
-      expired: why,
-    });
+    const c = { request, response: undefined, outcome: 'no-response', durationMs: performance.now() - request.startedAt, responseBytes: 0, findings: [] };
+    logExchange(logger, c, { status: undefined, transport: 'none', expired: why });
+    metrics.exchange(c, undefined, () => false);
   });
   const correlator = new Correlator(table, sessions);
+  const metrics = new Metrics({ sessions: () => sessions.size, openRequests: () => table.size });
   const passthrough = createPassthrough({ upstream: options.upstream, publicUrl: options.publicUrl, logger });
   const upstreamOrigin = options.upstream.origin;
 
@@ -80,14 +93,25 @@ export function createProxy(options: ProxyOptions) {
     policy: options.policy ?? (() => fallback),
     now: () => performance.now(),
     capture,
+    metrics,
     fixHeaders,
   });
 
+  // Requests being served now (SSE streams included): a graceful shutdown waits for them.
+  let inFlight = 0;
+  let draining = false;
+  let closing: Promise<void> | undefined;
   const server = createServer((req, res) => {
+    inFlight++;
+    res.once('close', () => inFlight--);
+    if (draining) res.setHeader('connection', 'close');
     const path = (req.url ?? '/').split('?')[0];
     if (path === mcpPath && endpoint.handle(req, res)) return;
     passthrough.handle(req, res);
   });
+  // A client that trickles its headers or body (slowloris) is cut off; responses may stream for long.
+  server.headersTimeout = limits.clientHeadersTimeoutMs;
+  server.requestTimeout = limits.clientRequestTimeoutMs;
   server.on('clientError', (err, socket) => {
     // Malformed HTTP from a client: answer 400 if the socket still can, never crash.
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
@@ -104,6 +128,23 @@ export function createProxy(options: ProxyOptions) {
   return {
     server,
     sessions,
+    metrics,
+    /** True once shutdown began: readiness probes report it. */
+    draining: () => draining,
+    /**
+     * Stops accepting connections, lets in-flight exchanges and streams finish for up to
+     * `deadlineMs`, then closes what is left. Resolves with whether everything finished in time.
+     */
+    async shutdown(deadlineMs: number = limits.shutdownTimeoutMs): Promise<boolean> {
+      draining = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const finished = await drained(() => inFlight, deadlineMs);
+      if (!finished) logger.warn({ inFlight, deadlineMs }, 'shutdown deadline reached; closing what is left');
+      await this.close();
+      await closed;
+      return finished;
+    },
     async listen(port: number, host: string): Promise<RunningProxy> {
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
@@ -118,15 +159,21 @@ export function createProxy(options: ProxyOptions) {
       logger.info({ listen: url.href, upstream: options.upstream.href }, 'listening');
       return { url, server, close: () => this.close() };
     },
-    async close(): Promise<void> {
-      clearInterval(sweeper);
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
+    /** Closes everything now; calling it again returns the same promise. */
+    close(): Promise<void> {
+      closing ??= (async () => {
+        clearInterval(sweeper);
+        await new Promise<void>((resolve) => {
+          if (!server.listening) return resolve();
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
         server.closeAllConnections();
-      });
-      passthrough.close();
-      await upstream.close();
-      await Promise.all([...captures.values()].map((c) => c.close()));
+        passthrough.close();
+        await upstream.close();
+        await Promise.all([...captures.values()].map((c) => c.close()));
+      })();
+      return closing;
     },
   };
 }

@@ -5,6 +5,7 @@ import { formatPolicyError, loadPolicyFile } from '../policy/load.ts';
 import { PolicyStore } from '../policy/store.ts';
 import { defaultPolicy } from '../policy/compile.ts';
 import { REWRITABLE } from '../rewrite/rewriters.ts';
+import { createAdminServer } from '../admin.ts';
 import { createProxy } from '../server.ts';
 import { createLogger } from '../sinks/logger.ts';
 
@@ -19,6 +20,8 @@ export interface ProxyCommandOptions {
   idleTimeout?: number;
   maxBody?: number;
   auditLimit?: number;
+  admin?: { host: string; port: number };
+  shutdownTimeout?: number;
   logLevel?: string;
   pretty?: boolean;
 }
@@ -56,14 +59,24 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
   });
   await proxy.listen(opts.listen.port, opts.listen.host);
   logger.info({ policy: policy.source, mode: policy.mode }, 'policy in force');
+  const admin = opts.admin ? createAdminServer({ metrics: proxy.metrics, upstream, draining: proxy.draining }) : undefined;
+  if (admin && opts.admin) logger.info({ admin: (await admin.listen(opts.admin.port, opts.admin.host)).href }, 'admin listening');
   if (opts.policy !== undefined) store.watch();
   const reload = () => void store.reload('signal');
   process.on('SIGHUP', reload);
   const stop = (signal: string) => {
-    logger.info({ signal }, 'shutting down');
+    const deadlineMs = opts.shutdownTimeout ?? DEFAULT_LIMITS.shutdownTimeoutMs;
+    logger.info({ signal, deadlineMs }, 'shutting down: no new connections, waiting for in-flight exchanges');
     process.off('SIGHUP', reload);
     store.close();
-    proxy.close().then(() => process.exit(0));
+    void proxy
+      .shutdown(deadlineMs)
+      .then((finished) => logger.info({ finished }, 'stopped'))
+      .finally(async () => {
+        await admin?.close();
+        logger.flush();
+        process.exit(0);
+      });
   };
   process.once('SIGINT', stop).once('SIGTERM', stop);
 }

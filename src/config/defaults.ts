@@ -23,6 +23,12 @@ export interface Limits {
   upstreamConnectTimeoutMs: number;
   /** Tools remembered per session from tools/list. */
   maxToolsPerSession: number;
+  /** Time (ms) a client has to send its request headers (slowloris). */
+  clientHeadersTimeoutMs: number;
+  /** Time (ms) a client has to send its whole request, body included (not the response). */
+  clientRequestTimeoutMs: number;
+  /** On SIGTERM, how long (ms) in-flight exchanges and streams may take to finish before they are cut. */
+  shutdownTimeoutMs: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
@@ -37,4 +43,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   upstreamBodyTimeoutMs: 5 * 60_000,
   upstreamConnectTimeoutMs: 10_000,
   maxToolsPerSession: 1_000,
+  clientHeadersTimeoutMs: 10_000,
+  clientRequestTimeoutMs: 30_000,
+  shutdownTimeoutMs: 10_000,
 });

@@ -20,6 +20,7 @@ import type { Runtime } from '../policy/runtime.ts';
 import { bodyProblemOf, exchangeSubject, type ResponseHttp } from '../rules/subjects.ts';
 import type { BodyProblem } from '../rules/types.ts';
 import { captureRecord, type CaptureSink } from '../sinks/capture.ts';
+import type { Metrics } from '../sinks/metrics.ts';
 import { logExchange, type ExchangeHttp } from '../sinks/exchange-log.ts';
 import { clientHeaders, sendProxyError } from './egress.ts';
 import { readBody, upstreamHeaders } from './ingress.ts';
@@ -40,6 +41,7 @@ export interface EndpointContext {
   policy: () => Policy;
   /** Monotonic clock in ms. */
   now: () => number;
+  metrics: Metrics;
   /** The capture sink writing to a path (one per path, opened on first use). */
   capture: (path: string) => CaptureSink;
   /** Rewrites response headers that name the upstream's own address (WWW-Authenticate). */
@@ -84,6 +86,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
   const log = (x: HttpExchange, completed: readonly Completed[], http: ExchangeHttp): void => {
     for (const c of completed) {
       logExchange(logger, c, { ...http, arguments: x.policy.log.arguments });
+      ctx.metrics.exchange(c, http.status, (tool) => x.flow.session.tools.has(tool));
       // The capture keeps what the rules judged (the server's status and body), not what a rewrite sent.
       if (x.policy.capture && c.subject) ctx.capture(x.policy.capture.path).write(captureRecord(c, c.subject, new Date()));
     }
@@ -220,6 +223,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     const http: ExchangeHttp = { status: up.status, transport: streamTransport };
     const frameHttp: ResponseHttp = { ...http, contentType: type };
     const started = ctx.now();
+    ctx.metrics.streamOpened();
     const summary = await relaySse(up.body, x.res, limits.auditEventBytes, (data, size, raw) => {
       const frame = pipe(x, { from: 'server', body: data, size, http: frameHttp, issuedSessionId });
       log(x, frame.completed, http);
@@ -232,6 +236,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       const rewritten = rewriteBody(bodyProblemOf(frame.decoded, frame.body) ? undefined : frame.decoded, changes);
       return rewritten ? encodeSseEvent(raw, rewritten.toString('utf8')) : undefined;
     });
+    ctx.metrics.streamClosed();
     if (summary.error && !x.abort.signal.aborted) {
       logger.warn({ session: x.flow.sessionId ?? null, proxyError: summary.error.code, events: summary.events }, 'stream broken');
     }
@@ -286,14 +291,14 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     const flow = resolveFlow(req.headers, messages, sessions, ++seq, ctx.now());
     const x = exchangeFor(req, res, flow, abort, messages, decoded.ok && decoded.payload.batch);
     const inbound = pipe(x, { from: 'client', body, size: body.length, http: { status: undefined, contentType: undefined, transport: 'none' }, issuedSessionId: undefined, decoded });
-    const verdict = judgeClientRequest(x, inbound, { logger, correlator, now: ctx.now });
+    const verdict = judgeClientRequest(x, inbound, { logger, correlator, metrics: ctx.metrics, now: ctx.now });
     if (verdict.blocked) return;
     try {
       const up = await ctx.upstream.request({ method: 'POST', path: upstreamPath(req), headers: verdict.headers ?? upstreamHeaders(req), body, signal: abort.signal, longLived: false });
       // Answers the client gave to server requests are complete once the server accepted them.
       log(x, inbound.completed, { status: up.status, transport: 'none' });
       const reply = await relayResponse(x, up, 'sse');
-      judgePost(x, inbound, up, reply, { logger, engine: ctx.runtime(x.policy).engine });
+      judgePost(x, inbound, up, reply, { logger, metrics: ctx.metrics, engine: ctx.runtime(x.policy).engine });
     } catch (err) {
       fail(x, err);
     }

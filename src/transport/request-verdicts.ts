@@ -8,6 +8,7 @@ import { modernRequestHeaders } from '../mcp/headers.ts';
 import type { Frame } from '../pipeline.ts';
 import { police, type PolicedFinding } from '../rewrite/decide.ts';
 import type { RuleEngine } from '../rules/engine.ts';
+import type { Metrics } from '../sinks/metrics.ts';
 import { excerpt } from '../rules/evidence.ts';
 import { logDecision, logExchange, logFindings, whereOf, type FindingContext } from '../sinks/exchange-log.ts';
 import { upstreamHeaders } from './ingress.ts';
@@ -43,7 +44,7 @@ export interface RequestVerdict {
   headers?: Record<string, string | string[]>;
 }
 
-export function judgeClientRequest(x: HttpExchange, inbound: Frame, deps: { logger: Logger; correlator: Correlator; now: () => number }): RequestVerdict {
+export function judgeClientRequest(x: HttpExchange, inbound: Frame, deps: { logger: Logger; correlator: Correlator; metrics: Metrics; now: () => number }): RequestVerdict {
   const { logger } = deps;
   const opened = inbound.opened.filter((o) => o.from === 'client');
   const derived = rederivedHeaders(x, opened);
@@ -51,6 +52,7 @@ export function judgeClientRequest(x: HttpExchange, inbound: Frame, deps: { logg
   const postApplied = new Set(opened.flatMap((o) => [...appliedIn(o)]));
   if (derived) postApplied.add('header-mismatch');
   logFindings(logger, inbound.postFindings, where, postApplied);
+  deps.metrics.found(inbound.postFindings);
   for (const open of opened) {
     const applied = appliedIn(open);
     if (derived) applied.add('header-mismatch');
@@ -67,7 +69,9 @@ export function judgeClientRequest(x: HttpExchange, inbound: Frame, deps: { logg
     x.res.end(body);
     for (const o of opened) {
       const c = deps.correlator.abandon(x.flow.scope, 'client', o.id, deps.now(), 'blocked');
-      if (c) logExchange(logger, c, { status, transport: 'none' });
+      if (!c) continue;
+      logExchange(logger, c, { status, transport: 'none' });
+      deps.metrics.exchange(c, status, (tool) => x.flow.session.tools.has(tool));
     }
     return { blocked: true };
   }
@@ -80,7 +84,7 @@ export function judgeClientRequest(x: HttpExchange, inbound: Frame, deps: { logg
 }
 
 /** Judges the POST as a whole once the server replied (the server's rules about the HTTP exchange). */
-export function judgePost(x: HttpExchange, inbound: Frame, up: UpstreamResponse, reply: Frame | undefined, deps: { logger: Logger; engine: RuleEngine }): void {
+export function judgePost(x: HttpExchange, inbound: Frame, up: UpstreamResponse, reply: Frame | undefined, deps: { logger: Logger; metrics: Metrics; engine: RuleEngine }): void {
   const raw = deps.engine.evaluate(
     {
       kind: 'post',
@@ -99,4 +103,5 @@ export function judgePost(x: HttpExchange, inbound: Frame, up: UpstreamResponse,
   const where = postWhere(x, inbound);
   const findings: PolicedFinding[] = police(raw, x.policy, { method: where.method, tool: where.tool }, (r) => deps.engine.groupOf(r));
   logFindings(deps.logger, findings, where);
+  deps.metrics.found(findings);
 }

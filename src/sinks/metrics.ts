@@ -1,0 +1,96 @@
+// Prometheus metrics (prom-client, a registry of our own). Label values are bounded: methods the
+// spec does not define, codes it does not name and tools outside the catalogue fold into "other".
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Completed } from '../exchange/correlate.ts';
+import { CLIENT_METHODS } from '../mcp/methods.ts';
+import type { Decision } from '../rewrite/types.ts';
+import type { Finding } from '../rules/types.ts';
+
+const KNOWN_METHODS = new Set([
+  ...Object.values(CLIENT_METHODS).flatMap((m) => [...m]),
+  'sampling/createMessage',
+  'roots/list',
+  'elicitation/create',
+]);
+const KNOWN_CODES = new Set([-32700, -32600, -32601, -32602, -32603, -32002, -32020, -32021, -32022, -32042, -32000, -32001]);
+/** Distinct tool label values at most; past this, new tools count as "other". */
+const MAX_TOOLS = 200;
+
+const methodLabel = (m: string): string => (KNOWN_METHODS.has(m) ? m : 'other');
+
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly exchanges: Counter<'method' | 'status' | 'code' | 'is_error'>;
+  private readonly toolCalls: Counter<'tool' | 'outcome'>;
+  private readonly findings: Counter<'rule' | 'severity'>;
+  private readonly rewrites: Counter<'rule'>;
+  private readonly blocks: Counter<'rule'>;
+  private readonly duration: Histogram<'method'>;
+  private readonly streams: Gauge;
+  private readonly tools = new Set<string>();
+
+  constructor(gauges: { sessions: () => number; openRequests: () => number }) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: 'mcp_warden_' });
+    this.exchanges = new Counter({
+      name: 'mcp_warden_exchanges_total',
+      help: 'Completed exchanges by method, HTTP status, JSON-RPC error code and isError',
+      labelNames: ['method', 'status', 'code', 'is_error'],
+      registers,
+    });
+    this.toolCalls = new Counter({ name: 'mcp_warden_tool_calls_total', help: 'tools/call exchanges by tool (tools outside the catalogue: other)', labelNames: ['tool', 'outcome'], registers });
+    this.findings = new Counter({ name: 'mcp_warden_findings_total', help: 'Findings by rule and severity', labelNames: ['rule', 'severity'], registers });
+    this.rewrites = new Counter({ name: 'mcp_warden_rewrites_total', help: 'Messages rewritten, by rule', labelNames: ['rule'], registers });
+    this.blocks = new Counter({ name: 'mcp_warden_blocks_total', help: 'Messages blocked, by rule', labelNames: ['rule'], registers });
+    this.duration = new Histogram({
+      name: 'mcp_warden_upstream_duration_seconds',
+      help: 'Time from a request to its response, by method',
+      labelNames: ['method'],
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120],
+      registers,
+    });
+    this.streams = new Gauge({ name: 'mcp_warden_open_sse_streams', help: 'SSE streams open through the proxy', registers });
+    new Gauge({ name: 'mcp_warden_sessions', help: 'Sessions the proxy remembers', registers, collect() { this.set(gauges.sessions()); } });
+    new Gauge({ name: 'mcp_warden_open_requests', help: 'Requests waiting for their response', registers, collect() { this.set(gauges.openRequests()); } });
+  }
+
+  exchange(c: Completed, status: number | undefined, knownTool: (name: string) => boolean): void {
+    const { request, response } = c;
+    const method = methodLabel(request.method);
+    const code = response?.kind === 'error' ? (typeof response.code === 'number' && KNOWN_CODES.has(response.code) ? String(response.code) : 'other') : 'none';
+    const isError = c.outcome === 'isError' ? 'true' : c.outcome === 'result' ? 'false' : 'none';
+    this.exchanges.inc({ method, status: status === undefined ? 'none' : String(status), code, is_error: isError });
+    if (request.tool !== undefined) this.toolCalls.inc({ tool: this.toolLabel(request.tool, knownTool), outcome: c.outcome.startsWith('error:') ? 'error' : c.outcome });
+    if (c.response) this.duration.observe({ method }, c.durationMs / 1000);
+    this.found(request.findings);
+    this.found(c.findings);
+    this.decided(request.decision);
+    this.decided(c.decision);
+  }
+
+  found(findings: readonly Finding[]): void {
+    for (const f of findings) this.findings.inc({ rule: f.rule, severity: f.severity });
+  }
+
+  decided(decision: Decision | undefined): void {
+    if (!decision || decision.kind === 'pass') return;
+    for (const rule of decision.rules) (decision.kind === 'mutate' ? this.rewrites : this.blocks).inc({ rule });
+  }
+
+  streamOpened(): void {
+    this.streams.inc();
+  }
+
+  streamClosed(): void {
+    this.streams.dec();
+  }
+
+  private toolLabel(name: string, known: (name: string) => boolean): string {
+    if (!known(name)) return 'other';
+    if (this.tools.has(name) || this.tools.size < MAX_TOOLS) {
+      this.tools.add(name);
+      return name;
+    }
+    return 'other';
+  }
+}

@@ -1,0 +1,113 @@
+// Operations: the admin port (health, readiness, Prometheus metrics with bounded labels), graceful
+// shutdown with a deadline, and configuration from the environment.
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { request } from 'undici';
+import { createAdminServer } from '../../src/admin.ts';
+import { createProxy } from '../../src/server.ts';
+import { createLogger } from '../../src/sinks/logger.ts';
+import { startRawServer, type RawServer } from '../fixtures/raw-server.ts';
+import { createLogCapture } from '../helpers/log-capture.ts';
+
+const ROOT = new URL('../../', import.meta.url);
+const post = (url: URL, body: unknown) =>
+  request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(body) });
+
+const closers: Array<() => Promise<unknown>> = [];
+after(async () => {
+  for (const close of closers.reverse()) await close();
+});
+
+async function setup(handler: Parameters<typeof startRawServer>[0]) {
+  const upstream: RawServer = await startRawServer(handler);
+  const proxy = createProxy({ upstream: new URL('/mcp', upstream.url), logger: createLogger({ destination: createLogCapture().stream }) });
+  const running = await proxy.listen(0, '127.0.0.1');
+  const admin = createAdminServer({ metrics: proxy.metrics, upstream: new URL('/mcp', upstream.url), draining: proxy.draining });
+  const adminUrl = await admin.listen(0, '127.0.0.1');
+  closers.push(() => upstream.close(), () => running.close(), () => admin.close());
+  return { upstream, proxy, url: running.url, adminUrl };
+}
+
+describe('admin port', () => {
+  test('healthz, readyz (upstream up, then down) and metrics with bounded labels', async () => {
+    const { upstream, url, adminUrl } = await setup((_req, res, body) => {
+      const msg = JSON.parse(body.toString()) as { id: number; method: string; params?: { name?: string } };
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (msg.method === 'tools/list') return res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] } }));
+      if (msg.params?.name === 'echo') return res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text: 'hi' }] } }));
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text: 'Unknown tool' }], isError: true } }));
+    });
+    assert.equal((await request(new URL('/healthz', adminUrl))).statusCode, 200);
+    const ready = await request(new URL('/readyz', adminUrl));
+    assert.equal(ready.statusCode, 200);
+    await ready.body.text();
+
+    await (await post(url, { jsonrpc: '2.0', id: 1, method: 'tools/list' })).body.text();
+    await (await post(url, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: {} } })).body.text();
+    for (let i = 0; i < 5; i++) await (await post(url, { jsonrpc: '2.0', id: 10 + i, method: 'tools/call', params: { name: `made_up_${i}`, arguments: {} } })).body.text();
+    await (await post(url, { jsonrpc: '2.0', id: 20, method: `vendor/${Math.random()}` })).body.text();
+    const metrics = await (await request(new URL('/metrics', adminUrl))).body.text();
+    assert.match(metrics, /mcp_warden_exchanges_total\{method="tools\/call",status="200",code="none",is_error="false"\} 1/);
+    assert.match(metrics, /mcp_warden_exchanges_total\{method="tools\/call",status="200",code="none",is_error="true"\} 5/);
+    assert.match(metrics, /mcp_warden_exchanges_total\{method="other",/, 'an unknown method folds into other');
+    assert.match(metrics, /mcp_warden_tool_calls_total\{tool="echo",outcome="result"\} 1/);
+    assert.match(metrics, /mcp_warden_tool_calls_total\{tool="other",outcome="isError"\} 5/, 'made-up tool names fold into other');
+    assert.doesNotMatch(metrics, /made_up_/);
+    assert.match(metrics, /mcp_warden_findings_total\{rule="unknown-tool-as-iserror",severity="error"\} 5/);
+    assert.match(metrics, /mcp_warden_upstream_duration_seconds_bucket\{le="0.1",method="tools\/call"\}/);
+    assert.match(metrics, /mcp_warden_sessions \d+/);
+    assert.match(metrics, /mcp_warden_open_sse_streams 0/);
+
+    await upstream.close();
+    const down = await request(new URL('/readyz', adminUrl));
+    assert.equal(down.statusCode, 503);
+    assert.match(await down.body.text(), /upstream unreachable/);
+  });
+});
+
+describe('graceful shutdown', () => {
+  test('in-flight streams finish before the deadline; new connections are refused', async () => {
+    const { proxy, url, adminUrl } = await setup(async (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}\n\n');
+      await new Promise((r) => setTimeout(r, 300));
+      res.end('data: {"jsonrpc":"2.0","id":1,"result":{"content":[]}}\n\n');
+    });
+    const streaming = await post(url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: {} } });
+    const body = streaming.body.text();
+    const stopping = proxy.shutdown(3000);
+    const ready = await request(new URL('/readyz', adminUrl));
+    assert.equal(ready.statusCode, 503, 'not ready while draining');
+    await ready.body.text();
+    await assert.rejects(post(url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }), 'no new connections');
+    assert.match(await body, /"id":1,"result"/, 'the in-flight stream finished');
+    assert.equal(await stopping, true);
+  });
+
+  test('past the deadline what is left is closed', async () => {
+    const { proxy, url } = await setup((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(': open\n\n');
+    });
+    const streaming = await post(url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'endless', arguments: {} } });
+    const started = Date.now();
+    assert.equal(await proxy.shutdown(200), false);
+    assert.ok(Date.now() - started < 2000);
+    await streaming.body.text().catch(() => undefined);
+  });
+});
+
+describe('environment', () => {
+  test('options come from MCP_WARDEN_* variables through the same validation', async () => {
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'proxy'], {
+        cwd: ROOT,
+        timeout: 15_000,
+        env: { ...process.env, MCP_WARDEN_UPSTREAM: 'http://127.0.0.1:9/mcp', MCP_WARDEN_TIMEOUT: 'soon' },
+      }, (_err, _stdout, stderr) => resolve({ code: child.exitCode, stderr }));
+    });
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /--timeout <duration>.*expected a duration such as 30s/s);
+  });
+});
