@@ -122,14 +122,17 @@ export function createMcpEndpoint(ctx: EndpointContext) {
   };
 
   /**
-   * An SSE event that is the POST's answer, broken (an error without an id, data that is not
-   * JSON-RPC): with one request waiting on the stream, it is that request's answer, judged and
-   * decided here so a rewrite can take the event's place.
+   * An SSE event that is the POST's answer, broken (an error without an id, an HTML page, JSON
+   * that is not JSON-RPC): with one request waiting on the stream, it is that request's answer,
+   * judged and decided here so a rewrite can take the event's place.
    */
   function brokenAnswer(x: HttpExchange, frame: Frame, http: ResponseHttp): Completed[] {
     if (x.requestIds.length !== 1 || frame.completed.length > 0) return [];
     const problem = bodyProblemOf(frame.decoded, frame.body);
-    if (!problem && !nullIdError(frame.unmatched)) return [];
+    // Only what is clearly a failed answer counts: an error without an id, an HTML page, a JSON
+    // object that is not JSON-RPC. Unreadable data may be a broken notification, not the answer.
+    const answerLike = problem?.problem === 'html' || problem?.problem === 'not-jsonrpc';
+    if (!answerLike && !nullIdError(frame.unmatched)) return [];
     const c = correlator.abandon(x.flow.scope, 'client', x.requestIds[0]!, ctx.now(), 'invalid-response');
     if (!c) return [];
     const subject = exchangeSubject(c, x.flow, http, problem, frame.unmatched);
