@@ -6,6 +6,7 @@ import type { JsonRpcId } from '../codec/jsonrpc.ts';
 import type { Action, Policy } from '../policy/types.ts';
 import { excerpt } from '../rules/evidence.ts';
 import type { ExchangeSubject, Finding, Severity } from '../rules/types.ts';
+import { copyOf } from './message.ts';
 import type { Decision, ResponseMessage, Rewriter } from './types.ts';
 
 export interface PolicedFinding extends Finding {
@@ -53,7 +54,12 @@ export function decide({ findings, subject, policy, rewriters, party, modern }: 
   if (block) return { kind: 'reject', ...blockReply(block, party, subject.request.id, modern), rules: [block.rule] };
 
   const original = subject.response && subject.response.kind !== 'notification' && subject.response.kind !== 'request' ? subject.response.value : undefined;
-  let message = original === undefined ? undefined : (structuredClone(original) as ResponseMessage);
+  let message: ResponseMessage | undefined;
+  if (original !== undefined) {
+    message = copyOf(original) as ResponseMessage | undefined;
+    // A message too deeply nested to copy cannot be rewritten safely: it passes as it came.
+    if (message === undefined) return { kind: 'pass' };
+  }
   let status: number | undefined;
   const applied: string[] = [];
   const settled: string[] = [];

@@ -6,7 +6,7 @@
 import { findLeaks, LEAK_PATTERNS, type Leak, type LeakPattern } from '../rules/leaks.ts';
 import { asRecord } from '../rules/evidence.ts';
 import type { Rewriter } from './types.ts';
-import { defineRewriter, errorOf, resultOf } from './message.ts';
+import { copyOf, defineRewriter, errorOf, resultOf } from './message.ts';
 
 const LEAK_RULE_IDS = ['leaked-stack-trace', 'leaked-path', 'leaked-private-address', 'leaked-internal-host'] as const;
 
@@ -143,19 +143,11 @@ function mapStrings(value: unknown, fn: (s: string) => string, budget = { nodes:
 /** Strings the client sent in the request's params: a leak that merely echoes them is not one. */
 function sentStrings(params: unknown): string[] {
   const out: string[] = [];
-  mapStrings(structuredCloneSafe(params), (s) => {
+  mapStrings(copyOf(params), (s) => {
     if (s !== '') out.push(s);
     return s;
   });
   return out;
-}
-
-function structuredCloneSafe(value: unknown): unknown {
-  try {
-    return structuredClone(value);
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -39,8 +39,8 @@ export function isResponse(m: ResponseMessage | undefined): m is ResponseMessage
   return !('error' in r) || asRecord(r.error) !== undefined;
 }
 
-/** A deep copy of a JSON value; undefined if it cannot be copied. */
-function copyOf<T>(value: T): T | undefined {
+/** A deep copy of a JSON value; undefined if it cannot be copied (e.g. nested too deep to clone). */
+export function copyOf<T>(value: T): T | undefined {
   try {
     return structuredClone(value);
   } catch {

@@ -34,8 +34,8 @@ describe('admin port', () => {
     const { upstream, url, adminUrl } = await setup((_req, res, body) => {
       const msg = JSON.parse(body.toString()) as { id: number; method: string; params?: { name?: string } };
       res.writeHead(200, { 'content-type': 'application/json' });
-      if (msg.method === 'tools/list') return res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] } }));
-      if (msg.params?.name === 'echo') return res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text: 'hi' }] } }));
+      if (msg.method === 'tools/list') return void res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] } }));
+      if (msg.params?.name === 'echo') return void res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text: 'hi' }] } }));
       res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text: 'Unknown tool' }], isError: true } }));
     });
     assert.equal((await request(new URL('/healthz', adminUrl))).statusCode, 200);
