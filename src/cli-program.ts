@@ -1,9 +1,11 @@
-// The mcp-warden command line: `proxy` runs the proxy, `rules` lists the rules, `replay` runs a
-// capture through a policy offline, `demo` shows it on a built-in broken server.
+// The mcp-warden command line: `proxy` runs the proxy, `check` audits a server from outside, `rules`
+// lists the rules, `policy` checks a policy file, `replay` runs a capture through a policy offline,
+// `demo` shows it all on a built-in broken server.
 // Built by a function so tests (and the README check) can read it without running it.
 import { Command, Option } from 'commander';
 import { createRequire } from 'node:module';
 import { parseDuration, parseListen, parseSize, parseUrl } from './config/cli-options.ts';
+import { registerCheckCommand } from './commands/check.ts';
 import { runProxyCommand, type ProxyCommandOptions } from './commands/proxy.ts';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
@@ -36,6 +38,8 @@ export function buildProgram(): Command {
     .option('--pretty', 'human-readable logs (default when stdout is a terminal)')
     .option('--no-pretty', 'JSON lines even on a terminal')
     .action(async (opts: ProxyCommandOptions) => runProxyCommand(opts));
+
+  registerCheckCommand(program);
 
   program
     .command('rules')

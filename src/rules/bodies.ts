@@ -19,6 +19,11 @@ const problemRule = (
   source: 'R1, R32',
   check(s): Report[] {
     if (s.request.from !== 'client' || s.bodyProblem?.problem !== problem) return [];
+    // A transport rejection speaks through its status; its body is optional (R31, R34, R44, R79):
+    // a redirect, an authentication challenge, or any 4xx without a body is not an unusable answer.
+    const status = s.status ?? 0;
+    if ((status >= 300 && status < 400) || status === 401 || status === 403 || status === 407) return [];
+    if (problem === 'empty' && status >= 400 && status < 500) return [];
     return [
       {
         message: `${s.request.method} was answered with ${what} (HTTP ${s.status ?? '?'}${s.contentType ? `, ${s.contentType}` : ''}) instead of a JSON-RPC response`,

@@ -35,3 +35,21 @@ describe('body rules', () => {
     });
   }
 });
+
+describe('transport rejections are not unusable answers', () => {
+  for (const [status, headers] of [
+    [401, { 'www-authenticate': 'Bearer realm="mcp"' }],
+    [403, {}],
+    [404, {}],
+    [302, { location: 'http://127.0.0.1:9/elsewhere' }],
+  ] as Array<[number, Record<string, string>]>) {
+    test(`an empty ${status} is not flagged as an empty body`, async () => {
+      const result = await runScenario({ version: '2025-11-25', request: call, respond: () => ({ status, headers, body: '' }) });
+      assertSilent(result, 'empty-body');
+    });
+  }
+  test('an empty 500 still is', async () => {
+    const result = await runScenario({ version: '2025-11-25', request: call, respond: () => ({ status: 500, body: '' }) });
+    assertFires(result, 'empty-body');
+  });
+});

@@ -1,0 +1,38 @@
+// The report as Markdown, for a pull-request comment: the summary first, one table row per probe,
+// then every finding behind a warn or fail in a collapsed section.
+import { summaryLine, type CheckReport, type Verdict } from './report.ts';
+
+const ICON: Readonly<Record<Verdict, string>> = { pass: '✅ pass', warn: '⚠️ warn', fail: '❌ fail', timeout: '⏱️ timeout', skip: '⏭️ skip' };
+
+/** Text safe inside a Markdown table cell: no pipes, no line breaks, no raw HTML. */
+export function mdCell(text: string): string {
+  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\s*\n\s*/g, ' ');
+}
+
+const code = (text: string): string => `\`${text.replace(/`/g, "'")}\``;
+
+export function renderMarkdown(r: CheckReport): string {
+  const lines = [`### mcp-warden check: ${code(r.target)}`, '', `**${mdCell(summaryLine(r))}**`, ''];
+  const server = r.server ? `${[r.server.name, r.server.version].filter(Boolean).join(' ')}; ` : '';
+  lines.push(`${mdCell(server)}speaks ${r.protocol.spoken.map(code).join(', ') || 'no version found'}; probes ran under ${r.protocol.used ? code(r.protocol.used) : 'none'}.`);
+  if (r.protocol.note) lines.push('', mdCell(r.protocol.note));
+  if (r.reach.challenge) lines.push('', `WWW-Authenticate: ${code(r.reach.challenge)}`);
+  if (r.probes.length > 0) {
+    lines.push('', '| probe | expected | got | verdict | fix |', '|---|---|---|---|---|');
+    for (const p of r.probes) {
+      const fix = p.verdict === 'pass' || p.verdict === 'skip' ? '' : (p.fix ?? '');
+      lines.push(`| ${code(p.probe)} | ${mdCell(p.expected)} | ${mdCell(p.got)} | ${ICON[p.verdict]} | ${mdCell(fix)} |`);
+    }
+  }
+  const flagged = r.probes.flatMap((p) => p.findings.map((f) => ({ p, f })));
+  if (flagged.length > 0) {
+    lines.push('', `<details><summary>${flagged.length} finding${flagged.length === 1 ? '' : 's'}</summary>`, '');
+    for (const { p, f } of flagged) {
+      lines.push(`- **${f.severity}** ${code(p.probe)} ${code(f.rule)}: ${mdCell(f.message)}`);
+      if (f.evidence) lines.push(`  - evidence: ${code(f.evidence)}`);
+      lines.push(`  - fix: ${mdCell(f.fix)}`);
+    }
+    lines.push('', '</details>');
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,122 @@
+// What `mcp-warden check` found: one result per probe, the versions the server speaks, whether it
+// could be reached at all, and the exit code. Reporters (report-*.ts) turn it into text; they are
+// pure: a report in, a string out.
+import type { Severity } from '../rules/types.ts';
+
+/** A probe's verdict: `timeout` is a failure without an answer; `skip` a probe that did not apply or was not allowed. */
+export type Verdict = 'pass' | 'warn' | 'fail' | 'timeout' | 'skip';
+
+export interface CheckFinding {
+  /** A rule id of the catalogue (`mcp-warden rules`), or `probe/<id>` for a probe's own expectation. */
+  rule: string;
+  severity: Severity;
+  message: string;
+  /** JSON Pointer into the exchange: `/response/error/code`, `/status`, `/headers/accept`. */
+  pointer: string;
+  evidence: string;
+  fix: string;
+}
+
+/** The request a probe sent, as a user can replay it (the user's own `--header` values left out). */
+export interface SentRequest {
+  method: 'POST';
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface ProbeResult {
+  probe: string;
+  title: string;
+  /** The protocol version the probe ran under. */
+  version: string | undefined;
+  /** The catalogue rules the probe is aimed at (every rule judges every answer). */
+  rules: readonly string[];
+  verdict: Verdict;
+  expected: string;
+  got: string;
+  /** The fix, in one line, when the verdict is not pass. */
+  fix: string | undefined;
+  findings: CheckFinding[];
+  request: SentRequest | undefined;
+  status: number | undefined;
+  durationMs: number;
+}
+
+export type Reach = 'ok' | 'unreachable' | 'needs-credentials';
+
+export interface CheckReport {
+  tool: { name: string; version: string };
+  target: string;
+  startedAt: string;
+  durationMs: number;
+  protocol: {
+    /** `auto`, or the version given with --protocol. */
+    requested: string;
+    /** Versions the server showed it speaks (server/discover's supportedVersions, the version initialize negotiated). */
+    spoken: string[];
+    /** The version the probes ran under. */
+    used: string | undefined;
+    note: string | undefined;
+  };
+  server: { name: string | undefined; version: string | undefined } | undefined;
+  reach: { status: Reach; detail: string | undefined; challenge: string | undefined };
+  probes: ProbeResult[];
+  summary: Summary;
+  exitCode: 0 | 1 | 2;
+}
+
+export interface Summary {
+  probes: number;
+  pass: number;
+  warn: number;
+  fail: number;
+  timeout: number;
+  skip: number;
+  /** Findings of severity error, and of severity warning. */
+  errors: number;
+  warnings: number;
+}
+
+/** The verdict of an answered probe: the worst severity among its findings. */
+export function verdictOf(findings: readonly CheckFinding[]): Verdict {
+  if (findings.some((f) => f.severity === 'error')) return 'fail';
+  if (findings.some((f) => f.severity === 'warning')) return 'warn';
+  return 'pass';
+}
+
+export function summarize(probes: readonly ProbeResult[]): Summary {
+  const count = (v: Verdict): number => probes.filter((p) => p.verdict === v).length;
+  const findings = probes.flatMap((p) => p.findings);
+  return {
+    probes: probes.length,
+    pass: count('pass'),
+    warn: count('warn'),
+    fail: count('fail'),
+    timeout: count('timeout'),
+    skip: count('skip'),
+    errors: findings.filter((f) => f.severity === 'error').length,
+    warnings: findings.filter((f) => f.severity === 'warning').length,
+  };
+}
+
+/** 2: the server could not be reached or wants credentials; 1: an error-severity finding (or a timeout); 0 otherwise. */
+export function exitCodeOf(reach: Reach, summary: Summary): 0 | 1 | 2 {
+  if (reach !== 'ok') return 2;
+  return summary.errors > 0 || summary.timeout > 0 || summary.fail > 0 ? 1 : 0;
+}
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** The one summary line every format ends with. */
+export function summaryLine(r: CheckReport): string {
+  if (r.reach.status === 'needs-credentials') {
+    return `needs credentials: ${r.reach.detail ?? 'HTTP 401'}${r.reach.challenge ? ` (WWW-Authenticate: ${r.reach.challenge})` : ''}; pass them with --header 'Authorization: Bearer ...' (exit 2)`;
+  }
+  if (r.reach.status === 'unreachable') return `could not reach ${r.target}: ${r.reach.detail ?? 'no answer'} (exit 2)`;
+  const s = r.summary;
+  const parts = [`${s.pass} pass`, `${s.warn} warn`, `${s.fail} fail`];
+  if (s.timeout > 0) parts.push(`${s.timeout} timeout`);
+  parts.push(`${s.skip} skip`);
+  const under = r.protocol.used ? ` under ${r.protocol.used}` : '';
+  return `${plural(s.probes, 'probe')}${under}: ${parts.join(', ')}; ${plural(s.errors, 'error')}, ${plural(s.warnings, 'warning')} (exit ${r.exitCode})`;
+}

@@ -1,0 +1,138 @@
+// `mcp-warden check`: connects to one MCP endpoint the way an agent would, sends the probes one at
+// a time, judges every answer with the proxy's rules plus the probe's own expectation, and returns
+// a report. Bounded: a fixed list of probes, a timeout per probe and one for the whole run, a byte
+// cap per answer, no redirects followed, nothing sent anywhere but the URL given.
+import { randomBytes } from 'node:crypto';
+import { asRecord } from '../rules/evidence.ts';
+import { isModern } from '../rules/read.ts';
+import { chooseEra, type EraOutcome } from './era.ts';
+import { execute, skipped, type ExecDeps } from './exec.ts';
+import { CheckHttp } from './http.ts';
+import { CheckJudge } from './judge.ts';
+import type { ProbeContext } from './probe.ts';
+import { PROBES } from './probes.ts';
+import { exitCodeOf, summarize, type CheckReport, type ProbeResult } from './report.ts';
+
+export interface CheckOptions {
+  url: URL;
+  /** `auto` (2026-07-28 first, then the legacy handshake) or one version. */
+  protocol: string;
+  /** Sent with every probe (credentials: `Authorization: Bearer ...`). */
+  headers: Record<string, string>;
+  /** Tools the argument probes may call; none given: any tool the probe judges safe. */
+  safeTools: readonly string[];
+  /** false: no tools/call at all. */
+  toolCalls: boolean;
+  /** Whole run, per probe, per connect (ms); bytes read per answer. */
+  timeoutMs: number;
+  probeTimeoutMs: number;
+  connectTimeoutMs: number;
+  maxBytes: number;
+  clientVersion: string;
+}
+
+export const CHECK_DEFAULTS = { protocol: 'auto', timeoutMs: 60_000, probeTimeoutMs: 10_000, connectTimeoutMs: 5_000, maxBytes: 1024 * 1024 } as const;
+
+/** The URL as reports show it: no credentials, no query or fragment (a query may hold a token). */
+export function displayUrl(url: URL): string {
+  const u = new URL(url.href);
+  u.username = '';
+  u.password = '';
+  u.search = '';
+  u.hash = '';
+  return u.href;
+}
+
+export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
+  const started = Date.now();
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), opts.timeoutMs);
+  timer.unref();
+  const http = new CheckHttp(opts.url, { connectTimeoutMs: opts.connectTimeoutMs, probeTimeoutMs: opts.probeTimeoutMs, maxBytes: opts.maxBytes }, deadline.signal);
+  const judge = new CheckJudge();
+  const userHeaders = Object.fromEntries(Object.entries(opts.headers).map(([k, v]) => [k.toLowerCase(), v]));
+  const deps: ExecDeps = { http, judge, userHeaders, probeTimeoutMs: opts.probeTimeoutMs };
+  let id = 0;
+  const nextId = (): number => ++id;
+  const tag = randomBytes(4).toString('hex');
+  const base = (version: string, sessionId?: string): ProbeContext => ({
+    version,
+    era: isModern(version) ? 'modern' : 'legacy',
+    sessionId,
+    capabilities: undefined,
+    tools: new Map(),
+    toolList: [],
+    toolCalls: opts.toolCalls,
+    safeTools: opts.safeTools,
+    tag,
+    id: nextId(),
+    clientVersion: opts.clientVersion,
+  });
+
+  try {
+    const era = await chooseEra({ deps, requested: opts.protocol, context: base, nextId });
+    const probes: ProbeResult[] = [...era.results];
+    if (era.reach.status === 'ok') {
+      if (era.used === undefined) {
+        for (const def of PROBES) probes.push(skipped(def, undefined, 'no protocol version could be agreed with the server'));
+      } else {
+        probes.push(...(await runProbes(deps, era, base, nextId, deadline.signal)));
+      }
+    }
+    await endSession(http, userHeaders, era);
+    const summary = summarize(probes);
+    return {
+      tool: { name: 'mcp-warden', version: opts.clientVersion },
+      target: displayUrl(opts.url),
+      startedAt: new Date(started).toISOString(),
+      durationMs: Date.now() - started,
+      protocol: { requested: opts.protocol, spoken: era.spoken, used: era.used, note: era.note },
+      server: era.server,
+      reach: era.reach,
+      probes,
+      summary,
+      exitCode: exitCodeOf(era.reach.status, summary),
+    };
+  } finally {
+    clearTimeout(timer);
+    await http.close();
+  }
+}
+
+async function runProbes(deps: ExecDeps, era: EraOutcome, base: (v: string, sid?: string) => ProbeContext, nextId: () => number, deadline: AbortSignal): Promise<ProbeResult[]> {
+  const version = era.used!;
+  const authorization = deps.userHeaders.authorization;
+  const session = deps.judge.session(isModern(version) ? undefined : era.sessionId, authorization);
+  const toolList: unknown[] = [];
+  const out: ProbeResult[] = [];
+  for (const def of PROBES) {
+    const ctx: ProbeContext = { ...base(version, era.sessionId), capabilities: session.serverCapabilities ?? era.capabilities, tools: session.tools, toolList };
+    if (!def.eras.includes(ctx.era) || (def.versions && !def.versions(version))) continue;
+    if (deadline.aborted) {
+      out.push(skipped(def, version, 'the overall deadline (--timeout) passed'));
+      continue;
+    }
+    const done = await execute(deps, def, ctx, nextId);
+    out.push(done.result);
+    if (def.id === 'tools-list') {
+      for (const o of done.observed) for (const m of o.messages) if (m.kind === 'result') toolList.push(...(Array.isArray(asRecord(m.result)?.tools) ? (asRecord(m.result)!.tools as unknown[]) : []));
+    }
+    // A second initialize may have opened a session of its own: end it.
+    const issued = done.answer?.headers['mcp-session-id'];
+    if (typeof issued === 'string' && issued !== era.sessionId) {
+      await deleteSession(deps.http, deps.userHeaders, issued, version);
+    }
+  }
+  return out;
+}
+
+async function deleteSession(http: CheckHttp, userHeaders: Record<string, string>, sessionId: string, version: string): Promise<void> {
+  const headers: Record<string, string> = { ...userHeaders, 'mcp-session-id': sessionId };
+  if (version >= '2025-06-18' && !isModern(version)) headers['mcp-protocol-version'] = version;
+  await http.send({ method: 'DELETE', headers, body: undefined, awaitId: undefined }, false);
+}
+
+/** Ends every session the run opened on the server (DELETE), politely and without judging. */
+async function endSession(http: CheckHttp, userHeaders: Record<string, string>, era: EraOutcome): Promise<void> {
+  for (const s of era.openSessions) await deleteSession(http, userHeaders, s.sessionId, s.version);
+}

@@ -1,0 +1,117 @@
+// `mcp-warden check URL`: audits a live MCP server from outside, the way an agent meets it, and
+// prints a report (table, json, sarif, junit, markdown). Exit 0: no error-severity finding; 1: at
+// least one; 2: the server could not be reached or needs credentials.
+import { writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { CHECK_DEFAULTS, runCheck } from '../check/run.ts';
+import { renderJson } from '../check/report-json.ts';
+import { renderJunit } from '../check/report-junit.ts';
+import { renderMarkdown } from '../check/report-markdown.ts';
+import { renderSarif } from '../check/report-sarif.ts';
+import { renderTable } from '../check/report-table.ts';
+import { summaryLine, type CheckReport } from '../check/report.ts';
+import { parseDuration, parseSize, parseUrl } from '../config/cli-options.ts';
+import { VERSIONS } from '../mcp/versions.ts';
+
+const { version: packageVersion } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+export const CHECK_FORMATS = ['table', 'json', 'sarif', 'junit', 'markdown'] as const;
+export type CheckFormat = (typeof CHECK_FORMATS)[number];
+
+/** Where the command writes, and how it ends; the process by default, a test's buffers otherwise. */
+export interface CheckIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  exit(code: 0 | 1 | 2): void;
+  /** Whether stdout is a terminal (colours by default). */
+  isTTY: boolean;
+}
+
+const processIo: CheckIo = {
+  stdout: (t) => void process.stdout.write(t),
+  stderr: (t) => void process.stderr.write(t),
+  exit: (code) => {
+    process.exitCode = code;
+  },
+  get isTTY() {
+    return process.stdout.isTTY === true && process.env.NO_COLOR === undefined;
+  },
+};
+
+interface CheckCommandOptions {
+  protocol: string;
+  format: CheckFormat;
+  header: Record<string, string>;
+  safeTool: string[];
+  toolCalls: boolean;
+  timeout: number;
+  probeTimeout: number;
+  maxBytes: number;
+  output?: string;
+  color?: boolean;
+}
+
+/** `Name: value` from --header, collected into one object (a repeated name: the last wins). */
+export function collectHeader(value: string, previous: Record<string, string>): Record<string, string> {
+  const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(.*?)\s*$/.exec(value);
+  if (!m || /[\r\n]/.test(value)) throw new InvalidArgumentError(`expected "Name: value" such as "Authorization: Bearer TOKEN", got "${value.replace(/:.*/, ': ...')}"`);
+  return { ...previous, [m[1]!.toLowerCase()]: m[2]! };
+}
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+export function render(report: CheckReport, format: CheckFormat, color: boolean): string {
+  switch (format) {
+    case 'json':
+      return renderJson(report);
+    case 'sarif':
+      return renderSarif(report);
+    case 'junit':
+      return renderJunit(report);
+    case 'markdown':
+      return renderMarkdown(report);
+    default:
+      return renderTable(report, { color });
+  }
+}
+
+export function registerCheckCommand(program: Command, io: CheckIo = processIo): Command {
+  return program
+    .command('check')
+    .description('audit a live MCP server from outside: send a fixed set of probes, judge each answer with the proxy\'s rules, print a report (exit 0 ok, 1 an error-severity finding, 2 unreachable or needs credentials)')
+    .argument('<url>', 'the MCP endpoint, e.g. http://127.0.0.1:3000/mcp (only this URL is contacted; redirects are not followed)', parseUrl)
+    .addOption(new Option('--protocol <version>', 'protocol version to check: auto tries 2026-07-28 (server/discover), then the legacy initialize handshake').choices(['auto', ...VERSIONS.map((v) => v.version)]).default(CHECK_DEFAULTS.protocol))
+    .addOption(new Option('-f, --format <format>', 'report format').choices(CHECK_FORMATS).default('table'))
+    .option('-H, --header <header>', 'a header sent with every probe, e.g. "Authorization: Bearer TOKEN" (repeatable)', collectHeader, {})
+    .option('--safe-tool <name>', 'a tool the argument probes may call (repeatable); then no other tool is called', collect, [])
+    .option('--no-tool-calls', 'send no tools/call at all')
+    .option('--timeout <duration>', 'longest the whole check may take', parseDuration, CHECK_DEFAULTS.timeoutMs)
+    .option('--probe-timeout <duration>', 'longest one probe may take (then its verdict is timeout)', parseDuration, CHECK_DEFAULTS.probeTimeoutMs)
+    .option('--max-bytes <size>', 'bytes read of one answer', parseSize, CHECK_DEFAULTS.maxBytes)
+    .option('-o, --output <file>', 'write the report to a file (the summary line still goes to stderr)')
+    .option('--color', 'colours in the table (default: on a terminal, unless NO_COLOR is set)')
+    .option('--no-color', 'no colours')
+    .action(async (url: URL, opts: CheckCommandOptions) => {
+      const report = await runCheck({
+        url,
+        protocol: opts.protocol,
+        headers: opts.header,
+        safeTools: opts.safeTool,
+        toolCalls: opts.toolCalls,
+        timeoutMs: opts.timeout,
+        probeTimeoutMs: opts.probeTimeout,
+        connectTimeoutMs: Math.min(CHECK_DEFAULTS.connectTimeoutMs, opts.probeTimeout),
+        maxBytes: opts.maxBytes,
+        clientVersion: packageVersion,
+      });
+      const text = render(report, opts.format, opts.color ?? (io.isTTY && opts.output === undefined));
+      if (opts.output !== undefined) {
+        await writeFile(opts.output, text);
+        io.stderr(`${summaryLine(report)}\n`);
+      } else {
+        io.stdout(text);
+      }
+      io.exit(report.exitCode);
+    });
+}
