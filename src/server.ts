@@ -101,7 +101,8 @@ export function createProxy(options: ProxyOptions) {
   let inFlight = 0;
   let draining = false;
   let closing: Promise<void> | undefined;
-  const server = createServer((req, res) => {
+  // Node checks the client timeouts below only every connectionsCheckingInterval (30 s by default).
+  const server = createServer({ connectionsCheckingInterval: Math.min(1000, limits.clientHeadersTimeoutMs) }, (req, res) => {
     inFlight++;
     res.once('close', () => inFlight--);
     if (draining) res.setHeader('connection', 'close');
@@ -112,9 +113,11 @@ export function createProxy(options: ProxyOptions) {
   // A client that trickles its headers or body (slowloris) is cut off; responses may stream for long.
   server.headersTimeout = limits.clientHeadersTimeoutMs;
   server.requestTimeout = limits.clientRequestTimeoutMs;
-  server.on('clientError', (err, socket) => {
-    // Malformed HTTP from a client: answer 400 if the socket still can, never crash.
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    // Malformed or too slow HTTP from a client: answered (408 for a timeout, else 400) and logged, never a crash.
+    const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    logger.warn({ code: err.code, peer: (socket as import('node:net').Socket).remoteAddress }, 'client error');
+    if (socket.writable) socket.end(`HTTP/1.1 ${timeout ? '408 Request Timeout' : '400 Bad Request'}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
     else socket.destroy(err);
   });
 

@@ -25,6 +25,7 @@ export function decodeJsonText(text: string): Decoded {
   try {
     return { ok: true, payload: classifyPayload(JSON.parse(trimmed)) };
   } catch (err) {
-    return { ok: false, problem: 'not-json', detail: (err as Error).message };
+    // V8 quotes a piece of the body in its message; the body may hold secrets, so the quote goes.
+    return { ok: false, problem: 'not-json', detail: (err as Error).message.replace(/(?:\.\.\.)?".*"(?:\.\.\.)?/s, '"…"') };
   }
 }

@@ -3,7 +3,8 @@
 // - a block without data dispatches nothing, so an id-only block's id is read here instead;
 // - a lone CR at the very end of what it was fed is held back, so a CR-terminated block is not
 //   dispatched until more text arrives: a blank line is always fed after the block;
-// - it strips a BOM only as the three Latin-1 chars "ï»¿", not as U+FEFF: TextDecoder strips it.
+// - on its first feed it strips the three Latin-1 chars "ï»¿" as if they were a BOM: an empty
+//   first feed keeps that from touching the block. A BOM is stripped only at the stream's start.
 import { createParser } from 'eventsource-parser';
 
 export interface SseEvent {
@@ -15,10 +16,12 @@ export interface SseEvent {
   comments: string[];
 }
 
-// Not fatal: invalid UTF-8 becomes U+FFFD, as an EventSource client would see it.
-const utf8 = new TextDecoder('utf-8');
+// Not fatal: invalid UTF-8 becomes U+FFFD, as an EventSource client would see it. A BOM is kept:
+// only the one at the very start of a stream is not part of the text.
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
-export function parseBlock(raw: Uint8Array): SseEvent {
+/** The fields of one block; `streamStart`: the block opens the stream, where a BOM is not text. */
+export function parseBlock(raw: Uint8Array, streamStart = false): SseEvent {
   const out: SseEvent = { event: undefined, data: undefined, id: undefined, retry: undefined, comments: [] };
   let dispatched = false;
   const parser = createParser({
@@ -35,7 +38,9 @@ export function parseBlock(raw: Uint8Array): SseEvent {
       out.comments.push(comment);
     },
   });
-  const text = utf8.decode(raw);
+  const decoded = utf8.decode(raw);
+  const text = streamStart && decoded.startsWith('\uFEFF') ? decoded.slice(1) : decoded;
+  parser.feed('');
   parser.feed(text);
   // Ends an unterminated tail and releases a trailing CR; after a complete block it only adds
   // blank lines, which dispatch nothing.

@@ -108,9 +108,9 @@ export function createClient(url: URL, timeoutMs = 2000): DemoClient {
 function sseMessages(chunks: readonly Buffer[]): unknown[] {
   const splitter = new SseSplitter(MAX_BODY);
   const pieces = [...chunks.flatMap((c) => splitter.push(c)), ...splitter.end()];
-  return pieces.flatMap((piece) => {
+  return pieces.flatMap((piece, i) => {
     if (piece.kind !== 'block') return [];
-    const event = parseBlock(piece.raw);
+    const event = parseBlock(piece.raw, i === 0);
     return hasData(event) ? [parseJson(event.data!)] : [];
   });
 }

@@ -26,6 +26,28 @@ export function redactSecrets(text: string): string {
   return out;
 }
 
+/** Every string in `value` replaced: a client's values (tool arguments above all) may be any secret. */
+function withoutText(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return '[REDACTED]';
+  if (depth > 16 || typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map((v) => withoutText(v, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutText(v, depth + 1)]));
+}
+
+/**
+ * A client's request as evidence: its shape (method, id, keys, types), with the values of
+ * `params.arguments` and every other string in params hidden, so no secret reaches a log line.
+ */
+export function requestExcerpt(message: unknown, max = 160): string {
+  const m = asRecordLoose(message);
+  if (!m) return excerpt(withoutText(message), max);
+  const { params, ...rest } = m;
+  return excerpt(params === undefined ? rest : { ...rest, params: withoutText(params) }, max);
+}
+
+const asRecordLoose = (v: unknown): Record<string, unknown> | undefined =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+
 /** A short, one-line, redacted excerpt of any value, for the evidence field. */
 export function excerpt(value: unknown, max = 160): string {
   let text: string;

@@ -1,7 +1,7 @@
 // JSON-RPC framing: a body that is not JSON gets -32700 with a null id, a client sends valid
 // JSON-RPC 2.0 (no id on a notification), and a response is valid JSON-RPC 2.0 (R1, R2, R4, R6,
 // R7, R9).
-import { excerpt } from './evidence.ts';
+import { excerpt, requestExcerpt } from './evidence.ts';
 import { answerRule, type ErrorMessage, is2xx, messagePointer, messagesOf } from './read.ts';
 import type { ExchangeRule, PostRule, PostSubject, Report, Rule } from './types.ts';
 import { ALL } from './versions.ts';
@@ -63,7 +63,7 @@ const requestEnvelope: PostRule = {
     const out: Report[] = [];
     s.request.payload.messages.forEach((m, i) => {
       if (m.kind === 'invalid') {
-        out.push({ message: `the client sent a message that is not valid JSON-RPC 2.0: ${m.reason}`, pointer: messagePointer('request', s.request, i), evidence: excerpt(m.value), fix });
+        out.push({ message: `the client sent a message that is not valid JSON-RPC 2.0: ${m.reason}`, pointer: messagePointer('request', s.request, i), evidence: requestExcerpt(m.value), fix });
       } else if (m.kind === 'request' && m.method.startsWith('notifications/')) {
         out.push({
           message: `${m.method} was sent with an id; a notification must not carry one`,

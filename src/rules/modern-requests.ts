@@ -2,7 +2,7 @@
 // capabilities, and the headers that mirror its body (R18, R47, R48, R49).
 import { H } from '../mcp/headers.ts';
 import { META } from '../mcp/versions.ts';
-import { asRecord, excerpt, pointer } from './evidence.ts';
+import { asRecord, excerpt, pointer, requestExcerpt } from './evidence.ts';
 import { headerOf, metaOf, metaVersion, missingMeta } from './read.ts';
 import type { ExchangeRule, ExchangeSubject, Report } from './types.ts';
 import { MODERN } from './versions.ts';
@@ -80,7 +80,7 @@ export const MODERN_REQUEST_RULES: readonly ExchangeRule[] = [
       return missingMeta(s.request.params).map((key) => ({
         message: `${s.request.method} request ${meta?.[key] === undefined ? 'lacks' : `has ${REQUIRED_META[key]!.malformed}`} _meta["${key}"]`,
         pointer: pointer('request', 'params', '_meta', key),
-        evidence: excerpt(meta ?? s.request.params ?? '(no params)'),
+        evidence: meta ? excerpt(meta) : requestExcerpt({ params: s.request.params ?? '(no params)' }),
         fix: REQUIRED_META[key]!.fix,
       }));
     },

@@ -35,10 +35,9 @@ export function proxyErrorBody(err: ProxyError, ids: readonly JsonRpcId[], batch
 /** Sends a proxy failure if nothing was sent yet; otherwise ends what was started. */
 export function sendProxyError(res: ServerResponse, err: ProxyError, ids: readonly JsonRpcId[], batch: boolean): void {
   if (res.headersSent) {
-    // The client already has a status line: a cleanly ended stream is all that is left to give;
-    // a body framed by content-length cannot end early, so that connection is cut.
-    if (res.hasHeader('content-length')) res.destroy();
-    else if (!res.writableEnded) res.end();
+    // The client already has a status line and part of a body: cutting the connection is the only
+    // way to tell it the body is incomplete (an SSE stream ends cleanly in sse-relay instead).
+    res.destroy();
     return;
   }
   const body = proxyErrorBody(err, ids, batch);

@@ -245,8 +245,12 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     }
     // A legacy session whose stream carried event ids may resume it on a GET: keep waiting then.
     const resumable = x.flow.sessionId !== undefined && summary.sawEventId && eraOf(x.flow.protocolVersion ?? '') === 'legacy';
+    if (summary.unaudited > 0) {
+      logger.warn({ session: x.flow.sessionId ?? null, events: summary.unaudited, limit: limits.auditEventBytes }, 'unaudited event');
+    }
     if (!resumable) {
-      const outcome = x.abort.signal.aborted ? 'client-closed' : 'no-response';
+      // An event too large to read may have been the answer: it was delivered, unread, not missed.
+      const outcome = x.abort.signal.aborted ? 'client-closed' : summary.unaudited > 0 ? 'unaudited' : 'no-response';
       const ended: ExchangeHttp = summary.error && !x.abort.signal.aborted ? { ...http, proxyError: summary.error.code } : http;
       const abandoned = abandon(x, outcome, { ...frameHttp, proxyError: ended.proxyError });
       // A response the server never sent, built by the policy, closes the stream.

@@ -38,7 +38,7 @@ export async function relaySse(
       let out = piece.raw;
       if (piece.kind === 'block') {
         summary.events++;
-        const event = parseBlock(piece.raw);
+        const event = parseBlock(piece.raw, summary.events === 1 && summary.bytes === 0);
         if (event.id !== undefined) summary.sawEventId = true;
         if (hasData(event)) out = onEvent(event.data!, piece.raw.length, piece.raw) ?? piece.raw;
       } else if (piece.last) {
