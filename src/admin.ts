@@ -3,7 +3,7 @@
 // scrapes never mix with MCP traffic.
 import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { listenOn } from './listen.ts';
 import type { Metrics } from './sinks/metrics.ts';
 
 /** Whether a TCP connection to the upstream opens within `timeoutMs`. */
@@ -53,17 +53,7 @@ export function createAdminServer(options: AdminOptions) {
   });
   return {
     server,
-    async listen(port: number, host: string): Promise<URL> {
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, host, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
-      const addr = server.address() as AddressInfo;
-      return new URL(`http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}/`);
-    },
+    listen: (port: number, host: string): Promise<URL> => listenOn(server, port, host),
     close(): Promise<void> {
       return new Promise((resolve) => {
         server.close(() => resolve());

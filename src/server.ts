@@ -1,13 +1,13 @@
 // The proxy process: a node:http server that sends the MCP endpoint through the pipeline and every
 // other path through the pass-through, plus the timers that expire idle state.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { DEFAULT_LIMITS, type Limits } from './config/defaults.ts';
 import { Correlator } from './exchange/correlate.ts';
 import { SessionStore } from './exchange/sessions.ts';
 import { RequestTable } from './exchange/table.ts';
+import { listenOn } from './listen.ts';
 import { H } from './mcp/headers.ts';
 import { defaultPolicy } from './policy/compile.ts';
 import type { Policy } from './policy/types.ts';
@@ -149,16 +149,7 @@ export function createProxy(options: ProxyOptions) {
       return finished;
     },
     async listen(port: number, host: string): Promise<RunningProxy> {
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, host, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
-      const addr = server.address() as AddressInfo;
-      const hostPart = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-      const url = new URL(`http://${hostPart}:${addr.port}${mcpPath}`);
+      const url = new URL(mcpPath, await listenOn(server, port, host));
       logger.info({ listen: url.href, upstream: options.upstream.href }, 'listening');
       return { url, server, close: () => this.close() };
     },
