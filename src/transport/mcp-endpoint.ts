@@ -184,8 +184,11 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     if (!collected.complete) {
       logger.warn({ session: x.flow.sessionId ?? null, status: up.status, limit: limits.auditBodyBytes }, 'unaudited body');
       x.res.writeHead(up.status, headers);
-      if ((await streamRest(x.res, collected.head, collected.rest)) && !x.res.writableEnded) x.res.end();
-      log(x, abandon(x, 'unaudited', http), http);
+      const sent = await streamRest(x.res, collected.head, collected.rest);
+      if (sent.delivered && !x.res.writableEnded) x.res.end();
+      const unaudited = abandon(x, 'unaudited', http);
+      for (const c of unaudited) c.responseBytes = sent.bytes;
+      log(x, unaudited, http);
       return undefined;
     }
     const { bytes } = collected;

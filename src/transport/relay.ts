@@ -27,18 +27,20 @@ export async function collectBody(body: Readable, limit: number): Promise<Collec
   }
 }
 
-/** Writes the head, then the rest of the stream, with backpressure. False if the client left. */
-export async function streamRest(res: ServerResponse, head: Buffer[], rest: AsyncIterator<Buffer>): Promise<boolean> {
-  for (const chunk of head) {
+/** Writes the head, then the rest of the stream, with backpressure: whether it all went out (the client may leave), and the bytes sent. */
+export async function streamRest(res: ServerResponse, head: Buffer[], rest: AsyncIterator<Buffer>): Promise<{ delivered: boolean; bytes: number }> {
+  let bytes = 0;
+  const send = async (chunk: Buffer): Promise<boolean> => {
+    bytes += chunk.length;
     const w = writeChunk(res, chunk);
-    if (w !== true && !(await w)) return false;
-  }
+    return w === true || (await w);
+  };
+  for (const chunk of head) if (!(await send(chunk))) return { delivered: false, bytes };
   try {
     for (;;) {
       const { value, done } = await rest.next();
-      if (done) return true;
-      const w = writeChunk(res, value);
-      if (w !== true && !(await w)) return false;
+      if (done) return { delivered: true, bytes };
+      if (!(await send(value))) return { delivered: false, bytes };
     }
   } catch (err) {
     throw toProxyError(err);
