@@ -7,7 +7,9 @@ import { DEFAULT_LIMITS, type Limits } from './config/defaults.ts';
 import { Correlator } from './exchange/correlate.ts';
 import { SessionStore } from './exchange/sessions.ts';
 import { RequestTable } from './exchange/table.ts';
+import { ProxyError } from './errors.ts';
 import { listenOn } from './listen.ts';
+import { sendProxyError } from './transport/egress.ts';
 import { H } from './mcp/headers.ts';
 import { defaultPolicy } from './policy/compile.ts';
 import type { Policy } from './policy/types.ts';
@@ -106,6 +108,11 @@ export function createProxy(options: ProxyOptions) {
     inFlight++;
     res.once('close', () => inFlight--);
     if (draining) res.setHeader('connection', 'close');
+    // Two Host headers make the target ambiguous; RFC 9112 §3.2 asks for a 400 (node keeps the first).
+    if (req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === 'host').length > 1) {
+      sendProxyError(res, new ProxyError('WARDEN_BAD_REQUEST', 'Request has more than one Host header'), [], false);
+      return;
+    }
     const path = (req.url ?? '/').split('?')[0];
     if (path === mcpPath && endpoint.handle(req, res)) return;
     passthrough.handle(req, res);
