@@ -1,0 +1,184 @@
+// The throughput matrix: for each upstream, every setup in front of it at once (idle ones cost no
+// CPU), then each workload x connection count measured on every setup in turn, so the setups of a
+// cell are measured minutes apart at most, never a whole run apart (this machine is shared).
+import { performance } from 'node:perf_hooks';
+import { checkWorkload, FAST_WORKLOADS, openSession, SDK_WORKLOADS, type Workload } from './client.ts';
+import { measure, type CellLoad, type CellNumbers } from './load.ts';
+import { cpuMs, machineBusyMs, procStatusBytes, resetPeak } from './procs.ts';
+import { SETUPS, startTarget, type TargetKind, type Target } from './setups.ts';
+
+export interface Cell extends CellNumbers {
+  upstream: 'fast' | 'sdk';
+  workload: string;
+  connections: number;
+  setup: TargetKind;
+  /** Peak RSS of the setup's processes during the measured seconds (bytes); undefined for direct. */
+  peakRss: number | undefined;
+  /** CPU time the proxy's processes used per request (µs); undefined for direct. */
+  cpuUsPerReq: number | undefined;
+  /** Cores busy with other work on the machine during the measured seconds (not the load generator, upstream or proxy). */
+  otherCores: number;
+  /** Rounds measured; with more than one, each number is the median of the rounds. */
+  rounds: number;
+  /** p50 minus direct's p50 in the same cell (ms). */
+  addedP50?: number;
+  addedP99?: number;
+  /** requests/s over http-proxy-3's and nginx's in the same cell. */
+  vsHttpProxy3?: number;
+  vsNginx?: number;
+}
+
+export interface MatrixOptions {
+  connections: number[];
+  durationS: number;
+  warmupS: number;
+  /** Warm-up of each new target before its first cell (JIT). */
+  targetWarmupS: number;
+  /** The upstream process, whose CPU is not "other work". */
+  upstreamPid: number;
+  /** How many rounds a cell gets (the median is kept): more where a target is judged. */
+  rounds: (upstream: Cell['upstream'], workload: string, connections: number) => number;
+}
+
+interface Group {
+  upstream: Cell['upstream'];
+  url: URL;
+  workloads: Workload[];
+  /** Connection counts this group skips, and why (said in the log and in RESULTS.md). */
+  skip?: { connections: number; why: string };
+}
+
+export function groupsFor(urls: { fast: string; sdkJson: string; sdkSse: string }): Group[] {
+  return [
+    { upstream: 'fast', url: new URL(urls.fast), workloads: FAST_WORKLOADS },
+    { upstream: 'sdk', url: new URL(urls.sdkJson), workloads: SDK_WORKLOADS.filter((w) => !w.name.startsWith('SSE')) },
+    {
+      upstream: 'sdk',
+      url: new URL(urls.sdkSse),
+      workloads: SDK_WORKLOADS.filter((w) => w.name.startsWith('SSE')),
+      // countdown sleeps (setTimeout, >= 1 ms) between its 100 events: 50 of them at once take longer than a cell.
+      skip: { connections: 50, why: 'the SDK countdown sleeps >= 1 ms per event; 50 concurrent streams outlast the measured window' },
+    },
+  ];
+}
+
+const peakOf = (t: Target): number | undefined => (t.setup === 'direct' ? undefined : t.pids().reduce((s, pid) => s + (procStatusBytes(pid, 'VmHWM') ?? 0), 0));
+
+export async function runGroup(group: Group, opts: MatrixOptions, log: (line: string) => void): Promise<Cell[]> {
+  const targets: { target: Target; headers: Record<string, string> }[] = [];
+  const cells: Cell[] = [];
+  try {
+    for (const setup of SETUPS) {
+      const target = await startTarget(setup, group.url);
+      if (!target) {
+        log(`${setup}: not installed, skipped`);
+        continue;
+      }
+      targets.push({ target, headers: {} });
+      const entry = targets[targets.length - 1]!;
+      entry.headers = await openSession(target.url);
+      for (const w of group.workloads) await checkWorkload(target.url, entry.headers, w);
+      const first = group.workloads[0]!;
+      await measure({ url: target.url, headers: entry.headers, body: first.body, connections: 10, durationS: opts.targetWarmupS, warmupS: 0 });
+    }
+    for (const w of group.workloads) {
+      for (const connections of opts.connections) {
+        if (group.skip?.connections === connections) {
+          log(`${group.upstream} ${w.name} c=${connections}: skipped (${group.skip.why})`);
+          continue;
+        }
+        const base = { upstream: group.upstream, workload: w.name, connections };
+        const rounds = opts.rounds(group.upstream, w.name, connections);
+        const runs = new Map<TargetKind, Cell[]>();
+        for (let r = 0; r < rounds; r++) {
+          // Each round starts with another setup, so none is always measured first or last.
+          for (let i = 0; i < targets.length; i++) {
+            const { target, headers } = targets[(i + r) % targets.length]!;
+            const cell = await measureCell(target, { url: target.url, headers, body: w.body, connections, durationS: opts.durationS, warmupS: opts.warmupS }, opts.upstreamPid);
+            runs.set(target.setup, [...(runs.get(target.setup) ?? []), { ...base, ...cell }]);
+          }
+        }
+        const row = targets.map(({ target }) => median(runs.get(target.setup)!));
+        compare(row);
+        for (const c of row) log(line(c));
+        cells.push(...row);
+      }
+    }
+  } finally {
+    await Promise.all(targets.map(({ target }) => target.stop()));
+  }
+  return cells;
+}
+
+type Measured = Omit<Cell, 'upstream' | 'workload' | 'connections'>;
+
+/** One measurement of one setup, with its peak RSS and CPU time over the measured seconds. */
+async function measureCell(target: Target, load: CellLoad, upstreamPid: number): Promise<Measured> {
+  const ours = (): number[] => [process.pid, upstreamPid, ...target.pids()].map(cpuMs);
+  const sample = () => ({ ours: ours(), busy: machineBusyMs(), at: performance.now() });
+  let start = { ours: [0], busy: 0, at: 0 };
+  let end = start;
+  const n = await measure(load, {
+    start: () => {
+      target.pids().forEach(resetPeak);
+      start = sample();
+    },
+    end: () => (end = sample()),
+  });
+  const used = end.ours.map((v, i) => v - (start.ours[i] ?? 0));
+  const proxyMs = used.slice(2).reduce((a, b) => a + b, 0);
+  const otherMs = end.busy - start.busy - used.reduce((a, b) => a + b, 0);
+  return {
+    setup: target.setup,
+    ...n,
+    peakRss: peakOf(target),
+    cpuUsPerReq: target.setup === 'direct' || n.requests === 0 ? undefined : (proxyMs * 1000) / n.requests,
+    otherCores: Math.max(0, otherMs / Math.max(1, end.at - start.at)),
+    rounds: 1,
+  };
+}
+
+/** Several rounds of one setup: the median of each number on its own (peak RSS: the highest). */
+function median(cells: Cell[]): Cell {
+  if (cells.length === 1) return cells[0]!;
+  const mid = <T extends number | undefined>(pick: (c: Cell) => T): T => {
+    const values = cells.map(pick).filter((v): v is NonNullable<T> => v !== undefined).sort((a, b) => (a as number) - (b as number));
+    return (values.length === 0 ? undefined : values[Math.floor(values.length / 2)]) as T;
+  };
+  return {
+    ...cells[0]!,
+    requests: mid((c) => c.requests),
+    rps: mid((c) => c.rps),
+    p50: mid((c) => c.p50),
+    p99: mid((c) => c.p99),
+    mean: mid((c) => c.mean),
+    errors: cells.reduce((a, c) => a + c.errors, 0),
+    bytesPerS: mid((c) => c.bytesPerS),
+    peakRss: cells.some((c) => c.peakRss !== undefined) ? Math.max(...cells.map((c) => c.peakRss ?? 0)) : undefined,
+    cpuUsPerReq: mid((c) => c.cpuUsPerReq),
+    otherCores: mid((c) => c.otherCores),
+    rounds: cells.length,
+  };
+}
+
+/** Fills in each cell of one row (same upstream, workload, connections) against its baselines. */
+function compare(row: Cell[]): void {
+  const of = (s: TargetKind): Cell | undefined => row.find((c) => c.setup === s);
+  const direct = of('direct');
+  const plain = of('http-proxy-3');
+  const nginx = of('nginx');
+  for (const c of row) {
+    if (direct) {
+      c.addedP50 = c.p50 - direct.p50;
+      c.addedP99 = c.p99 - direct.p99;
+    }
+    if (plain && plain.rps > 0) c.vsHttpProxy3 = c.rps / plain.rps;
+    if (nginx && nginx.rps > 0) c.vsNginx = c.rps / nginx.rps;
+  }
+}
+
+function line(c: Cell): string {
+  const rounds = c.rounds > 1 ? ` (median of ${c.rounds})` : '';
+  const mb = c.peakRss !== undefined ? ` rss ${(c.peakRss / 1e6).toFixed(0)}MB cpu ${c.cpuUsPerReq?.toFixed(0)}µs/req` : '';
+  return `${c.upstream} ${c.workload} c=${c.connections} ${c.setup}: ${c.rps.toFixed(0)} req/s p50 ${c.p50.toFixed(3)} p99 ${c.p99.toFixed(3)} ms${mb} others ${c.otherCores.toFixed(2)} cores${rounds}${c.errors ? ` ERRORS ${c.errors}` : ''}`;
+}

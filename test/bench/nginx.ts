@@ -1,0 +1,100 @@
+// nginx as a plain reverse proxy (Debian's nginx-light), when it is installed: a temp nginx.conf
+// with proxy_pass to the upstream over keep-alive connections, buffering off (SSE goes out as it
+// arrives), one worker (one core, like the Node proxies), access log off. Run in the foreground
+// (`daemon off`) so the benchmark owns its PID and stops it by that PID.
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { childPids, startPlainProcess, type Child } from './procs.ts';
+
+const CANDIDATES = ['/usr/sbin/nginx', '/usr/bin/nginx', '/usr/local/sbin/nginx', '/usr/local/bin/nginx'];
+
+/** The nginx binary, or undefined when nginx is not installed. */
+export function findNginx(): string | undefined {
+  return CANDIDATES.find((p) => existsSync(p));
+}
+
+export interface RunningNginx {
+  port: number;
+  /** The master's PID and its workers' (for memory). */
+  pids(): number[];
+  stop(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+function config(dir: string, port: number, upstream: URL): string {
+  return `worker_processes 1;
+daemon off;
+master_process on;
+user root;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 16384; multi_accept on; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  keepalive_timeout 75s;
+  keepalive_requests 1000000;
+  upstream mcp { server ${upstream.host}; keepalive 128; keepalive_requests 1000000; }
+  server {
+    listen 127.0.0.1:${port} backlog=4096;
+    client_max_body_size 16m;
+    location / {
+      proxy_pass http://mcp;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host $host;
+      proxy_buffering off;
+      proxy_request_buffering off;
+      proxy_read_timeout 300s;
+    }
+  }
+}
+`;
+}
+
+/** Starts nginx in front of `upstream`; resolves once it accepts connections. */
+export async function startNginx(binary: string, upstream: URL): Promise<RunningNginx> {
+  const dir = mkdtempSync(join(tmpdir(), 'warden-bench-nginx-'));
+  const port = await freePort();
+  const conf = join(dir, 'nginx.conf');
+  writeFileSync(conf, config(dir, port, upstream));
+  const child: Child = startPlainProcess(binary, ['-c', conf, '-p', dir, '-e', join(dir, 'error.log')]);
+  const cleanup = async (): Promise<void> => {
+    await child.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  for (let i = 0; i < 100; i++) {
+    if (child.proc.exitCode !== null) break;
+    if (await accepts(port)) return { port, pids: () => [child.pid, ...childPids(child.pid)], stop: cleanup };
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await cleanup();
+  throw new Error(`nginx did not start on 127.0.0.1:${port}`);
+}

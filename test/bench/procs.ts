@@ -1,0 +1,169 @@
+// The benchmark's child processes: started with IPC, tracked by PID, always stopped by PID (on
+// success, on failure, on Ctrl-C, at exit), and read for memory through /proc.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const live = new Set<ChildProcess>();
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+let scripts: Record<string, string> = {};
+
+/** Where each child's compiled script is (build.ts); a child not named here runs under tsx. */
+export function setChildScripts(paths: Record<string, string>): void {
+  scripts = { ...paths };
+}
+
+export interface Child {
+  proc: ChildProcess;
+  pid: number;
+  /** Resolves with the next IPC message of that type (rejects after `ms`). */
+  next<T>(type: string, ms?: number): Promise<T>;
+  stop(): Promise<void>;
+}
+
+/** Extra node flags for proxy children (BENCH_CPU_PROF=<dir> adds --cpu-prof there). */
+export function profileFlags(): string[] {
+  const dir = process.env.BENCH_CPU_PROF;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+}
+
+/** Starts child `name` (its compiled script, else test/bench/<name>.ts under tsx) with IPC; resolves once it sent {type:'ready'}. */
+export async function startChild<T>(name: string, args: string[], nodeFlags: string[] = []): Promise<{ child: Child; ready: T }> {
+  const script = scripts[name];
+  const entry = script ? [script] : ['--import', 'tsx', `${ROOT}test/bench/${name}.ts`];
+  const proc = spawn(process.execPath, [...nodeFlags, ...entry, ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], cwd: ROOT });
+  live.add(proc);
+  proc.once('exit', () => live.delete(proc));
+  const child = wrap(proc);
+  try {
+    const ready = await child.next<T>('ready', 30_000);
+    return { child, ready };
+  } catch (err) {
+    await child.stop();
+    throw err;
+  }
+}
+
+/** Starts a process without IPC (nginx), tracked like the others. */
+export function startPlainProcess(command: string, args: string[]): Child {
+  const proc = spawn(command, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+  live.add(proc);
+  proc.once('exit', () => live.delete(proc));
+  return wrap(proc);
+}
+
+function wrap(proc: ChildProcess): Child {
+  return {
+    proc,
+    pid: proc.pid ?? -1,
+    next<T>(type: string, ms = 10_000): Promise<T> {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => finish(new Error(`no '${type}' message from pid ${proc.pid} within ${ms} ms`)), ms);
+        const onMessage = (msg: { type?: string }): void => {
+          if (msg?.type === type) finish(undefined, msg as T);
+        };
+        const onExit = (code: number | null): void => finish(new Error(`pid ${proc.pid} exited (${code}) before '${type}'`));
+        const finish = (err: Error | undefined, value?: T): void => {
+          clearTimeout(timer);
+          proc.off('message', onMessage).off('exit', onExit);
+          if (err) reject(err);
+          else resolve(value as T);
+        };
+        proc.on('message', onMessage).once('exit', onExit);
+      });
+    },
+    stop: () => stopProcess(proc),
+  };
+}
+
+/** SIGTERM by PID, SIGKILL after 3 s; resolves once it has exited. */
+export function stopProcess(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null || proc.pid === undefined) return Promise.resolve();
+  return new Promise((resolve) => {
+    const kill = setTimeout(() => {
+      try {
+        process.kill(proc.pid!, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }, 3000);
+    proc.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    try {
+      process.kill(proc.pid!, 'SIGTERM');
+    } catch {
+      clearTimeout(kill);
+      resolve();
+    }
+  });
+}
+
+/** Stops every child still running (the finally of a run). */
+export async function stopAll(): Promise<void> {
+  await Promise.all([...live].map(stopProcess));
+}
+
+let hooked = false;
+/** At exit (even a crash) SIGKILL every child still alive; SIGINT/SIGTERM stop them first. */
+export function hookExit(): void {
+  if (hooked) return;
+  hooked = true;
+  process.on('exit', () => {
+    for (const proc of live) if (proc.pid !== undefined) try { process.kill(proc.pid, 'SIGKILL'); } catch { /* gone */ }
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void stopAll().finally(() => process.exit(130)));
+  }
+}
+
+/** A field of /proc/<pid>/status in bytes (VmRSS, VmHWM), or undefined if the process is gone. */
+export function procStatusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): number | undefined {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resets a process's peak RSS (VmHWM) to its current RSS; false where the kernel does not allow it. */
+export function resetPeak(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The PIDs of a process's direct children (nginx's workers). */
+export function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+
+/** CPU time (user + system, ms) a process has used, or 0 if it is gone. */
+export function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU time (ms) every process on the machine has used: all cores' busy time from /proc/stat. */
+export function machineBusyMs(): number {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).map(Number);
+  // user nice system idle iowait irq softirq steal: busy is all but idle and iowait
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = ticks;
+  return (user + nice + system + irq + softirq + steal) * TICK_MS;
+}

@@ -1,0 +1,158 @@
+// Turns a run's numbers into RESULTS.md: the machine, the targets (met or missed), and a table per
+// upstream and workload. What bounds a missed target comes from ANALYSIS.md (written by hand from
+// the --cpu-prof profiles), so a re-run keeps it.
+import { existsSync, readFileSync } from 'node:fs';
+import type { Cell } from './matrix.ts';
+import type { BigTransfer, IdleSessions } from './memory.ts';
+import type { SseLatency } from './sse-latency.ts';
+
+export interface Machine {
+  cpus: number;
+  cpuModel: string;
+  memory: string;
+  kernel: string;
+  node: string;
+  nginx: string;
+  loadBefore: string;
+  loadAfter: string;
+}
+
+export interface RunResults {
+  startedAt: string;
+  command: string;
+  seconds: number;
+  machine: Machine;
+  settings: { durationS: number; warmupS: number; connections: number[] };
+  cells: Cell[];
+  sseLatency: SseLatency[];
+  transfers: BigTransfer[];
+  idle: IdleSessions | undefined;
+  /** Setups or cells not measured, and why. */
+  notes: string[];
+}
+
+export interface TargetCheck {
+  target: string;
+  measured: string;
+  met: boolean | undefined;
+}
+
+const MB = 1e6;
+const f = (n: number | undefined, digits = 3): string => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(digits));
+const mb = (n: number | undefined): string => (n === undefined ? '–' : (n / MB).toFixed(1));
+const signed = (n: number | undefined): string => (n === undefined || Number.isNaN(n) ? '–' : `${n >= 0 ? '+' : ''}${n.toFixed(3)}`);
+const ratio = (n: number | undefined): string => (n === undefined ? '–' : `${n.toFixed(2)}x`);
+const verdict = (met: boolean | undefined): string => (met === undefined ? 'not measured' : met ? '**met**' : '**missed**');
+
+export function checkTargets(r: RunResults): TargetCheck[] {
+  const cell = (setup: string, workload: string, connections: number): Cell | undefined =>
+    r.cells.find((c) => c.upstream === 'fast' && c.workload === workload && c.connections === connections && c.setup === setup);
+  const out: TargetCheck[] = [];
+  for (const setup of ['audit', 'enforce']) {
+    const c10 = cell(setup, 'small', 10);
+    out.push({
+      target: `${setup}: >= 0.9x nginx req/s, small calls, 10 connections`,
+      measured: c10?.vsNginx !== undefined ? `${ratio(c10.vsNginx)} (${f(c10.rps, 0)} vs ${f(cell('nginx', 'small', 10)?.rps, 0)} req/s)` : 'nginx not installed',
+      met: c10?.vsNginx === undefined ? undefined : c10.vsNginx >= 0.9,
+    });
+    out.push({
+      target: `${setup}: >= 0.9x http-proxy-3 req/s, small calls, 10 connections`,
+      measured: c10?.vsHttpProxy3 !== undefined ? `${ratio(c10.vsHttpProxy3)} (${f(c10.rps, 0)} vs ${f(cell('http-proxy-3', 'small', 10)?.rps, 0)} req/s)` : '–',
+      met: c10?.vsHttpProxy3 === undefined ? undefined : c10.vsHttpProxy3 >= 0.9,
+    });
+    const c1 = cell(setup, 'small', 1);
+    out.push({ target: `${setup}: added p50 < 0.1 ms, small calls, 1 connection`, measured: `${signed(c1?.addedP50)} ms`, met: c1?.addedP50 === undefined ? undefined : c1.addedP50 < 0.1 });
+    const sse = r.sseLatency.find((s) => s.setup === setup);
+    out.push({
+      target: `${setup}: SSE event from upstream write to client read < 1 ms (p99)`,
+      measured: sse ? `p50 ${f(sse.p50)} ms, p99 ${f(sse.p99)} ms (direct p99 ${f(r.sseLatency.find((s) => s.setup === 'direct')?.p99)} ms)` : '–',
+      met: sse ? sse.p99 < 1 : undefined,
+    });
+    for (const kind of ['1 GiB SSE', '100 MB JSON'] as const) {
+      const t = r.transfers.find((x) => x.case === kind && x.setup === setup);
+      const logged = kind === '100 MB JSON' ? `; "unaudited" logged: ${t?.unauditedLogged ? 'yes' : 'no'}` : '';
+      out.push({
+        target: `${setup}: ${kind} through the proxy, peak RSS < 150 MB${kind === '100 MB JSON' ? ', streamed unparsed and logged as not audited' : ''}`,
+        measured: t ? `${mb(t.peakRss)} MB at ${f(t.mbPerS, 0)} MB/s${logged}` : '–',
+        met: t ? t.peakRss < 150 * MB && (kind !== '100 MB JSON' || t.unauditedLogged === true) : undefined,
+      });
+    }
+  }
+  if (r.idle) {
+    out.push({
+      target: `audit: ${r.idle.sessions.toLocaleString('en')} idle sessions, RSS < 150 MB`,
+      measured: `${mb(r.idle.rssAfter)} MB after GC (peak ${mb(r.idle.peakRss)} MB; ${mb(r.idle.rssBefore)} MB before; ${r.idle.distinctIds} distinct session ids)`,
+      met: r.idle.peakRss < 150 * MB && r.idle.distinctIds === r.idle.sessions,
+    });
+  }
+  return out;
+}
+
+function cellTables(cells: Cell[]): string[] {
+  const out: string[] = [];
+  const keys = [...new Set(cells.map((c) => `${c.upstream}|${c.workload}`))];
+  for (const key of keys) {
+    const [upstream, workload] = key.split('|');
+    out.push(`### ${upstream === 'fast' ? 'Fast minimal upstream' : 'Official SDK server (test/fixtures/sdk-server.ts)'}: ${workload}`, '');
+    out.push('| conns | setup | req/s | p50 ms | p99 ms | added p50 ms | added p99 ms | vs http-proxy-3 | vs nginx | proxy CPU µs/req | peak RSS MB | other load (cores) | errors |');
+    out.push('|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+    for (const c of cells.filter((x) => `${x.upstream}|${x.workload}` === key)) {
+      out.push(
+        `| ${c.connections}${c.rounds > 1 ? ` (median of ${c.rounds})` : ''} | ${c.setup} | ${f(c.rps, 0)} | ${f(c.p50)} | ${f(c.p99)} | ${signed(c.addedP50)} | ${signed(c.addedP99)} | ${ratio(c.vsHttpProxy3)} | ${ratio(c.vsNginx)} | ${f(c.cpuUsPerReq, 0)} | ${mb(c.peakRss)} | ${f(c.otherCores, 2)} | ${c.errors} |`,
+      );
+    }
+    out.push('');
+  }
+  return out;
+}
+
+export function renderMarkdown(r: RunResults, analysisPath: string): string {
+  const m = r.machine;
+  const lines = [
+    '# mcp-warden benchmarks',
+    '',
+    `Written by \`${r.command}\` (test/bench/run.ts) on ${r.startedAt}; the run took ${f(r.seconds / 60, 1)} minutes. Raw numbers: test/bench/results.json.`,
+    '',
+    '## Machine',
+    '',
+    `- CPU: ${m.cpuModel}, ${m.cpus} cores (nproc)`,
+    `- Memory (free -h): ${m.memory}`,
+    `- Kernel ${m.kernel}; Node ${m.node}; nginx: ${m.nginx}`,
+    `- Load average before / after the run: ${m.loadBefore} / ${m.loadAfter} (other work on this machine shares the 2 cores)`,
+    `- Each cell: ${r.settings.warmupS} s warm-up, then ${r.settings.durationS} s measured with autocannon (one process, pipelining 1, a fresh JSON-RPC id per request); connections ${r.settings.connections.join(', ')}.`,
+    '- The load generator, the upstream and the proxy are three processes on the same 2 cores: a proxy gets at most what the other two leave it.',
+    '- Latency percentiles are computed from every response time (microsecond resolution), not autocannon\'s whole-millisecond histogram.',
+    '- Peak RSS is VmHWM of the proxy\'s processes (nginx: master + worker), reset before each measured run.',
+    '- Proxy CPU µs/req: user + system CPU time of the proxy\'s processes over the measured seconds (/proc/<pid>/stat), per response; it does not depend on what else the machine runs, requests/s does. "Other load": cores busy with processes that are neither the load generator, the upstream nor the proxy (other work on this shared machine) during the measured seconds; a cell with other load above ~0.3 had less than the 2 cores.',
+    '',
+    '## Targets',
+    '',
+    '| target | measured | result |',
+    '|---|---|---|',
+    ...checkTargets(r).map((t) => `| ${t.target} | ${t.measured} | ${verdict(t.met)} |`),
+    '',
+  ];
+  if (existsSync(analysisPath)) lines.push(readFileSync(analysisPath, 'utf8').trim(), '');
+  lines.push('## Throughput and latency', '');
+  lines.push('Setups: **direct** (client to upstream), **http-proxy-3** (plain pass-through, keep-alive agent: the floor of our stack), **nginx** (plain reverse proxy, 1 worker, buffering off, access log off), **audit** and **enforce** (mcp-warden with the default audit policy and with config/enforce.yaml; logging at info to /dev/null). "added" is against direct in the same cell; "vs" is the ratio of requests/s.', '');
+  lines.push(...cellTables(r.cells));
+  if (r.notes.length > 0) lines.push('Not measured:', '', ...r.notes.map((n) => `- ${n}`), '');
+  lines.push('## SSE: time from the upstream\'s write to the client\'s read, per event', '');
+  lines.push('Upstream and client in the bench process (one clock), proxy in its own; events 2 ms apart, each its own write.', '');
+  lines.push('| setup | events | p50 ms | p99 ms | max ms | added p50 ms | added p99 ms |', '|---|---:|---:|---:|---:|---:|---:|');
+  for (const s of r.sseLatency) lines.push(`| ${s.setup} | ${s.events} | ${f(s.p50)} | ${f(s.p99)} | ${f(s.max)} | ${signed(s.addedP50)} | ${signed(s.addedP99)} |`);
+  lines.push('', '## Memory', '');
+  lines.push('Each case in a fresh proxy process; peak RSS is its VmHWM. The 1 GiB stream is 64 KiB progress events (each parsed and judged by mcp-warden: under the 1 MiB event limit); the 100 MB body is over the 4 MiB audit limit and streams through unparsed.', '');
+  lines.push('| case | setup | MB moved | seconds | MB/s | peak RSS MB | logged as not audited |', '|---|---|---:|---:|---:|---:|---|');
+  const order = ['direct', 'http-proxy-3', 'nginx', 'audit', 'enforce'];
+  const transfers = [...r.transfers].sort((a, b) => a.case.localeCompare(b.case) || order.indexOf(a.setup) - order.indexOf(b.setup));
+  for (const t of transfers) {
+    lines.push(`| ${t.case} | ${t.setup} | ${mb(t.bytes)} | ${f(t.seconds, 2)} | ${f(t.mbPerS, 0)} | ${mb(t.peakRss)} | ${t.unauditedLogged === undefined ? '–' : t.unauditedLogged ? 'yes' : 'no'} |`);
+  }
+  if (r.idle) {
+    const i = r.idle;
+    lines.push('', `Idle sessions (audit): ${i.sessions} initialize exchanges in ${f(i.seconds, 1)} s, ${i.distinctIds} distinct Mcp-Session-Id; RSS ${mb(i.rssBefore)} MB before, ${mb(i.rssAfter)} MB after (full GC), peak ${mb(i.peakRss)} MB; V8 heap in use ${mb(i.heapBefore)} MB before, ${mb(i.heapAfter)} MB after: ${f((i.heapAfter - i.heapBefore) / i.sessions / 1024, 2)} KiB of heap and ${f((i.rssAfter - i.rssBefore) / i.sessions / 1024, 2)} KiB of RSS per session.`);
+  }
+  lines.push('', '## Running it', '', '```', 'npm run bench                     # the whole run; writes test/bench/RESULTS.md and results.json', 'BENCH_QUICK=1 npm run bench       # short cells, to try a change (does not write RESULTS.md)', 'BENCH_CPU_PROF=/tmp/prof npm run bench   # proxy children write .cpuprofile files there', 'node --import tsx test/bench/profile-summary.ts /tmp/prof/<file>.cpuprofile', '```', '');
+  return lines.join('\n');
+}

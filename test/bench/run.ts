@@ -1,0 +1,127 @@
+// `npm run bench`: every setup, upstream, workload and connection count, then SSE latency and
+// memory; writes test/bench/RESULTS.md and test/bench/results.json. Every process it starts is
+// stopped by PID when it ends, fails or is interrupted. Traffic stays on 127.0.0.1; every loop
+// and every load run is bounded in time or count.
+//   BENCH_QUICK=1        short cells, smaller memory cases; writes results.quick.json only
+//   BENCH_DURATION=<s>   measured seconds per cell (default 1.5); BENCH_WARMUP=<s> (default 0.5)
+//   BENCH_CPU_PROF=<dir> the proxy children run with --cpu-prof into <dir>
+//   --render             only rewrite RESULTS.md from results.json (and ANALYSIS.md)
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg, release } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { buildChildren } from './build.ts';
+import { findNginx } from './nginx.ts';
+import { groupsFor, runGroup, type Cell, type MatrixOptions } from './matrix.ts';
+import { measureBigTransfers, measureIdleSessions } from './memory.ts';
+import { hookExit, setChildScripts, startChild, stopAll } from './procs.ts';
+import { renderMarkdown, checkTargets, type Machine, type RunResults } from './report.ts';
+import { measureSseLatency } from './sse-latency.ts';
+
+const HERE = fileURLToPath(new URL('.', import.meta.url));
+const quick = process.env.BENCH_QUICK === '1';
+/** Past this the big-transfer baselines are skipped, so the whole run stays under 10 minutes. */
+const BASELINE_TRANSFER_DEADLINE_MS = 7.5 * 60_000;
+const started = Date.now();
+const notes: string[] = [];
+const log = (line: string): void => {
+  if (/skipped/.test(line) && !notes.includes(line)) notes.push(line);
+  process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
+};
+
+/** What a command printed (stdout, else stderr: `nginx -v` answers there). */
+function sh(cmd: string, args: string[]): string {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 5000 });
+  return (r.stdout?.trim() || r.stderr?.trim() || 'unknown');
+}
+
+function machine(): Machine {
+  const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8');
+  const free = sh('free', ['-h']).split('\n').find((l) => l.startsWith('Mem:'))?.trim().split(/\s+/) ?? [];
+  const nginx = findNginx();
+  return {
+    cpus: availableParallelism(),
+    cpuModel: /^model name\s*:\s*(.*)$/m.exec(cpuinfo)?.[1] ?? 'unknown',
+    memory: free.length > 3 ? `${free[1]} total, ${free[3]} free, ${free[6] ?? '?'} available` : 'unknown',
+    kernel: release(),
+    node: process.version,
+    nginx: nginx ? sh(nginx, ['-v']).replace(/^nginx version:\s*/, '') : 'not installed (its setup is skipped)',
+    loadBefore: loadavg().map((l) => l.toFixed(2)).join(' '),
+    loadAfter: '',
+  };
+}
+
+async function main(): Promise<void> {
+  hookExit();
+  const opts: Omit<MatrixOptions, 'upstreamPid'> = {
+    connections: quick ? [1, 10] : [1, 10, 50],
+    durationS: Number(process.env.BENCH_DURATION ?? (quick ? 0.5 : 1.5)),
+    warmupS: Number(process.env.BENCH_WARMUP ?? (quick ? 0.2 : 0.5)),
+    targetWarmupS: quick ? 0.5 : 1.5,
+    // The cells the throughput and latency targets are judged on get 3 rounds (median kept).
+    rounds: (upstream, workload, connections) => (!quick && upstream === 'fast' && workload === 'small' && connections <= 10 ? 3 : 1),
+  };
+  const results: RunResults = {
+    startedAt: new Date(started).toISOString(),
+    command: 'npm run bench',
+    seconds: 0,
+    machine: machine(),
+    settings: { durationS: opts.durationS, warmupS: opts.warmupS, connections: opts.connections },
+    cells: [],
+    sseLatency: [],
+    transfers: [],
+    idle: undefined,
+    notes,
+  };
+  log(`machine: ${results.machine.cpuModel}, ${results.machine.cpus} cores, Node ${results.machine.node}, nginx ${results.machine.nginx}, load ${results.machine.loadBefore}`);
+  if (!findNginx()) log('nginx is not installed (Debian package nginx-light): the nginx setup is skipped');
+  try {
+    setChildScripts(await buildChildren());
+    const { child, ready } = await startChild<{ urls: { fast: string; sdkJson: string; sdkSse: string } }>('upstream', []);
+    for (const group of groupsFor(ready.urls)) {
+      const cells: Cell[] = await runGroup(group, { ...opts, upstreamPid: child.pid }, log);
+      results.cells.push(...cells);
+    }
+    results.sseLatency = await measureSseLatency({ streams: quick ? 2 : 5, eventsPerStream: 100, gapMs: 2 }, log);
+    const fast = new URL(ready.urls.fast);
+    const scale = quick ? 1 / 16 : 1;
+    results.transfers = await measureBigTransfers(fast, ['audit', 'enforce'], log, scale);
+    results.idle = await measureIdleSessions(fast, quick ? 1000 : 10_000, log);
+    // The pass-through baselines of the big transfers are references, not targets: they run
+    // last, and only while the run is inside its time budget (slow when the machine is shared).
+    for (const setup of ['http-proxy-3', 'nginx'] as const) {
+      if (Date.now() - started > BASELINE_TRANSFER_DEADLINE_MS) log(`memory ${setup}: skipped (the run is past ${BASELINE_TRANSFER_DEADLINE_MS / 60_000} minutes)`);
+      else results.transfers.push(...(await measureBigTransfers(fast, [setup], log, scale)));
+    }
+  } finally {
+    await stopAll();
+  }
+  results.seconds = (Date.now() - started) / 1000;
+  results.machine.loadAfter = loadavg().map((l) => l.toFixed(2)).join(' ');
+  for (const t of checkTargets(results)) log(`target ${t.met === undefined ? 'n/a   ' : t.met ? 'met   ' : 'MISSED'} ${t.target}: ${t.measured}`);
+  if (quick) {
+    writeFileSync(`${HERE}results.quick.json`, `${JSON.stringify(results, null, 2)}\n`);
+    log('quick run: wrote test/bench/results.quick.json (RESULTS.md is left as it was)');
+  } else {
+    writeFileSync(`${HERE}results.json`, `${JSON.stringify(results, null, 2)}\n`);
+    writeFileSync(`${HERE}RESULTS.md`, renderMarkdown(results, `${HERE}ANALYSIS.md`));
+    log('wrote test/bench/RESULTS.md and test/bench/results.json');
+  }
+  log(`done in ${(results.seconds / 60).toFixed(1)} minutes`);
+}
+
+/** `run.ts --render`: writes RESULTS.md again from results.json (after ANALYSIS.md changed), measuring nothing. */
+function render(): void {
+  const results = JSON.parse(readFileSync(`${HERE}results.json`, 'utf8')) as RunResults;
+  writeFileSync(`${HERE}RESULTS.md`, renderMarkdown(results, `${HERE}ANALYSIS.md`));
+  log('wrote test/bench/RESULTS.md from test/bench/results.json');
+}
+
+(process.argv.includes('--render') ? Promise.resolve(render()) : main()).then(
+  () => process.exit(0),
+  async (err: unknown) => {
+    process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    await stopAll();
+    process.exit(1);
+  },
+);

@@ -1,0 +1,207 @@
+// The benchmark's upstreams. `startFastUpstream()` is a minimal MCP server on node:http that answers
+// from canned bytes (only the id and progress token are spliced in), so what a benchmark measures is
+// the proxy in front of it, not the server. Run as a process (`node --import tsx upstream.ts`) it
+// also starts the official-SDK fixture (test/fixtures/sdk-server.ts) in json and sse modes and
+// reports the three URLs to its parent over IPC; it exits when the parent goes away.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { closeServer, listen } from '../helpers/net.ts';
+
+const FILLER = 'lorem ipsum dolor sit amet, consectetur adipiscing elit; ';
+/** `n` bytes of plain text (ASCII, nothing JSON would escape). */
+export const filler = (n: number): string => FILLER.repeat(Math.ceil(n / FILLER.length)).slice(0, n);
+
+/** The result text of each sized tool: whole responses of about 200 B, 10 KB and 1 MB. */
+const SIZED: Record<string, number> = { small: 130, kb10: 10_000, mb1: 1_000_000 };
+const SSE_EVENTS = 100;
+const STREAM_EVENT_BYTES = 64 * 1024;
+
+export const TOOLS = ['small', 'kb10', 'mb1', 'sse', 'stream', 'bigjson', 'timed'] as const;
+
+const resultOf = (text: string): string => JSON.stringify({ content: [{ type: 'text', text }] });
+const cannedResults = new Map(Object.entries(SIZED).map(([name, n]) => [name, Buffer.from(`,"result":${resultOf(filler(n))}}`)]));
+const HEAD = Buffer.from('{"jsonrpc":"2.0","id":');
+
+interface Call {
+  id: string;
+  method: string;
+  name: string | undefined;
+  args: Record<string, unknown>;
+  progressToken: string | undefined;
+}
+
+function parse(raw: Buffer): Call | undefined {
+  try {
+    const msg = JSON.parse(raw.toString('utf8')) as { id?: unknown; method?: string; params?: { name?: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: unknown } } };
+    const token = msg.params?._meta?.progressToken;
+    return {
+      id: msg.id === undefined ? '' : JSON.stringify(msg.id),
+      method: msg.method ?? '',
+      name: msg.params?.name,
+      args: msg.params?.arguments ?? {},
+      progressToken: token === undefined ? undefined : JSON.stringify(token),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+function sendJson(res: ServerResponse, body: Buffer, headers: Record<string, string> = {}): void {
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length, ...headers });
+  res.end(body);
+}
+
+const rpc = (id: string, result: unknown): Buffer => Buffer.from(`{"jsonrpc":"2.0","id":${id},"result":${JSON.stringify(result)}}`);
+
+function initialize(res: ServerResponse, call: Call, args: unknown): void {
+  const requested = (args as { protocolVersion?: string } | undefined)?.protocolVersion;
+  const result = {
+    protocolVersion: requested === '2025-06-18' || requested === '2025-03-26' ? requested : '2025-11-25',
+    capabilities: { tools: {} },
+    serverInfo: { name: 'bench-fast-upstream', version: '1.0.0' },
+  };
+  sendJson(res, rpc(call.id, result), { 'mcp-session-id': randomUUID() });
+}
+
+const TOOL_LIST = TOOLS.map((name) => ({
+  name,
+  description: `bench tool ${name}`,
+  inputSchema: { type: 'object', properties: { bytes: { type: 'number' }, count: { type: 'number' }, gapMs: { type: 'number' } } },
+}));
+
+/** Writes with backpressure; resolves false if the client went away. */
+function write(res: ServerResponse, chunk: string | Buffer): Promise<boolean> | boolean {
+  if (res.destroyed) return false;
+  if (res.write(chunk)) return true;
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => () => {
+      res.off('drain', onDrain).off('close', onClose);
+      resolve(ok);
+    };
+    const onDrain = done(true);
+    const onClose = done(false);
+    res.once('drain', onDrain).once('close', onClose);
+  });
+}
+
+const progress = (token: string, i: number, total: number, extra = ''): string =>
+  `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":${token},"progress":${i},"total":${total}${extra}}}\n\n`;
+
+const resultEvent = (id: string, text: string): string => `event: message\ndata: {"jsonrpc":"2.0","id":${id},"result":${resultOf(text)}}\n\n`;
+
+function startSse(res: ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+}
+
+/** 100 progress events, then the result, each its own write. */
+function sse(res: ServerResponse, call: Call): void {
+  startSse(res);
+  const token = call.progressToken ?? call.id;
+  for (let i = 1; i <= SSE_EVENTS; i++) res.write(progress(token, i, SSE_EVENTS));
+  res.end(resultEvent(call.id, 'done'));
+}
+
+/** `bytes` of SSE in 64 KiB progress events (each carries a message), then the result. */
+async function stream(res: ServerResponse, call: Call): Promise<void> {
+  startSse(res);
+  const token = call.progressToken ?? call.id;
+  const total = Math.ceil(Number(call.args.bytes ?? 0) / STREAM_EVENT_BYTES);
+  const message = `,"message":"${filler(STREAM_EVENT_BYTES - 120)}"`;
+  for (let i = 1; i <= total; i++) if (!(await write(res, progress(token, i, total, message)))) return;
+  res.end(resultEvent(call.id, 'done'));
+}
+
+/** A JSON-RPC response of `bytes` bytes, written 1 MiB at a time with backpressure. */
+async function bigJson(res: ServerResponse, call: Call): Promise<void> {
+  const head = `{"jsonrpc":"2.0","id":${call.id},"result":{"content":[{"type":"text","text":"`;
+  const tail = '"}]}}';
+  const textBytes = Math.max(0, Number(call.args.bytes ?? 0) - head.length - tail.length);
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': head.length + textBytes + tail.length });
+  res.write(head);
+  const chunk = Buffer.from(filler(1024 * 1024));
+  for (let left = textBytes; left > 0; left -= chunk.length) {
+    if (!(await write(res, left >= chunk.length ? chunk : chunk.subarray(0, left)))) return;
+  }
+  res.end(tail);
+}
+
+/** `count` progress events `gapMs` apart, each carrying `sentAt` (performance.now() just before its write). */
+function timed(res: ServerResponse, call: Call): void {
+  startSse(res);
+  const token = call.progressToken ?? call.id;
+  const count = Math.min(Number(call.args.count ?? 100), 10_000);
+  const gap = Number(call.args.gapMs ?? 2);
+  let i = 0;
+  const tick = (): void => {
+    if (res.destroyed) return;
+    if (++i > count) {
+      res.end(resultEvent(call.id, 'done'));
+      return;
+    }
+    res.write(progress(token, i, count, `,"sentAt":${performance.now()}`));
+    setTimeout(tick, gap);
+  };
+  setTimeout(tick, gap);
+}
+
+function toolCall(res: ServerResponse, call: Call): void {
+  const canned = call.name !== undefined ? cannedResults.get(call.name) : undefined;
+  if (canned) {
+    const id = Buffer.from(call.id);
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': HEAD.length + id.length + canned.length });
+    res.end(Buffer.concat([HEAD, id, canned]));
+    return;
+  }
+  if (call.name === 'sse') return sse(res, call);
+  if (call.name === 'timed') return timed(res, call);
+  if (call.name === 'stream') return void stream(res, call).catch(() => res.destroy());
+  if (call.name === 'bigjson') return void bigJson(res, call).catch(() => res.destroy());
+  sendJson(res, Buffer.from(`{"jsonrpc":"2.0","id":${call.id},"error":{"code":-32602,"message":"Unknown tool"}}`));
+}
+
+function handle(req: IncomingMessage, res: ServerResponse, raw: Buffer): void {
+  if (req.method === 'DELETE') return void res.writeHead(200).end();
+  if (req.method !== 'POST') return void res.writeHead(405, { allow: 'POST, DELETE' }).end();
+  const call = parse(raw);
+  if (!call) return void res.writeHead(400, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}');
+  if (call.id === '') return void res.writeHead(202).end();
+  if (call.method === 'initialize') return initialize(res, call, JSON.parse(raw.toString('utf8')).params);
+  if (call.method === 'tools/list') return sendJson(res, rpc(call.id, { tools: TOOL_LIST }));
+  if (call.method === 'tools/call') return toolCall(res, call);
+  sendJson(res, Buffer.from(`{"jsonrpc":"2.0","id":${call.id},"error":{"code":-32601,"message":"Method not found"}}`));
+}
+
+export interface FastUpstream {
+  url: URL;
+  server: Server;
+  close(): Promise<void>;
+}
+
+export async function startFastUpstream(): Promise<FastUpstream> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => handle(req, res, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+  });
+  server.keepAliveTimeout = 60_000;
+  const base = await listen(server);
+  return { url: new URL('/mcp', base), server, close: () => closeServer(server) };
+}
+
+async function main(): Promise<void> {
+  const { startSdkServer } = await import('../fixtures/sdk-server.ts');
+  const fast = await startFastUpstream();
+  const sdkJson = await startSdkServer({ mode: 'json' });
+  const sdkSse = await startSdkServer({ mode: 'sse' });
+  const stop = async (): Promise<void> => {
+    await Promise.allSettled([fast.close(), sdkJson.close(), sdkSse.close()]);
+    process.exit(0);
+  };
+  process.on('disconnect', () => void stop());
+  process.once('SIGTERM', () => void stop());
+  process.send?.({ type: 'ready', urls: { fast: fast.url.href, sdkJson: sdkJson.url.href, sdkSse: sdkSse.url.href } });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) void main();
