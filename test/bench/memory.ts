@@ -33,6 +33,8 @@ export interface IdleSessions {
   /** V8 heap in use before and after (full GC both times): what the sessions themselves hold. */
   heapBefore: number;
   heapAfter: number;
+  /** V8 heap capacity (heapTotal) after: what the heap grew to while serving the exchanges. */
+  heapTotalAfter: number;
 }
 
 const GiB = 1024 ** 3;
@@ -90,8 +92,8 @@ export async function measureBigTransfers(upstream: URL, setups: readonly SetupN
   return rows;
 }
 
-async function memOf(target: Target, gc: boolean): Promise<{ rss: number; heapUsed: number }> {
-  const reply = target.child!.next<{ rss: number; heapUsed: number }>('mem');
+async function memOf(target: Target, gc: boolean): Promise<{ rss: number; heapUsed: number; heapTotal: number }> {
+  const reply = target.child!.next<{ rss: number; heapUsed: number; heapTotal: number }>('mem');
   target.child!.proc.send({ type: 'mem', gc });
   return reply;
 }
@@ -131,6 +133,7 @@ export async function measureIdleSessions(upstream: URL, count: number, log: (li
       peakRss: peak(target),
       heapBefore: before.heapUsed,
       heapAfter: after.heapUsed,
+      heapTotalAfter: after.heapTotal,
     };
     log(`memory ${count} idle sessions: RSS ${(after.rss / 1e6).toFixed(1)} MB after GC, peak ${(result.peakRss / 1e6).toFixed(1)} MB, heap ${(before.heapUsed / 1e6).toFixed(1)} -> ${(after.heapUsed / 1e6).toFixed(1)} MB`);
     return result;
