@@ -1,21 +1,13 @@
 // What `mcp-warden check` found: one result per probe, the versions the server speaks, whether it
 // could be reached at all, and the exit code. Reporters (report-*.ts) turn it into text; they are
 // pure: a report in, a string out.
-import type { Severity } from '../rules/types.ts';
+import type { Finding } from '../rules/types.ts';
 
 /** A probe's verdict: `timeout` is a failure without an answer; `skip` a probe that did not apply or was not allowed. */
 export type Verdict = 'pass' | 'warn' | 'fail' | 'timeout' | 'skip';
 
-export interface CheckFinding {
-  /** A rule id of the catalogue (`mcp-warden rules`), or `probe/<id>` for a probe's own expectation. */
-  rule: string;
-  severity: Severity;
-  message: string;
-  /** JSON Pointer into the exchange: `/response/error/code`, `/status`, `/headers/accept`. */
-  pointer: string;
-  evidence: string;
-  fix: string;
-}
+/** A finding of a probe: what a rule finding says, without the rule's version list. */
+export type CheckFinding = Omit<Finding, 'versions'>;
 
 /** The request a probe sent, as a user can replay it (the user's own `--header` values left out). */
 export interface SentRequest {

@@ -39,6 +39,21 @@ export function sessionKey(sessionId: string | undefined, authorization: string 
   return `anon:${digest}`;
 }
 
+/** A session the proxy knows nothing about yet. */
+export function emptySession(key: string, sessionId: string | undefined): Session {
+  return {
+    key,
+    sessionId,
+    protocolVersion: undefined,
+    era: undefined,
+    serverCapabilities: undefined,
+    clientCapabilities: undefined,
+    tools: new Map(),
+    toolsComplete: false,
+    toolsFromFirstPage: false,
+  };
+}
+
 export class SessionStore {
   private readonly sessions: BoundedMap<string, Session>;
 
@@ -54,17 +69,7 @@ export class SessionStore {
   open(key: string, sessionId: string | undefined, now: number): Session {
     const found = this.sessions.get(key, now);
     if (found) return found;
-    const created: Session = {
-      key,
-      sessionId,
-      protocolVersion: undefined,
-      era: undefined,
-      serverCapabilities: undefined,
-      clientCapabilities: undefined,
-      tools: new Map(),
-      toolsComplete: false,
-      toolsFromFirstPage: false,
-    };
+    const created = emptySession(key, sessionId);
     this.sessions.set(key, created, now);
     return created;
   }

@@ -1,7 +1,7 @@
 // Hand-built ExchangeSubjects and findings for unit tests of rules and rewriters: a client
 // request (tools/call by default) under a version, what answered it, and the session it ran in.
 import { classify, type JsonRpcId, type Message } from '../../src/codec/jsonrpc.ts';
-import type { Session, Tool } from '../../src/exchange/sessions.ts';
+import { emptySession, type Session, type Tool } from '../../src/exchange/sessions.ts';
 import type { OpenRequest } from '../../src/exchange/table.ts';
 import type { BodyProblem, ExchangeSubject, Finding } from '../../src/rules/types.ts';
 
@@ -40,18 +40,7 @@ export interface SubjectOptions {
 }
 
 export function session(over: Partial<Session> = {}): Session {
-  return {
-    key: 'anon:test',
-    sessionId: undefined,
-    protocolVersion: undefined,
-    era: undefined,
-    serverCapabilities: undefined,
-    clientCapabilities: undefined,
-    tools: new Map(),
-    toolsComplete: false,
-    toolsFromFirstPage: false,
-    ...over,
-  };
+  return { ...emptySession('anon:test', undefined), ...over };
 }
 
 const isMessage = (v: unknown): v is Message =>
