@@ -10,23 +10,31 @@ export function appliesTo(rule: Rule, version: string | undefined): boolean {
 }
 
 export class RuleEngine {
-  private readonly exchangeRules: Rule[];
-  private readonly postRules: Rule[];
-
   private readonly groups: Map<string, string>;
+  /** The rules for one subject kind, party and version, worked out once: evaluation runs per message. */
+  private readonly selections = new Map<string, readonly Rule[]>();
 
   constructor(
     readonly rules: readonly Rule[],
     private readonly onRuleError: (ruleId: string, err: unknown) => void,
   ) {
-    this.exchangeRules = rules.filter((r) => r.subject === 'exchange');
-    this.postRules = rules.filter((r) => r.subject === 'post');
     this.groups = new Map(rules.map((r) => [r.id, r.group]));
   }
 
   /** The policy group of a rule id. */
   groupOf(ruleId: string): string {
     return this.groups.get(ruleId) ?? ruleId;
+  }
+
+  private select(kind: Subject['kind'], party: Rule['party'] | undefined, version: string | undefined): readonly Rule[] {
+    const key = `${kind} ${party ?? '*'} ${version ?? ''}`;
+    let selected = this.selections.get(key);
+    if (!selected) {
+      selected = this.rules.filter((r) => r.subject === kind && (party === undefined || r.party === party) && appliesTo(r, version));
+      // Versions come from traffic: only the known ones are worth keeping (an unknown one selects the version-free rules).
+      if (version === undefined || ALL.includes(version)) this.selections.set(key, selected);
+    }
+    return selected;
   }
 
   /**
@@ -36,9 +44,7 @@ export class RuleEngine {
    */
   evaluate(subject: Subject, party?: Rule['party']): Finding[] {
     const findings: Finding[] = [];
-    for (const rule of subject.kind === 'exchange' ? this.exchangeRules : this.postRules) {
-      if (party !== undefined && rule.party !== party) continue;
-      if (!appliesTo(rule, subject.version)) continue;
+    for (const rule of this.select(subject.kind, party, subject.version)) {
       try {
         const reports = (rule.check as (s: Subject) => ReturnType<Rule['check']>)(subject);
         for (const r of reports) findings.push({ ...r, rule: rule.id, severity: r.severity ?? rule.severity, versions: rule.versions });

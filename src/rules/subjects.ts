@@ -60,8 +60,9 @@ export function pendingSubject(request: OpenRequest, flow: Flow): ExchangeSubjec
 /** Why a server body answered nothing, if it did not: it did not decode, or held no JSON-RPC message. */
 export function bodyProblemOf(decoded: Decoded | undefined, body: Uint8Array | string): BodyProblem | undefined {
   if (!decoded) return undefined;
-  const text = typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, 512)).toString('utf8');
-  if (!decoded.ok) return { problem: decoded.problem, excerpt: excerpt(text) };
-  if (decoded.payload.messages.every((m) => m.kind === 'invalid')) return { problem: 'not-jsonrpc', excerpt: excerpt(text) };
+  // Most bodies are fine: their text is read only for a problem's excerpt.
+  const text = () => (typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, 512)).toString('utf8'));
+  if (!decoded.ok) return { problem: decoded.problem, excerpt: excerpt(text()) };
+  if (decoded.payload.messages.every((m) => m.kind === 'invalid')) return { problem: 'not-jsonrpc', excerpt: excerpt(text()) };
   return undefined;
 }

@@ -1,7 +1,8 @@
 // Experiments that say what bounds a missed target (ANALYSIS.md quotes them); not part of
 // `npm run bench`. Each prints a markdown table.
-//   node --import tsx test/bench/experiments.ts cpu     CPU per request of mcp-warden with parts of
-//       its work left out (logging, or everything but its transport), beside http-proxy-3
+//   node --import tsx test/bench/experiments.ts cpu [regex]  CPU per request of mcp-warden with parts
+//       of its work left out (logging, or everything but its transport), beside http-proxy-3; a
+//       regex keeps only the variants whose names match
 //   node --import tsx test/bench/experiments.ts memory  peak RSS of the big transfers under V8
 //       young-generation sizes (--max-semi-space-size)
 // CPU time is read from /proc (user + system of the proxy process over the measured seconds), so
@@ -25,7 +26,6 @@ const CPU_VARIANTS: Variant[] = [
   { name: 'undici floor: mcp-warden\'s transport alone (body read, undici, body collected), no pipeline, no log', kind: 'undici-floor' },
   { name: 'audit, as shipped (one info record per exchange)', kind: 'audit' },
   { name: 'audit, log level warn (no per-exchange records)', kind: 'audit', env: { BENCH_LOG_LEVEL: 'warn' } },
-  { name: 'audit, log writes batched (sonic-boom minLength 4096)', kind: 'audit', env: { BENCH_LOG_DEST: '{"minLength":4096}' } },
   { name: 'enforce, as shipped', kind: 'enforce' },
 ];
 
@@ -46,7 +46,8 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 async function cpu(upstream: URL): Promise<void> {
   const small = FAST_WORKLOADS.find((w) => w.name === 'small')!;
   const targets: { v: Variant; t: Target; headers: Record<string, string> }[] = [];
-  for (const v of CPU_VARIANTS) {
+  const only = new RegExp(process.argv[3] ?? '');
+  for (const v of CPU_VARIANTS.filter((x) => only.test(x.name))) {
     const t = await start(v, upstream);
     targets.push({ v, t, headers: await openSession(t.url) });
   }

@@ -39,11 +39,6 @@ async function startPlain(upstream: URL): Promise<Running> {
   };
 }
 
-/** BENCH_LOG_DEST='{"minLength":4096}' (JSON): sonic-boom options on top of createLogger's stdout ones (an experiment). */
-function destinationExperiment(): Record<string, unknown> {
-  return process.env.BENCH_LOG_DEST ? (JSON.parse(process.env.BENCH_LOG_DEST) as Record<string, unknown>) : {};
-}
-
 /**
  * An experiment, not a setup of the run: mcp-warden's transport alone (node:http in, the whole
  * request body read, undici Agent.request upstream, the whole response collected, then written with
@@ -85,9 +80,9 @@ async function startWarden(kind: 'audit' | 'enforce', upstream: URL, logFile: st
   const { loadPolicyFile, formatPolicyError } = await import('../../src/policy/load.ts');
   const { REWRITABLE } = await import('../../src/rewrite/rewriters.ts');
   const { createProxy } = await import('../../src/server.ts');
-  const { createLogger } = await import('../../src/sinks/logger.ts');
+  const { createLogger, LOG_DESTINATION } = await import('../../src/sinks/logger.ts');
   // BENCH_LOG_LEVEL=warn leaves out the per-exchange records: an experiment that prices logging.
-  const logger = createLogger({ level: process.env.BENCH_LOG_LEVEL ?? 'info', destination: pino.destination({ dest: logFile, sync: false, ...destinationExperiment() }) });
+  const logger = createLogger({ level: process.env.BENCH_LOG_LEVEL ?? 'info', destination: pino.destination({ ...LOG_DESTINATION, dest: logFile }) });
   let policy;
   if (kind === 'enforce') {
     const loaded = await loadPolicyFile('config/enforce.yaml', { rewritable: REWRITABLE });
