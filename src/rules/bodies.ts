@@ -35,6 +35,30 @@ const problemRule = (
   },
 });
 
+/** A response the proxy relayed without reading it: nothing wrong is known, nothing was checked either. */
+const unauditedRule: ExchangeRule = {
+  id: 'unaudited-response',
+  group: 'bodies',
+  severity: 'info',
+  versions: ALL,
+  party: 'server',
+  subject: 'exchange',
+  summary: 'A response was larger than the audit limit: relayed as it came, not judged',
+  source: 'mcp-warden limits (auditBody, auditEvent)',
+  check(s): Report[] {
+    if (s.request.from !== 'client' || s.outcome !== 'unaudited') return [];
+    const what = s.transport === 'json' ? 'a body' : 'an SSE event';
+    return [
+      {
+        message: `${s.request.method} was answered with ${what} larger than the audit limit: it was relayed unread, so no rule judged it`,
+        pointer: '/response',
+        evidence: `${s.transport} response, HTTP ${s.status ?? '?'}${s.contentType ? `, ${s.contentType}` : ''}`,
+        fix: 'raise limits.auditBody / limits.auditEvent (--audit-limit) to judge responses this large, or have the tool return large content as a resource link',
+      },
+    ];
+  },
+};
+
 export const BODY_RULES: readonly ExchangeRule[] = [
   problemRule('html-body', 'html', 'A request was answered with an HTML page instead of JSON-RPC', 'an HTML page'),
   problemRule('empty-body', 'empty', 'A request was answered with an empty body', 'an empty body'),
@@ -63,4 +87,5 @@ export const BODY_RULES: readonly ExchangeRule[] = [
       ];
     },
   },
+  unauditedRule,
 ];

@@ -115,7 +115,8 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       if (!c) continue;
       const subject = exchangeSubject(c, x.flow, http, x.bodyProblem, x.unmatched);
       judge(c, subject, stages(x));
-      decideFor(c, subject, stages(x));
+      // An unaudited answer has already gone to the client as it came: there is nothing left to rewrite or block.
+      if (outcome !== 'unaudited') decideFor(c, subject, stages(x));
       out.push(c);
     }
     return out;

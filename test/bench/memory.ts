@@ -61,7 +61,7 @@ async function transfer(target: Target, kind: BigTransfer['case'], bytes: number
 }
 
 /** The 1 GiB SSE stream and the 100 MB JSON body, each through a fresh proxy of every setup given. */
-export async function measureBigTransfers(upstream: URL, setups: readonly SetupName[], log: (line: string) => void, scale = 1): Promise<BigTransfer[]> {
+export async function measureBigTransfers(upstream: URL, setups: readonly SetupName[], log: (line: string) => void, scale = 1, nodeFlags: string[] = []): Promise<BigTransfer[]> {
   const rows: BigTransfer[] = [];
   const cases: [BigTransfer['case'], number][] = [
     ['1 GiB SSE', Math.round(GiB * scale)],
@@ -71,7 +71,7 @@ export async function measureBigTransfers(upstream: URL, setups: readonly SetupN
     for (const setup of setups) {
       const dir = mkdtempSync(join(tmpdir(), 'warden-bench-log-'));
       const logFile = join(dir, 'proxy.log');
-      const target = await startTarget(setup, upstream, { logFile });
+      const target = await startTarget(setup, upstream, { logFile, nodeFlags });
       if (!target) continue;
       let row: BigTransfer;
       try {
@@ -82,7 +82,7 @@ export async function measureBigTransfers(upstream: URL, setups: readonly SetupN
       }
       if (setup === 'audit' || setup === 'enforce') {
         const text = readFileSync(logFile, 'utf8');
-        row.unauditedLogged = kind === '100 MB JSON' ? /"msg":"unaudited body"/.test(text) && /"outcome":"unaudited"/.test(text) : undefined;
+        row.unauditedLogged = kind === '100 MB JSON' ? /"msg":"unaudited body"/.test(text) && /"outcome":"unaudited"/.test(text) && /"rule":"unaudited-response"/.test(text) : undefined;
       }
       rmSync(dir, { recursive: true, force: true });
       rows.push(row);

@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   try {
     setChildScripts(await buildChildren());
     const { ready } = await startChild<{ urls: { fast: string } }>('upstream', []);
-    const target = await startTarget(setup, new URL(ready.urls.fast), { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
+    const target = await startTarget(setup, new URL(ready.urls.fast), { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)] });
     if (!target) throw new Error(`${setup} did not start`);
     const headers = await openSession(target.url);
     await checkWorkload(target.url, headers, workload);

@@ -1,5 +1,6 @@
 // The setups measured side by side: a direct connection, http-proxy-3, nginx, mcp-warden in audit
 // and in enforce mode. Each proxy runs in its own process; `pids()` says whose memory is the setup's.
+import { readFileSync } from 'node:fs';
 import { startNginx, findNginx } from './nginx.ts';
 import { profileFlags, startChild, type Child } from './procs.ts';
 
@@ -26,6 +27,12 @@ export interface StartOptions {
   nodeFlags?: string[];
 }
 
+/** The node options the Docker image runs mcp-warden with (its `ENV NODE_OPTIONS` line): the bench measures it as shipped. */
+export function imageNodeOptions(): string[] {
+  const line = /^ENV NODE_OPTIONS="([^"]*)"/m.exec(readFileSync(new URL('../../Dockerfile', import.meta.url), 'utf8'));
+  return line ? line[1]!.split(/\s+/).filter(Boolean) : [];
+}
+
 /** Starts `setup` in front of `upstream`; nginx resolves to undefined when it is not installed. */
 export async function startTarget(setup: TargetKind, upstream: URL, opts: StartOptions = {}): Promise<Target | undefined> {
   if (setup === 'direct') return { setup, url: upstream, pids: () => [], stop: async () => {} };
@@ -36,7 +43,8 @@ export async function startTarget(setup: TargetKind, upstream: URL, opts: StartO
     return { setup, url: new URL(upstream.pathname, `http://127.0.0.1:${nginx.port}`), pids: nginx.pids, stop: nginx.stop };
   }
   const args = [setup, upstream.href, ...(opts.logFile ? [opts.logFile] : [])];
-  const { child, ready } = await startChild<{ port: number }>('proxy-child', args, [...profileFlags(), ...(opts.nodeFlags ?? [])]);
+  const image = setup === 'audit' || setup === 'enforce' ? imageNodeOptions() : [];
+  const { child, ready } = await startChild<{ port: number }>('proxy-child', args, [...image, ...profileFlags(), ...(opts.nodeFlags ?? [])]);
   return {
     setup,
     url: new URL(upstream.pathname, `http://127.0.0.1:${ready.port}`),

@@ -430,7 +430,10 @@ describe('a JSON body far over the audit limit', () => {
     const record = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 'big');
     assert.equal(record.outcome, 'unaudited');
     assert.equal(record.status, 200);
-    assert.equal(proxy.log.records.filter((r) => r.msg === 'violation' && r.id === 'big').length, 0, 'an unread body is not judged');
+    // An unread body is not judged: its one finding says so.
+    const findings = proxy.log.records.filter((r) => r.msg === 'violation' && r.id === 'big');
+    assert.deepEqual(findings.map((r) => [r.rule, r.severity]), [['unaudited-response', 'info']]);
+    assert.equal(findings[0]!.level, 30);
     await assertStillServes(proxy);
   });
 
@@ -442,6 +445,10 @@ describe('a JSON body far over the audit limit', () => {
     const record = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 'sized');
     assert.equal(record.outcome, 'unaudited');
     assert.equal(record.responseBytes, Buffer.byteLength(body));
+    assert.equal(record.violations, 1);
+    const finding = proxy.log.find((r) => r.msg === 'violation' && r.id === 'sized');
+    assert.equal(finding?.rule, 'unaudited-response');
+    assert.match(String(finding?.message), /a body larger than the audit limit: it was relayed unread/);
   });
 
   const cutAfterHead =
@@ -569,6 +576,9 @@ describe('an SSE event over the audit limit', () => {
       assert.equal(proxy.log.find((r) => r.msg === 'violation' && r.id === 'huge' && r.rule === 'no-response'), undefined, 'the server did answer');
       assert.equal(record.outcome, 'unaudited');
       assert.ok(proxy.log.find((r) => typeof r.msg === 'string' && /unaudited/.test(r.msg) && r.msg !== 'exchange'), 'a record names the event passed unread');
+      const findings = proxy.log.records.filter((r) => r.msg === 'violation' && r.id === 'huge');
+      assert.deepEqual(findings.map((r) => [r.rule, r.severity]), [['unaudited-response', 'info']]);
+      assert.match(String(findings[0]!.message), /an SSE event larger than the audit limit/);
     },
   );
 });

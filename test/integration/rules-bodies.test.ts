@@ -53,3 +53,30 @@ describe('transport rejections are not unusable answers', () => {
     assertFires(result, 'empty-body');
   });
 });
+
+describe('unaudited-response: a response over the audit limit is relayed unread, and the finding says so', () => {
+  const limits = { proxy: { limits: { auditBodyBytes: 512, auditEventBytes: 512 } } };
+  const long = (req: { id?: unknown } | undefined) => ({ jsonrpc: '2.0', id: req?.id, result: { content: [{ type: 'text', text: 'z'.repeat(2000) }] } });
+  for (const version of ['2025-06-18', '2026-07-28']) {
+    test(`fires (info) on a JSON body over the limit; the client gets it unchanged (${version})`, async () => {
+      const result = await runScenario({ version, request: call, respond: (req) => ({ json: long(req) }), ...limits });
+      const v = assertFires(result, 'unaudited-response');
+      assert.equal(v.severity, 'info');
+      assert.equal(v.pointer, '/response');
+      assert.equal(result.exchange?.outcome, 'unaudited');
+      assert.equal(JSON.parse(result.body).result.content[0].text.length, 2000);
+    });
+    test(`fires on an SSE event over the limit (${version})`, async () => {
+      const result = await runScenario({ version, request: call, respond: (req) => ({ sse: [`event: message\ndata: ${JSON.stringify(long(req))}\n\n`] }), ...limits });
+      assertFires(result, 'unaudited-response');
+      assertSilent(result, 'no-response');
+    });
+    test(`stays silent on answers within the limit (${version})`, async () => {
+      for (const respond of [good, (req: { id?: unknown } | undefined): Reply => ({ sse: [`event: message\ndata: ${JSON.stringify(good(req).json)}\n\n`] })]) {
+        const result = await runScenario({ version, request: call, respond, ...limits });
+        assertSilent(result, 'unaudited-response');
+        assert.equal(result.exchange?.outcome, 'result');
+      }
+    });
+  }
+});
