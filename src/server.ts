@@ -55,6 +55,13 @@ function drained(count: () => number, deadlineMs: number): Promise<boolean> {
   });
 }
 
+/** How many Host headers a request carried (node keeps only the first in `req.headers`). */
+function hostHeaders(raw: readonly string[]): number {
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') n++;
+  return n;
+}
+
 export function createProxy(options: ProxyOptions) {
   const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
   const { logger } = options;
@@ -109,11 +116,13 @@ export function createProxy(options: ProxyOptions) {
     res.once('close', () => inFlight--);
     if (draining) res.setHeader('connection', 'close');
     // Two Host headers make the target ambiguous; RFC 9112 §3.2 asks for a 400 (node keeps the first).
-    if (req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === 'host').length > 1) {
+    if (hostHeaders(req.rawHeaders) > 1) {
       sendProxyError(res, new ProxyError('WARDEN_BAD_REQUEST', 'Request has more than one Host header'), [], false);
       return;
     }
-    const path = (req.url ?? '/').split('?')[0];
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
     if (path === mcpPath && endpoint.handle(req, res)) return;
     passthrough.handle(req, res);
   });

@@ -22,6 +22,7 @@ import type { BodyProblem } from '../rules/types.ts';
 import { captureRecord, type CaptureSink } from '../sinks/capture.ts';
 import type { Metrics } from '../sinks/metrics.ts';
 import { logExchange, type ExchangeHttp } from '../sinks/exchange-log.ts';
+import { ClientGone } from './client-gone.ts';
 import { clientHeaders, sendProxyError } from './egress.ts';
 import { readBody, upstreamHeaders } from './ingress.ts';
 import { judgeClientRequest, judgePost } from './request-verdicts.ts';
@@ -58,7 +59,8 @@ export interface HttpExchange {
   /** Ids of the requests this POST carried (the ones the client is waiting on). */
   requestIds: JsonRpcId[];
   batch: boolean;
-  abort: AbortController;
+  /** Set when the client goes away first; aborts the upstream request. */
+  gone: ClientGone;
   /** What the server sent that answered nothing (the first such body or event). */
   bodyProblem?: BodyProblem;
   /** Responses the server sent on this exchange that matched no open request (bounded). */
@@ -142,14 +144,6 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     return [c];
   }
 
-  function abortOnClose(res: ServerResponse): AbortController {
-    const abort = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) abort.abort();
-    });
-    return abort;
-  }
-
   /** Sends a body the proxy built (rewritten or its own), as JSON. */
   function sendJson(res: ServerResponse, status: number, headers: ReturnType<typeof clientHeaders>, body: Buffer): void {
     res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': body.length });
@@ -158,7 +152,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
 
   /** The proxy could not get an answer: the client gets a JSON-RPC error (or the policy's rewrite), the log says why. */
   function fail(x: HttpExchange, err: unknown): void {
-    if (x.abort.signal.aborted) {
+    if (x.gone.aborted) {
       log(x, abandon(x, 'client-closed', { status: undefined, contentType: undefined, transport: 'none' }), { status: undefined, transport: 'none' });
       return;
     }
@@ -244,7 +238,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       return rewritten ? encodeSseEvent(raw, rewritten.toString('utf8')) : undefined;
     });
     ctx.metrics.streamClosed();
-    if (summary.error && !x.abort.signal.aborted) {
+    if (summary.error && !x.gone.aborted) {
       logger.warn({ session: x.flow.sessionId ?? null, proxyError: summary.error.code, events: summary.events }, 'stream broken');
     }
     // A legacy session whose stream carried event ids may resume it on a GET: keep waiting then.
@@ -254,8 +248,8 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     }
     if (!resumable) {
       // An event too large to read may have been the answer: it was delivered, unread, not missed.
-      const outcome = x.abort.signal.aborted ? 'client-closed' : summary.unaudited > 0 ? 'unaudited' : 'no-response';
-      const ended: ExchangeHttp = summary.error && !x.abort.signal.aborted ? { ...http, proxyError: summary.error.code } : http;
+      const outcome = x.gone.aborted ? 'client-closed' : summary.unaudited > 0 ? 'unaudited' : 'no-response';
+      const ended: ExchangeHttp = summary.error && !x.gone.aborted ? { ...http, proxyError: summary.error.code } : http;
       const abandoned = abandon(x, outcome, { ...frameHttp, proxyError: ended.proxyError });
       // A response the server never sent, built by the policy, closes the stream.
       for (const c of abandoned) {
@@ -274,19 +268,19 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     return undefined;
   }
 
-  const exchangeFor = (req: IncomingMessage, res: ServerResponse, flow: Flow, abort: AbortController, messages: readonly Message[] = [], batch = false): HttpExchange => ({
+  const exchangeFor = (req: IncomingMessage, res: ServerResponse, flow: Flow, gone: ClientGone, messages: readonly Message[] = [], batch = false): HttpExchange => ({
     req,
     res,
     flow,
     policy: ctx.policy(),
     requestIds: messages.flatMap((m) => (m.kind === 'request' ? [m.id] : [])),
     batch,
-    abort,
+    gone,
     unmatched: [],
   });
 
   async function post(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const abort = abortOnClose(res);
+    const gone = new ClientGone(res);
     let body: Buffer;
     try {
       body = await readBody(req, limits.maxRequestBytes);
@@ -300,12 +294,12 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     const decoded = decodeJson(body);
     const messages: readonly Message[] = decoded.ok ? decoded.payload.messages : [];
     const flow = resolveFlow(req.headers, messages, sessions, ++seq, ctx.now());
-    const x = exchangeFor(req, res, flow, abort, messages, decoded.ok && decoded.payload.batch);
+    const x = exchangeFor(req, res, flow, gone, messages, decoded.ok && decoded.payload.batch);
     const inbound = pipe(x, { from: 'client', body, size: body.length, http: { status: undefined, contentType: undefined, transport: 'none' }, issuedSessionId: undefined, decoded });
     const verdict = judgeClientRequest(x, inbound, { logger, correlator, metrics: ctx.metrics, now: ctx.now });
     if (verdict.blocked) return;
     try {
-      const up = await ctx.upstream.request({ method: 'POST', path: upstreamPath(req), headers: verdict.headers ?? upstreamHeaders(req), body, signal: abort.signal, longLived: false });
+      const up = await ctx.upstream.request({ method: 'POST', path: upstreamPath(req), headers: verdict.headers ?? upstreamHeaders(req), body, signal: gone, longLived: false });
       // Answers the client gave to server requests are complete once the server accepted them.
       log(x, inbound.completed, { status: up.status, transport: 'none' });
       const reply = await relayResponse(x, up, 'sse');
@@ -318,10 +312,10 @@ export function createMcpEndpoint(ctx: EndpointContext) {
   /** GET (the server's stream, long-lived) and DELETE (the session's end): no body to read, the answer relayed. */
   async function forward(req: IncomingMessage, res: ServerResponse, method: 'GET' | 'DELETE'): Promise<void> {
     const flow = resolveFlow(req.headers, [], sessions, ++seq, ctx.now());
-    const x = exchangeFor(req, res, flow, abortOnClose(res));
+    const x = exchangeFor(req, res, flow, new ClientGone(res));
     try {
       const longLived = method === 'GET';
-      const up = await ctx.upstream.request({ method, path: upstreamPath(req), headers: upstreamHeaders(req), body: undefined, signal: x.abort.signal, longLived });
+      const up = await ctx.upstream.request({ method, path: upstreamPath(req), headers: upstreamHeaders(req), body: undefined, signal: x.gone, longLived });
       if (method === 'GET') {
         await relayResponse(x, up, 'get-sse');
         return;

@@ -2,6 +2,7 @@
 // sent from the bytes it read, the response body is handed back as a stream. Failures become
 // ProxyErrors with stable codes.
 import { Agent, errors as undiciErrors } from 'undici';
+import type { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { ProxyError } from '../errors.ts';
@@ -13,7 +14,8 @@ export interface UpstreamRequest {
   path: string;
   headers: Record<string, string | string[]>;
   body: Buffer | undefined;
-  signal: AbortSignal;
+  /** Aborts the request when it fires 'abort' (an AbortSignal, or an EventEmitter with `aborted`). */
+  signal: AbortSignal | EventEmitter;
   /** Long-lived streams (GET) must not time out between events. */
   longLived: boolean;
 }

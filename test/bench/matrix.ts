@@ -32,7 +32,7 @@ export interface MatrixOptions {
   connections: number[];
   durationS: number;
   warmupS: number;
-  /** Warm-up of each new target before its first cell (JIT). */
+  /** Warm-up of each new target before its first cell (JIT), per workload of its group. */
   targetWarmupS: number;
   /** The upstream process, whose CPU is not "other work". */
   upstreamPid: number;
@@ -78,8 +78,10 @@ export async function runGroup(group: Group, opts: MatrixOptions, log: (line: st
       const entry = targets[targets.length - 1]!;
       entry.headers = await openSession(target.url);
       for (const w of group.workloads) await checkWorkload(target.url, entry.headers, w);
-      const first = group.workloads[0]!;
-      await measure({ url: target.url, headers: entry.headers, body: first.body, connections: 10, durationS: opts.targetWarmupS, warmupS: 0 });
+      // Every workload's path is warmed, not only the first: a JIT still compiling is not what production runs.
+      for (const w of group.workloads) {
+        await measure({ url: target.url, headers: entry.headers, body: w.body, connections: 10, durationS: opts.targetWarmupS, warmupS: 0 });
+      }
     }
     for (const w of group.workloads) {
       for (const connections of opts.connections) {

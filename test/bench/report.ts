@@ -22,7 +22,7 @@ export interface RunResults {
   command: string;
   seconds: number;
   machine: Machine;
-  settings: { durationS: number; warmupS: number; connections: number[] };
+  settings: { durationS: number; warmupS: number; connections: number[]; targetWarmupS?: number };
   cells: Cell[];
   sseLatency: SseLatency[];
   transfers: BigTransfer[];
@@ -119,6 +119,7 @@ export function renderMarkdown(r: RunResults, analysisPath: string): string {
     `- Memory (free -h): ${m.memory}`,
     `- Kernel ${m.kernel}; Node ${m.node}; nginx: ${m.nginx}`,
     `- Load average before / after the run: ${m.loadBefore} / ${m.loadAfter} (other work on this machine shares the 2 cores)`,
+    ...(r.settings.targetWarmupS ? [`- Each proxy, once started, is warmed up with ${r.settings.targetWarmupS} s of load per workload of its upstream (10 connections) before its first cell: the numbers are steady state, not a JIT still compiling.`] : []),
     `- Each cell: ${r.settings.warmupS} s warm-up, then ${r.settings.durationS} s measured with autocannon (one process, pipelining 1, a fresh JSON-RPC id per request); connections ${r.settings.connections.join(', ')}.`,
     '- The load generator, the upstream and the proxy are three processes on the same 2 cores: a proxy gets at most what the other two leave it.',
     '- Latency percentiles are computed from every response time (microsecond resolution), not autocannon\'s whole-millisecond histogram.',
