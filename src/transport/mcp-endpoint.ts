@@ -76,6 +76,9 @@ const contentType = (headers: UpstreamResponse['headers']): string =>
 const changeOf = (c: Completed, target: Message | undefined): BodyChange | undefined =>
   c.decision && c.decision.kind !== 'pass' ? { target, message: c.decision.message } : undefined;
 
+/** Whether what the client gets cannot depend on the rules (audit mode): then it is delivered first and judged after. */
+const judgedAfterDelivery = (x: HttpExchange): boolean => x.policy.mode !== 'enforce';
+
 const statusOf = (c: Completed): number | undefined => (c.decision && c.decision.kind !== 'pass' ? c.decision.status : undefined);
 
 export function createMcpEndpoint(ctx: EndpointContext) {
@@ -187,6 +190,15 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       return undefined;
     }
     const { bytes } = collected;
+    const sendAsIs = (): void => {
+      if (up.status !== 204 && up.status !== 304) headers['content-length'] = bytes.length;
+      x.res.writeHead(up.status, headers);
+      x.res.end(bytes);
+    };
+    // Under audit the client gets the body as it came whatever the rules find: it goes out first,
+    // and the judging and the log follow, off the response's path.
+    const judgedAfter = judgedAfterDelivery(x);
+    if (judgedAfter) sendAsIs();
     const frame = bytes.length > 0 ? pipe(x, { from: 'server', body: bytes, size: bytes.length, http, issuedSessionId }) : undefined;
     if (bytes.length === 0 && x.requestIds.length > 0) x.bodyProblem ??= { problem: 'empty', excerpt: '' };
     const abandoned = abandon(x, bytes.length > 0 ? 'invalid-response' : 'no-response', http);
@@ -202,11 +214,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     const usable = frame?.decoded?.ok === true && !x.bodyProblem;
     const status = rewritten ? ((decided && statusOf(decided)) ?? (usable ? up.status : 200)) : up.status;
     if (rewritten) sendJson(x.res, status, headers, rewritten);
-    else {
-      if (up.status !== 204 && up.status !== 304) headers['content-length'] = bytes.length;
-      x.res.writeHead(up.status, headers);
-      x.res.end(bytes);
-    }
+    else if (!judgedAfter) sendAsIs();
     const logged: ExchangeHttp = { status, transport: 'json' };
     log(x, frame?.completed ?? [], logged);
     log(x, abandoned, logged);
@@ -225,7 +233,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     const frameHttp: ResponseHttp = { ...http, contentType: type };
     const started = ctx.now();
     ctx.metrics.streamOpened();
-    const summary = await relaySse(up.body, x.res, limits.auditEventBytes, (data, size, raw) => {
+    const summary = await relaySse(up.body, x.res, limits.auditEventBytes, judgedAfterDelivery(x), (data, size, raw) => {
       const frame = pipe(x, { from: 'server', body: data, size, http: frameHttp, issuedSessionId });
       log(x, frame.completed, http);
       const broken = brokenAnswer(x, frame, frameHttp);
@@ -295,11 +303,17 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     const messages: readonly Message[] = decoded.ok ? decoded.payload.messages : [];
     const flow = resolveFlow(req.headers, messages, sessions, ++seq, ctx.now());
     const x = exchangeFor(req, res, flow, gone, messages, decoded.ok && decoded.payload.batch);
+    const forward = (headers: Record<string, string | string[]>) =>
+      ctx.upstream.request({ method: 'POST', path: upstreamPath(req), headers, body, signal: gone, longLived: false });
+    // Under audit the client's rules can neither block nor change the request: it goes upstream
+    // first and is judged while the server works. (Its response cannot be read before this
+    // synchronous judging has registered the request.)
+    const early = judgedAfterDelivery(x) ? forward(upstreamHeaders(req)) : undefined;
     const inbound = pipe(x, { from: 'client', body, size: body.length, http: { status: undefined, contentType: undefined, transport: 'none' }, issuedSessionId: undefined, decoded });
     const verdict = judgeClientRequest(x, inbound, { logger, correlator, metrics: ctx.metrics, now: ctx.now });
     if (verdict.blocked) return;
     try {
-      const up = await ctx.upstream.request({ method: 'POST', path: upstreamPath(req), headers: verdict.headers ?? upstreamHeaders(req), body, signal: gone, longLived: false });
+      const up = await (early ?? forward(verdict.headers ?? upstreamHeaders(req)));
       // Answers the client gave to server requests are complete once the server accepted them.
       log(x, inbound.completed, { status: up.status, transport: 'none' });
       const reply = await relayResponse(x, up, 'sse');

@@ -1,6 +1,7 @@
 // Relays an SSE body event by event: each complete event block is read, handed to onEvent, and
-// written to the client before the next one: byte for byte, or as onEvent re-encoded it. Nothing
-// is held beyond the event in progress; an event over the size limit passes through unread.
+// written to the client before the next one: byte for byte, or as onEvent re-encoded it (when
+// nothing can be rewritten: written first, read after). Nothing is held beyond the event in
+// progress; an event over the size limit passes through unread.
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { ProxyError } from '../errors.ts';
@@ -27,6 +28,8 @@ export async function relaySse(
   body: Readable,
   res: ServerResponse,
   maxEventBytes: number,
+  /** Read each event after it was written (nothing can be rewritten), so reading never delays it. */
+  readAfterWrite: boolean,
   /** Reads an event with data; returns the bytes to send instead, if the event was rewritten. */
   onEvent: (data: string, size: number, raw: Buffer) => Buffer | undefined,
 ): Promise<SseSummary> {
@@ -36,16 +39,19 @@ export async function relaySse(
   const forward = async (pieces: SsePiece[]): Promise<boolean> => {
     for (const piece of pieces) {
       let out = piece.raw;
+      let data: string | undefined;
       if (piece.kind === 'block') {
         summary.events++;
         const event = parseBlock(piece.raw, summary.events === 1 && summary.bytes === 0);
         if (event.id !== undefined) summary.sawEventId = true;
-        if (hasData(event)) out = onEvent(event.data!, piece.raw.length, piece.raw) ?? piece.raw;
+        if (hasData(event)) data = event.data!;
+        if (data !== undefined && !readAfterWrite) out = onEvent(data, piece.raw.length, piece.raw) ?? piece.raw;
       } else if (piece.last) {
         summary.unaudited++;
       }
       summary.bytes += out.length;
       const written = writeChunk(res, out);
+      if (data !== undefined && readAfterWrite) onEvent(data, piece.raw.length, piece.raw);
       if (written !== true && !(await written)) return false;
     }
     return true;
