@@ -139,7 +139,7 @@ export function renderMarkdown(r: RunResults, analysisPath: string): string {
   lines.push(...cellTables(r.cells));
   if (r.notes.length > 0) lines.push('Not measured:', '', ...r.notes.map((n) => `- ${n}`), '');
   lines.push('## SSE: time from the upstream\'s write to the client\'s read, per event', '');
-  lines.push('Upstream and client in the bench process (one clock), proxy in its own; events 2 ms apart, each its own write.', '');
+  lines.push('Upstream and client in the bench process (one clock), proxy in its own; events 2 ms apart, each its own write. Each proxy is warmed up first with SSE load (10 connections), then measured over sequential streams of 100 events.', '');
   lines.push('| setup | events | p50 ms | p99 ms | max ms | added p50 ms | added p99 ms |', '|---|---:|---:|---:|---:|---:|---:|');
   for (const s of r.sseLatency) lines.push(`| ${s.setup} | ${s.events} | ${f(s.p50)} | ${f(s.p99)} | ${f(s.max)} | ${signed(s.addedP50)} | ${signed(s.addedP99)} |`);
   lines.push('', '## Memory', '');

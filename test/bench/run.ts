@@ -83,7 +83,7 @@ async function main(): Promise<void> {
       const cells: Cell[] = await runGroup(group, { ...opts, upstreamPid: child.pid }, log);
       results.cells.push(...cells);
     }
-    results.sseLatency = await measureSseLatency({ streams: quick ? 2 : 5, eventsPerStream: 100, gapMs: 2 }, log);
+    results.sseLatency = await measureSseLatency({ warmupS: quick ? 0.5 : 2, streams: quick ? 2 : 10, eventsPerStream: 100, gapMs: 2 }, log);
     const fast = new URL(ready.urls.fast);
     const scale = quick ? 1 / 16 : 1;
     results.transfers = await measureBigTransfers(fast, ['audit', 'enforce'], log, scale);

@@ -4,7 +4,8 @@
 // arrive. Events are 2 ms apart so each is its own write; the proxy runs in its own process.
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
-import { openSession, type Headers } from './client.ts';
+import { FAST_WORKLOADS, openSession, type Headers } from './client.ts';
+import { measure } from './load.ts';
 import { SETUPS, startTarget, type SetupName } from './setups.ts';
 import { startFastUpstream } from './upstream.ts';
 
@@ -20,6 +21,8 @@ export interface SseLatency {
 }
 
 export interface SseLatencyOptions {
+  /** Seconds of SSE load through each proxy before it is measured. */
+  warmupS: number;
   streams: number;
   eventsPerStream: number;
   gapMs: number;
@@ -67,7 +70,10 @@ export async function measureSseLatency(opts: SseLatencyOptions, log: (line: str
       if (!target) continue;
       try {
         const headers = await openSession(target.url);
-        await oneStream(target.url, headers, ++seq, { ...opts, eventsPerStream: 20 }, []); // warm-up
+        // Warm-up: the proxy's event path compiled (JIT) under load, as in production, then one timed stream.
+        const sse = FAST_WORKLOADS.find((w) => w.name === 'SSE 100+1')!;
+        await measure({ url: target.url, headers, body: sse.body, connections: 10, durationS: opts.warmupS, warmupS: 0 });
+        await oneStream(target.url, headers, ++seq, { ...opts, eventsPerStream: 20 }, []);
         const samples: number[] = [];
         for (let i = 0; i < opts.streams; i++) await oneStream(target.url, headers, ++seq, opts, samples);
         samples.sort((a, b) => a - b);
