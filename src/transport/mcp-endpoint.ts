@@ -235,6 +235,8 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     ctx.metrics.streamOpened();
     const summary = await relaySse(up.body, x.res, limits.auditEventBytes, judgedAfterDelivery(x), (data, size, raw) => {
       const frame = pipe(x, { from: 'server', body: data, size, http: frameHttp, issuedSessionId });
+      // Most events are notifications: nothing completed, nothing broken, nothing to rewrite.
+      if (frame.completed.length === 0 && frame.unmatched.length === 0 && !bodyProblemOf(frame.decoded, frame.body)) return undefined;
       log(x, frame.completed, http);
       const broken = brokenAnswer(x, frame, frameHttp);
       log(x, broken, http);

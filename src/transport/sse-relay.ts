@@ -37,22 +37,44 @@ export async function relaySse(
   const splitter = new SseSplitter(maxEventBytes);
 
   const forward = async (pieces: SsePiece[]): Promise<boolean> => {
-    for (const piece of pieces) {
-      let out = piece.raw;
-      let data: string | undefined;
-      if (piece.kind === 'block') {
-        summary.events++;
-        const event = parseBlock(piece.raw, summary.events === 1 && summary.bytes === 0);
-        if (event.id !== undefined) summary.sawEventId = true;
-        if (hasData(event)) data = event.data!;
-        if (data !== undefined && !readAfterWrite) out = onEvent(data, piece.raw.length, piece.raw) ?? piece.raw;
-      } else if (piece.last) {
-        summary.unaudited++;
+    // Events that arrived in one chunk leave in one write: a write per event cost a system call
+    // each. Read-after-write events are read once their chunk is out.
+    let corked = pieces.length > 1;
+    if (corked) res.cork();
+    let unread: Array<{ data: string; raw: Buffer }> = [];
+    const flush = (): void => {
+      if (corked) res.uncork();
+      corked = false;
+      for (const e of unread) onEvent(e.data, e.raw.length, e.raw);
+      unread = [];
+    };
+    try {
+      for (const piece of pieces) {
+        let out = piece.raw;
+        let data: string | undefined;
+        if (piece.kind === 'block') {
+          summary.events++;
+          const event = parseBlock(piece.raw, summary.events === 1 && summary.bytes === 0);
+          if (event.id !== undefined) summary.sawEventId = true;
+          if (hasData(event)) data = event.data!;
+          if (data !== undefined && !readAfterWrite) out = onEvent(data, piece.raw.length, piece.raw) ?? piece.raw;
+        } else if (piece.last) {
+          summary.unaudited++;
+        }
+        summary.bytes += out.length;
+        const written = writeChunk(res, out);
+        if (data !== undefined && readAfterWrite) unread.push({ data, raw: piece.raw });
+        if (written !== true) {
+          // The client is slow: what is buffered goes now, the rest waits for it to drain.
+          const more = pieces.length > 1;
+          flush();
+          if (!(await written)) return false;
+          if (more) res.cork();
+          corked = more;
+        }
       }
-      summary.bytes += out.length;
-      const written = writeChunk(res, out);
-      if (data !== undefined && readAfterWrite) onEvent(data, piece.raw.length, piece.raw);
-      if (written !== true && !(await written)) return false;
+    } finally {
+      flush();
     }
     return true;
   };
