@@ -135,7 +135,7 @@ export function renderMarkdown(r: RunResults, analysisPath: string): string {
   ];
   if (existsSync(analysisPath)) lines.push(readFileSync(analysisPath, 'utf8').trim(), '');
   lines.push('## Throughput and latency', '');
-  lines.push('Setups: **direct** (client to upstream), **http-proxy-3** (plain pass-through, keep-alive agent: the floor of our stack), **nginx** (plain reverse proxy, 1 worker, buffering off, access log off), **audit** and **enforce** (mcp-warden with the default audit policy and with config/enforce.yaml; logging at info to /dev/null). "added" is against direct in the same cell; "vs" is the ratio of requests/s.', '');
+  lines.push('Setups: **direct** (client to upstream), **http-proxy-3** (plain pass-through, keep-alive agent: the floor of our stack), **nginx** (plain reverse proxy, 1 worker, buffering off, access log off), **audit** and **enforce** (mcp-warden with the default audit policy and with config/enforce.yaml; logging at info to /dev/null, in batches as shipped; node run with the Docker image\'s NODE_OPTIONS, --max-semi-space-size=4). "added" is against direct in the same cell; "vs" is the ratio of requests/s.', '');
   lines.push(...cellTables(r.cells));
   if (r.notes.length > 0) lines.push('Not measured:', '', ...r.notes.map((n) => `- ${n}`), '');
   lines.push('## SSE: time from the upstream\'s write to the client\'s read, per event', '');
