@@ -311,6 +311,8 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     // first and is judged while the server works. (Its response cannot be read before this
     // synchronous judging has registered the request.)
     const early = judgedAfterDelivery(x) ? forward(upstreamHeaders(req)) : undefined;
+    // Awaited below; should the judging throw first, its failure must not go unhandled.
+    early?.catch(() => {});
     const inbound = pipe(x, { from: 'client', body, size: body.length, http: { status: undefined, contentType: undefined, transport: 'none' }, issuedSessionId: undefined, decoded });
     const verdict = judgeClientRequest(x, inbound, { logger, correlator, metrics: ctx.metrics, now: ctx.now });
     if (verdict.blocked) return;
