@@ -7,11 +7,10 @@
 //       young-generation sizes (--max-semi-space-size)
 // CPU time is read from /proc (user + system of the proxy process over the measured seconds), so
 // it holds up on a shared machine better than requests/s; rounds are interleaved, the median kept.
-import { buildChildren } from './build.ts';
 import { FAST_WORKLOADS, openSession } from './client.ts';
 import { measure } from './load.ts';
 import { measureBigTransfers } from './memory.ts';
-import { cpuMs, hookExit, setChildScripts, startChild, stopAll } from './procs.ts';
+import { cpuMs, exitWhenDone, withFastUpstream } from './procs.ts';
 import { startTarget, type Target, type TargetKind } from './setups.ts';
 
 interface Variant {
@@ -89,20 +88,7 @@ async function memory(upstream: URL): Promise<void> {
 async function main(): Promise<void> {
   const which = process.argv[2] ?? 'cpu';
   if (which !== 'cpu' && which !== 'memory') throw new Error('usage: experiments.ts cpu|memory');
-  hookExit();
-  try {
-    setChildScripts(await buildChildren());
-    const { ready } = await startChild<{ urls: { fast: string } }>('upstream', []);
-    await (which === 'cpu' ? cpu(new URL(ready.urls.fast)) : memory(new URL(ready.urls.fast)));
-  } finally {
-    await stopAll();
-  }
+  await withFastUpstream((fast) => (which === 'cpu' ? cpu(fast) : memory(fast)));
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-    process.exit(1);
-  },
-);
+exitWhenDone(main());

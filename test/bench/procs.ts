@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { buildChildren } from './build.ts';
 
 const live = new Set<ChildProcess>();
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -166,4 +167,28 @@ export function machineBusyMs(): number {
   // user nice system idle iowait irq softirq steal: busy is all but idle and iowait
   const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = ticks;
   return (user + nice + system + irq + softirq + steal) * TICK_MS;
+}
+
+/** Builds the children, starts the upstream child, runs `work` against its fast endpoint, and stops every child, whatever happens. */
+export async function withFastUpstream(work: (fast: URL) => Promise<void>): Promise<void> {
+  hookExit();
+  try {
+    setChildScripts(await buildChildren());
+    const { ready } = await startChild<{ urls: { fast: string } }>('upstream', []);
+    await work(new URL(ready.urls.fast));
+  } finally {
+    await stopAll();
+  }
+}
+
+/** Ends a bench script: exit with `process.exitCode` (0 unless set) when `done` resolves, 1 with the error when it rejects. */
+export function exitWhenDone(done: Promise<void>): void {
+  done.then(
+    () => process.exit(process.exitCode ?? 0),
+    async (err: unknown) => {
+      process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+      await stopAll();
+      process.exit(1);
+    },
+  );
 }

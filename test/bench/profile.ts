@@ -3,10 +3,9 @@
 // The proxy child writes its .cpuprofile when it exits (SIGTERM closes it cleanly first).
 import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildChildren } from './build.ts';
 import { checkWorkload, FAST_WORKLOADS, openSession } from './client.ts';
 import { measure } from './load.ts';
-import { hookExit, setChildScripts, startChild, stopAll } from './procs.ts';
+import { exitWhenDone, withFastUpstream } from './procs.ts';
 import { summarise } from './profile-summary.ts';
 import { SETUPS, startTarget, type SetupName } from './setups.ts';
 
@@ -15,32 +14,21 @@ async function main(): Promise<void> {
   const setup = SETUPS.find((s) => s === setupArg) as SetupName | undefined;
   const workload = FAST_WORKLOADS.find((w) => w.name === workloadArg);
   if (!setup || setup === 'direct' || setup === 'nginx' || !workload) throw new Error(`usage: profile.ts <http-proxy-3|audit|enforce> <${FAST_WORKLOADS.map((w) => w.name).join('|')}> [connections] [seconds] [dir]`);
-  hookExit();
   mkdirSync(dir, { recursive: true });
   const before = new Set(readdirSync(dir));
-  try {
-    setChildScripts(await buildChildren());
-    const { ready } = await startChild<{ urls: { fast: string } }>('upstream', []);
-    const target = await startTarget(setup, new URL(ready.urls.fast), { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)] });
+  await withFastUpstream(async (fast) => {
+    const target = await startTarget(setup, fast, { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)] });
     if (!target) throw new Error(`${setup} did not start`);
     const headers = await openSession(target.url);
     await checkWorkload(target.url, headers, workload);
     const n = await measure({ url: target.url, headers, body: workload.body, connections: Number(connArg), durationS: Number(secondsArg), warmupS: 1 });
     process.stdout.write(`${setup} ${workload.name} c=${connArg}: ${n.rps.toFixed(0)} req/s, p50 ${n.p50.toFixed(3)} ms, p99 ${n.p99.toFixed(3)} ms\n`);
     await target.stop();
-  } finally {
-    await stopAll();
-  }
+  });
   const written = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile') && !before.has(f));
   const newest = written.map((f) => join(dir, f)).sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
   if (!newest) throw new Error(`no .cpuprofile written in ${dir}`);
   process.stdout.write(`${newest}\n${summarise(JSON.parse(readFileSync(newest, 'utf8')), 30)}\n`);
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-    process.exit(1);
-  },
-);
+exitWhenDone(main());

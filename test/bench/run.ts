@@ -14,7 +14,7 @@ import { buildChildren } from './build.ts';
 import { findNginx } from './nginx.ts';
 import { groupsFor, runGroup, type Cell, type MatrixOptions } from './matrix.ts';
 import { measureBigTransfers, measureIdleSessions } from './memory.ts';
-import { hookExit, setChildScripts, startChild, stopAll } from './procs.ts';
+import { exitWhenDone, hookExit, setChildScripts, startChild, stopAll } from './procs.ts';
 import { renderMarkdown, checkTargets, type Machine, type RunResults } from './report.ts';
 import { measureSseLatency } from './sse-latency.ts';
 
@@ -118,11 +118,4 @@ function render(): void {
   log('wrote test/bench/RESULTS.md from test/bench/results.json');
 }
 
-(process.argv.includes('--render') ? Promise.resolve(render()) : main()).then(
-  () => process.exit(0),
-  async (err: unknown) => {
-    process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-    await stopAll();
-    process.exit(1);
-  },
-);
+exitWhenDone(process.argv.includes('--render') ? Promise.resolve(render()) : main());

@@ -6,10 +6,9 @@
 // shorter run) is the warm-up. Writes test/bench/SOAK.md; exits 1 when memory is not flat.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { buildChildren } from './build.ts';
 import { checkWorkload, FAST_WORKLOADS, openSession } from './client.ts';
 import { measure } from './load.ts';
-import { hookExit, procStatusBytes, setChildScripts, startChild, stopAll } from './procs.ts';
+import { exitWhenDone, procStatusBytes, withFastUpstream } from './procs.ts';
 import { startTarget, type SetupName } from './setups.ts';
 
 const SEGMENT_S = 10;
@@ -31,12 +30,9 @@ async function main(): Promise<void> {
   const setup = (process.argv[3] ?? 'audit') as SetupName;
   const connections = Number(process.argv[4] ?? 10);
   if (!(minutes > 0 && minutes <= 60) || (setup !== 'audit' && setup !== 'enforce')) throw new Error('usage: soak.ts [minutes 1..60] [audit|enforce] [connections]');
-  hookExit();
   const workloads = FAST_WORKLOADS.filter((w) => w.name !== '1MB');
-  try {
-    setChildScripts(await buildChildren());
-    const { ready } = await startChild<{ urls: { fast: string } }>('upstream', []);
-    const target = await startTarget(setup, new URL(ready.urls.fast));
+  await withFastUpstream(async (fast) => {
+    const target = await startTarget(setup, fast);
     if (!target?.child) throw new Error(`${setup} did not start`);
     const headers = await openSession(target.url);
     for (const w of workloads) await checkWorkload(target.url, headers, w);
@@ -91,15 +87,7 @@ async function main(): Promise<void> {
     writeFileSync(fileURLToPath(new URL('SOAK.md', import.meta.url)), md);
     process.stdout.write(`\n${md}`);
     if (!flat || errors > 0) process.exitCode = 1;
-  } finally {
-    await stopAll();
-  }
+  });
 }
 
-main().then(
-  () => process.exit(process.exitCode ?? 0),
-  (err: unknown) => {
-    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-    process.exit(1);
-  },
-);
+exitWhenDone(main());

@@ -1,10 +1,9 @@
 // One proxy kept under the small-call load for successive rounds: requests/s, CPU per request and
 // p50 per round, to see how long a fresh process takes to settle (JIT) and where it settles:
 //   node --import tsx test/bench/warmup.ts [setup=audit] [connections=10] [rounds=10] [seconds=2]
-import { buildChildren } from './build.ts';
 import { FAST_WORKLOADS, openSession } from './client.ts';
 import { measure } from './load.ts';
-import { cpuMs, hookExit, setChildScripts, startChild, stopAll } from './procs.ts';
+import { cpuMs, exitWhenDone, withFastUpstream } from './procs.ts';
 import { SETUPS, startTarget, type SetupName } from './setups.ts';
 
 async function main(): Promise<void> {
@@ -12,11 +11,8 @@ async function main(): Promise<void> {
   const setup = SETUPS.find((s) => s === setupArg) as SetupName | undefined;
   if (!setup || setup === 'nginx') throw new Error(`usage: warmup.ts <direct|http-proxy-3|audit|enforce> [connections] [rounds] [seconds]`);
   const rounds = Math.min(60, Number(roundsArg));
-  hookExit();
-  try {
-    setChildScripts(await buildChildren());
-    const { ready } = await startChild<{ urls: { fast: string } }>('upstream', []);
-    const target = await startTarget(setup, new URL(ready.urls.fast));
+  await withFastUpstream(async (fast) => {
+    const target = await startTarget(setup, fast);
     if (!target) throw new Error(`${setup} did not start`);
     const headers = await openSession(target.url);
     const small = FAST_WORKLOADS.find((w) => w.name === 'small')!;
@@ -33,15 +29,7 @@ async function main(): Promise<void> {
       process.stdout.write(`| ${r} | ${n.rps.toFixed(0)} | ${cpu.toFixed(0)} | ${n.p50.toFixed(3)} |\n`);
     }
     await target.stop();
-  } finally {
-    await stopAll();
-  }
+  });
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-    process.exit(1);
-  },
-);
+exitWhenDone(main());
