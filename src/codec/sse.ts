@@ -20,24 +20,35 @@ export interface SseEvent {
 // only the one at the very start of a stream is not part of the text.
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
+// One parser for every block, reset before each: building one per block cost more than reading
+// the block. parseBlock is synchronous, so the callbacks always fill the block being read.
+let reading: SseEvent = emptyEvent();
+let dispatched = false;
+const parser = createParser({
+  onEvent: (message) => {
+    dispatched = true;
+    reading.event = message.event;
+    reading.data = message.data;
+    reading.id = message.id;
+  },
+  onRetry: (ms) => {
+    reading.retry = ms;
+  },
+  onComment: (comment) => {
+    reading.comments.push(comment);
+  },
+});
+
+function emptyEvent(): SseEvent {
+  return { event: undefined, data: undefined, id: undefined, retry: undefined, comments: [] };
+}
+
 /** The fields of one block; `streamStart`: the block opens the stream, where a BOM is not text. */
 export function parseBlock(raw: Uint8Array, streamStart = false): SseEvent {
-  const out: SseEvent = { event: undefined, data: undefined, id: undefined, retry: undefined, comments: [] };
-  let dispatched = false;
-  const parser = createParser({
-    onEvent: (message) => {
-      dispatched = true;
-      out.event = message.event;
-      out.data = message.data;
-      out.id = message.id;
-    },
-    onRetry: (ms) => {
-      out.retry = ms;
-    },
-    onComment: (comment) => {
-      out.comments.push(comment);
-    },
-  });
+  const out = emptyEvent();
+  reading = out;
+  dispatched = false;
+  parser.reset();
   const decoded = utf8.decode(raw);
   const text = streamStart && decoded.startsWith('\uFEFF') ? decoded.slice(1) : decoded;
   parser.feed('');
