@@ -20,28 +20,13 @@ import { request } from 'undici';
 import { DEFAULT_LIMITS } from '../../src/config/defaults.ts';
 import { createProxy } from '../../src/server.ts';
 import { createLogger } from '../../src/sinks/logger.ts';
-import { jsonRpcResult, startRawServer, type RawHandler, type RawServer } from '../fixtures/raw-server.ts';
+import { byTool, jsonRpcResult, startRawServer, type RawHandler, type RawServer } from '../fixtures/raw-server.ts';
 import { createLogCapture } from '../helpers/log-capture.ts';
 import { closeServer, listen } from '../helpers/net.ts';
+import { ACCEPT, call, post, rpc, sleep, within } from '../helpers/faults.ts';
 import { startProxy, type TestProxy } from '../helpers/proxy.ts';
 
-const ACCEPT = 'application/json, text/event-stream';
-const rpc = (id: unknown, method = 'tools/call', params: unknown = { name: 'echo', arguments: {} }): string =>
-  JSON.stringify({ jsonrpc: '2.0', id, method, params });
-const call = (id: unknown, tool: string): string => rpc(id, 'tools/call', { name: tool, arguments: {} });
-const post = (url: URL, body: string, headers: Record<string, string> = {}) =>
-  request(url, { method: 'POST', body, headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers } });
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-async function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** Polls `cond` every 10 ms; rejects naming `what` after `ms`. */
 async function eventually(ms: number, what: () => string, cond: () => boolean | Promise<boolean>): Promise<void> {
@@ -50,20 +35,6 @@ async function eventually(ms: number, what: () => string, cond: () => boolean | 
     if (performance.now() > deadline) throw new Error(`not within ${ms} ms: ${what()}`);
     await sleep(10);
   }
-}
-
-/** A tools/call is routed by its tool name; every other request (and tool `ok`) gets a plain result. */
-function byTool(routes: Record<string, RawHandler>): RawHandler {
-  return (req, res, body) => {
-    let name: unknown;
-    try {
-      name = (JSON.parse(body.toString('utf8')) as { params?: { name?: unknown } }).params?.name;
-    } catch {
-      name = undefined;
-    }
-    const handler = typeof name === 'string' ? routes[name] : undefined;
-    return (handler ?? jsonRpcResult({ content: [{ type: 'text', text: 'ok' }] }))(req, res, body);
-  };
 }
 
 const running: Array<{ close(): Promise<void> }> = [];

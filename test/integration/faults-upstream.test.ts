@@ -19,17 +19,11 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import type { Socket } from 'node:net';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { request } from 'undici';
-import { html500, jsonRpcResult, resetAfter, sseEvents, stall, startRawServer, type RawHandler, type RawServer } from '../fixtures/raw-server.ts';
+import { byTool, html500, jsonRpcResult, resetAfter, sseEvents, stall, startRawServer, type RawHandler, type RawServer } from '../fixtures/raw-server.ts';
 import { closeServer, listen } from '../helpers/net.ts';
+import { ACCEPT, call, post, sleep, within } from '../helpers/faults.ts';
 import { startProxy, type TestProxy } from '../helpers/proxy.ts';
 
-const ACCEPT = 'application/json, text/event-stream';
-const rpc = (id: unknown, method = 'tools/call', params: unknown = { name: 'echo', arguments: {} }): string =>
-  JSON.stringify({ jsonrpc: '2.0', id, method, params });
-const call = (id: unknown, tool: string): string => rpc(id, 'tools/call', { name: tool, arguments: {} });
-const post = (url: URL, body: string, headers: Record<string, string> = {}) =>
-  request(url, { method: 'POST', body, headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers } });
 
 interface RpcError {
   jsonrpc: string;
@@ -37,31 +31,6 @@ interface RpcError {
   error: { code: number; message: string; data: { reason: string; by: string } };
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** Resolves with `p`, or rejects naming `what` after `ms`. */
-async function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** A tools/call is routed by its tool name; every other request (and tool `ok`) gets a plain result. */
-function byTool(routes: Record<string, RawHandler>): RawHandler {
-  return (req, res, body) => {
-    let name: unknown;
-    try {
-      name = (JSON.parse(body.toString('utf8')) as { params?: { name?: unknown } }).params?.name;
-    } catch {
-      name = undefined;
-    }
-    const handler = typeof name === 'string' ? routes[name] : undefined;
-    return (handler ?? jsonRpcResult({ content: [{ type: 'text', text: 'ok' }] }))(req, res, body);
-  };
-}
 
 const running: Array<{ close(): Promise<void> }> = [];
 const cleanups: Array<() => void> = [];

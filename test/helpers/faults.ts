@@ -1,0 +1,25 @@
+// What the fault tests share: JSON-RPC bodies, a POST as an MCP client sends it, and bounded waits.
+import { request } from 'undici';
+
+export const ACCEPT = 'application/json, text/event-stream';
+
+export const rpc = (id: unknown, method = 'tools/call', params: unknown = { name: 'echo', arguments: {} }): string =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, params });
+
+/** A tools/call of `tool` with no arguments. */
+export const call = (id: unknown, tool: string): string => rpc(id, 'tools/call', { name: tool, arguments: {} });
+
+export const post = (url: URL, body: string, headers: Record<string, string> = {}) =>
+  request(url, { method: 'POST', body, headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers } });
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Resolves with `p`, or rejects naming `what` after `ms`. */
+export async function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
