@@ -4,7 +4,7 @@
 // Built by a function so tests (and the README check) can read it without running it.
 import { Command, Option } from 'commander';
 import { createRequire } from 'node:module';
-import { parseDuration, parseListen, parseSize, parseUrl } from './config/cli-options.ts';
+import { parseCount, parseDuration, parseList, parseListen, parseSize, parseUrl } from './config/cli-options.ts';
 import { registerCheckCommand } from './commands/check.ts';
 import { runProxyCommand, type ProxyCommandOptions } from './commands/proxy.ts';
 
@@ -34,9 +34,14 @@ export function buildProgram(): Command {
     .addOption(opt('--max-body <size>', 'largest request body accepted from a client (default: 4mib)', 'MCP_WARDEN_MAX_BODY', parseSize))
     .addOption(opt('--audit-limit <size>', 'largest response body parsed; larger ones stream through unaudited (default: 4mib)', 'MCP_WARDEN_AUDIT_LIMIT', parseSize))
     .addOption(opt('--shutdown-timeout <duration>', 'on SIGTERM, how long in-flight exchanges may take to finish (default: 10s)', 'MCP_WARDEN_SHUTDOWN_TIMEOUT', parseDuration))
+    .addOption(opt('--allowed-hosts <list>', 'Host values clients may send, comma-separated, * for any (default: loopback names when listening on loopback, else any)', 'MCP_WARDEN_ALLOWED_HOSTS', parseList))
+    .addOption(opt('--allowed-origins <list>', 'Origin values clients may send, comma-separated, * for any; no Origin is always allowed (default: loopback origins when listening on loopback, else any)', 'MCP_WARDEN_ALLOWED_ORIGINS', parseList))
+    .addOption(opt('--host-header <whose>', 'Host sent upstream: the client\'s as it came, or the upstream URL\'s (virtual-hosted upstreams) (default: client)', 'MCP_WARDEN_HOST_HEADER').choices(['client', 'upstream']))
+    .addOption(opt('--max-connections <n>', 'client connections open at once; more get 503 (default: 4096)', 'MCP_WARDEN_MAX_CONNECTIONS', parseCount))
+    .addOption(opt('--header-timeout <duration>', 'time a client has to send a request head, also after connecting (default: 10s)', 'MCP_WARDEN_HEADER_TIMEOUT', parseDuration))
     .addOption(opt('--log-level <level>', 'log level (default: info)', 'MCP_WARDEN_LOG_LEVEL').choices(['trace', 'debug', 'info', 'warn', 'error']))
-    .option('--pretty', 'human-readable logs (default when stdout is a terminal)')
-    .option('--no-pretty', 'JSON lines even on a terminal')
+    .addOption(opt('--pretty', 'human-readable logs (default when stdout is a terminal and pino-pretty is installed)', 'MCP_WARDEN_PRETTY'))
+    .addOption(opt('--no-pretty', 'JSON lines even on a terminal', 'MCP_WARDEN_NO_PRETTY'))
     .action(async (opts: ProxyCommandOptions) => runProxyCommand(opts));
 
   registerCheckCommand(program);

@@ -1,6 +1,7 @@
 // The proxy process: a node:http server that sends the MCP endpoint through the pipeline and every
 // other path through the pass-through, plus the timers that expire idle state.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { DEFAULT_LIMITS, type Limits } from './config/defaults.ts';
@@ -9,7 +10,7 @@ import { SessionStore } from './exchange/sessions.ts';
 import { RequestTable } from './exchange/table.ts';
 import { ProxyError } from './errors.ts';
 import { listenOn } from './listen.ts';
-import { sendProxyError } from './transport/egress.ts';
+import { rawProxyError, sendProxyError } from './transport/egress.ts';
 import { H } from './mcp/headers.ts';
 import { defaultPolicy } from './policy/compile.ts';
 import type { Policy } from './policy/types.ts';
@@ -18,9 +19,11 @@ import { REWRITABLE } from './rewrite/rewriters.ts';
 import { CaptureSink } from './sinks/capture.ts';
 import { Metrics } from './sinks/metrics.ts';
 import { logExchange } from './sinks/exchange-log.ts';
+import { createHostGuard, type HostGuard, type HostGuardOptions } from './transport/host-guard.ts';
 import { createMcpEndpoint } from './transport/mcp-endpoint.ts';
 import { createPassthrough } from './transport/passthrough.ts';
-import { publicOrigin, rewriteWwwAuthenticate } from './transport/public-url.ts';
+import { MetadataLocations, publicOrigin, rewriteWwwAuthenticate } from './transport/public-url.ts';
+import { endpointMatcher } from './transport/target.ts';
 import { Upstream, type UpstreamResponse } from './transport/upstream.ts';
 
 export interface ProxyOptions {
@@ -33,6 +36,10 @@ export interface ProxyOptions {
   logger: Logger;
   /** The policy in force (a PolicyStore's current()); default: audit mode, every rule logged. */
   policy?: () => Policy;
+  /** Host and Origin values clients may send; default: loopback names on a loopback listener, else any. */
+  guard?: HostGuardOptions;
+  /** Which Host the upstream gets: the client's (default, as `proxy_set_header Host $http_host`) or the upstream URL's (virtual-hosted upstreams). */
+  hostHeader?: 'client' | 'upstream';
 }
 
 export interface RunningProxy {
@@ -55,6 +62,8 @@ function drained(count: () => number, deadlineMs: number): Promise<boolean> {
   });
 }
 
+const headerValue = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
+
 /** How many Host headers a request carried (node keeps only the first in `req.headers`). */
 function hostHeaders(raw: readonly string[]): number {
   let n = 0;
@@ -66,21 +75,27 @@ export function createProxy(options: ProxyOptions) {
   const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
   const { logger } = options;
   const mcpPath = options.path ?? options.upstream.pathname;
-  const upstream = new Upstream(options.upstream, limits);
+  const hostHeader = options.hostHeader ?? 'client';
+  const upstream = new Upstream(options.upstream, limits, hostHeader);
+  const isEndpoint = endpointMatcher(mcpPath);
+  // Set at listen(): the default allow-list depends on the address the proxy listens on.
+  let guard: HostGuard = createHostGuard(options.guard ?? {}, '127.0.0.1');
   const sessions = new SessionStore(limits);
   const table = new RequestTable(limits.maxOpenRequests, limits.requestIdleMs, (request, why) => {
     const c = { request, response: undefined, outcome: 'no-response', durationMs: performance.now() - request.startedAt, responseBytes: 0, findings: [] };
     logExchange(logger, c, { status: undefined, transport: 'none', expired: why });
     metrics.exchange(c, undefined, () => false);
-  });
+  }, limits.maxOpenRequestsPerSession);
   const correlator = new Correlator(table, sessions);
+  const metadata = new MetadataLocations();
   const metrics = new Metrics({ sessions: () => sessions.size, openRequests: () => table.size });
-  const passthrough = createPassthrough({ upstream: options.upstream, publicUrl: options.publicUrl, logger });
+  const passthrough = createPassthrough({ upstream: options.upstream, publicUrl: options.publicUrl, logger, hostHeader, metadata });
   const upstreamOrigin = options.upstream.origin;
 
   const fixHeaders = (req: IncomingMessage, headers: UpstreamResponse['headers']): UpstreamResponse['headers'] => {
     const challenge = headers[H.wwwAuthenticate];
     if (typeof challenge !== 'string') return headers;
+    metadata.learn(challenge, upstreamOrigin);
     return { ...headers, [H.wwwAuthenticate]: rewriteWwwAuthenticate(challenge, upstreamOrigin, publicOrigin(req, options.publicUrl)) };
   };
 
@@ -111,7 +126,8 @@ export function createProxy(options: ProxyOptions) {
   let draining = false;
   let closing: Promise<void> | undefined;
   // Node checks the client timeouts below only every connectionsCheckingInterval (30 s by default).
-  const server = createServer({ connectionsCheckingInterval: Math.min(1000, limits.clientHeadersTimeoutMs) }, (req, res) => {
+  const checkInterval = Math.min(1000, limits.clientHeadersTimeoutMs);
+  const server = createServer({ connectionsCheckingInterval: checkInterval }, (req, res) => {
     inFlight++;
     res.once('close', () => inFlight--);
     if (draining) res.setHeader('connection', 'close');
@@ -120,20 +136,57 @@ export function createProxy(options: ProxyOptions) {
       sendProxyError(res, new ProxyError('WARDEN_BAD_REQUEST', 'Request has more than one Host header'), [], false);
       return;
     }
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    const path = q < 0 ? url : url.slice(0, q);
-    if (path === mcpPath && endpoint.handle(req, res)) return;
+    const refused = guard.check(req.headers.host, headerValue(req.headers.origin));
+    if (refused) {
+      logger.warn({ reason: refused, host: req.headers.host, origin: req.headers.origin, peer: req.socket.remoteAddress, method: req.method }, 'request refused');
+      sendProxyError(res, new ProxyError(refused === 'host' ? 'WARDEN_FORBIDDEN_HOST' : 'WARDEN_FORBIDDEN_ORIGIN'), [], false);
+      return;
+    }
+    // Every spelling of the endpoint's path (`/MCP`, `/mcp/`, absolute form) is judged, never passed through.
+    if (isEndpoint(req.url ?? '/') && endpoint.handle(req, res)) return;
     passthrough.handle(req, res);
   });
   // A client that trickles its headers or body (slowloris) is cut off; responses may stream for long.
   server.headersTimeout = limits.clientHeadersTimeoutMs;
   server.requestTimeout = limits.clientRequestTimeoutMs;
+  // Node times a request head out only once it has begun: a connection that never sends one (or
+  // never finishes its first) is closed here. Past the connection cap a newcomer gets a 503.
+  let connections = 0;
+  const firstRequest = new WeakMap<Socket, NodeJS.Timeout>();
+  server.on('connection', (socket: Socket) => {
+    if (connections >= limits.maxConnections) {
+      logger.warn({ peer: socket.remoteAddress, connections, limit: limits.maxConnections }, 'connection refused');
+      // Written and closed at once: the newcomer holds no file descriptor past its answer.
+      socket.end(rawProxyError(new ProxyError('WARDEN_OVERLOADED'), { 'retry-after': '1' }), () => socket.destroy());
+      return;
+    }
+    connections++;
+    socket.once('close', () => {
+      connections--;
+      clearTimeout(firstRequest.get(socket));
+    });
+    // Later than node's own check (every checkInterval), so a head that began gets its 408 first.
+    const timer = setTimeout(() => {
+      logger.debug({ peer: socket.remoteAddress, timeoutMs: limits.clientHeadersTimeoutMs }, 'idle connection closed');
+      socket.destroy();
+    }, limits.clientHeadersTimeoutMs + checkInterval + 50);
+    timer.unref();
+    firstRequest.set(socket, timer);
+  });
+  server.on('request', (req: IncomingMessage) => {
+    const timer = firstRequest.get(req.socket);
+    if (timer) {
+      clearTimeout(timer);
+      firstRequest.delete(req.socket);
+    }
+  });
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    // Malformed or too slow HTTP from a client: answered (408 for a timeout, else 400) and logged, never a crash.
-    const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
-    logger.warn({ code: err.code, peer: (socket as import('node:net').Socket).remoteAddress }, 'client error');
-    if (socket.writable) socket.end(`HTTP/1.1 ${timeout ? '408 Request Timeout' : '400 Bad Request'}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+    // Malformed, oversized or too slow HTTP from a client: a JSON-RPC error with the fitting
+    // status, then the socket is destroyed (half-closed sockets would pile up), never a crash.
+    const code = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'WARDEN_CLIENT_TIMEOUT' : err.code === 'HPE_HEADER_OVERFLOW' ? 'WARDEN_HEADERS_TOO_LARGE' : 'WARDEN_BAD_REQUEST';
+    logger.warn({ code: err.code, proxyError: code, peer: (socket as Socket).remoteAddress }, 'client error');
+    // As node's own handler: answer only if no response has begun on the socket.
+    if (socket.writable && !(socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) socket.end(rawProxyError(new ProxyError(code)), () => socket.destroy());
     else socket.destroy(err);
   });
 
@@ -165,8 +218,9 @@ export function createProxy(options: ProxyOptions) {
       return finished;
     },
     async listen(port: number, host: string): Promise<RunningProxy> {
+      guard = createHostGuard(options.guard ?? {}, host);
       const url = new URL(mcpPath, await listenOn(server, port, host));
-      logger.info({ listen: url.href, upstream: options.upstream.href }, 'listening');
+      logger.info({ listen: url.href, upstream: options.upstream.href, hostHeader, ...guard.describe() }, 'listening');
       return { url, server, close: () => this.close() };
     },
     /** Closes everything now; calling it again returns the same promise. */

@@ -24,6 +24,11 @@ export interface ProxyCommandOptions {
   shutdownTimeout?: number;
   logLevel?: string;
   pretty?: boolean;
+  allowedHosts?: string[];
+  allowedOrigins?: string[];
+  hostHeader?: 'client' | 'upstream';
+  maxConnections?: number;
+  headerTimeout?: number;
 }
 
 export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> {
@@ -47,6 +52,8 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
     path: opts.path,
     publicUrl: opts.publicUrl,
     logger,
+    guard: { allowedHosts: opts.allowedHosts, allowedOrigins: opts.allowedOrigins },
+    hostHeader: opts.hostHeader,
     policy: () => store.current(),
     limits: {
       upstreamHeadersTimeoutMs: opts.timeout ?? policy.upstream.headersTimeoutMs ?? DEFAULT_LIMITS.upstreamHeadersTimeoutMs,
@@ -55,6 +62,8 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
       maxRequestBytes: opts.maxBody ?? policy.limits.maxRequestBytes ?? DEFAULT_LIMITS.maxRequestBytes,
       auditBodyBytes: opts.auditLimit ?? policy.limits.auditBodyBytes ?? DEFAULT_LIMITS.auditBodyBytes,
       auditEventBytes: policy.limits.auditEventBytes ?? DEFAULT_LIMITS.auditEventBytes,
+      maxConnections: opts.maxConnections ?? DEFAULT_LIMITS.maxConnections,
+      clientHeadersTimeoutMs: opts.headerTimeout ?? DEFAULT_LIMITS.clientHeadersTimeoutMs,
     },
   });
   await proxy.listen(opts.listen.port, opts.listen.host);

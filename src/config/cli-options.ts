@@ -38,3 +38,17 @@ export function parseDuration(value: string): number {
   const factor = m[2] === 's' ? 1000 : m[2] === 'm' ? 60_000 : 1;
   return Math.round(Number(m[1]) * factor);
 }
+
+/** A comma-separated list: "localhost,proxy.example.com:8443"; empty items dropped. */
+export function parseList(value: string): string[] {
+  const items = value.split(',').map((v) => v.trim()).filter(Boolean);
+  if (items.length === 0) throw new InvalidArgumentError(`expected a comma-separated list such as localhost,proxy.example.com, got "${value}"`);
+  return items;
+}
+
+/** A whole number of at least 1. */
+export function parseCount(value: string): number {
+  const n = Number(value.trim());
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`expected a whole number of at least 1, got "${value}"`);
+  return n;
+}

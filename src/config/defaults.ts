@@ -7,8 +7,12 @@ export interface Limits {
   auditBodyBytes: number;
   /** Largest SSE event that is parsed; larger passes through unaudited. */
   auditEventBytes: number;
-  /** Open (unanswered) requests tracked at once; the oldest is dropped past this. */
+  /** Open (unanswered) requests tracked at once; past this the busiest session loses its oldest. */
   maxOpenRequests: number;
+  /** Open requests tracked per session (or per credential without one): one client cannot crowd out another. */
+  maxOpenRequestsPerSession: number;
+  /** Client connections open at once; past this a new one gets 503 and is closed. */
+  maxConnections: number;
   /** Sessions remembered at once; the least recently used is dropped past this. */
   maxSessions: number;
   /** A session unused this long (ms) is forgotten. */
@@ -23,7 +27,7 @@ export interface Limits {
   upstreamConnectTimeoutMs: number;
   /** Tools remembered per session from tools/list. */
   maxToolsPerSession: number;
-  /** Time (ms) a client has to send its request headers (slowloris). */
+  /** Time (ms) a client has to send its request headers (slowloris); a new connection that sends no request head in this time is closed. */
   clientHeadersTimeoutMs: number;
   /** Time (ms) a client has to send its whole request, body included (not the response). */
   clientRequestTimeoutMs: number;
@@ -36,6 +40,8 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   auditBodyBytes: 4 * 1024 * 1024,
   auditEventBytes: 1024 * 1024,
   maxOpenRequests: 10_000,
+  maxOpenRequestsPerSession: 1_000,
+  maxConnections: 4_096,
   maxSessions: 10_000,
   sessionIdleMs: 30 * 60_000,
   requestIdleMs: 10 * 60_000,

@@ -80,6 +80,7 @@ export class Correlator {
       protocolVersion: flow.protocolVersion,
       startedAt: now,
       requestBytes: bytes,
+      owner: flow.session.key,
       headers: from === 'client' ? flow.requestHeaders : {},
       findings: [],
     };
@@ -126,14 +127,18 @@ export class Correlator {
       // A modern request (its version in _meta) negotiates nothing, whatever the server answers.
       if (typeof asRecord(asRecord(request.params)?._meta)?.[META.protocolVersion] === 'string') return;
       const session = newSessionId ? this.sessions.open(`sid:${newSessionId}`, newSessionId, now) : flow.session;
+      this.sessions.keep(session, now);
       if (typeof result.protocolVersion === 'string') this.sessions.setVersion(session, result.protocolVersion);
       session.serverCapabilities = asRecord(result.capabilities);
       session.clientCapabilities = asRecord(asRecord(request.params)?.capabilities);
       request.sessionId ??= newSessionId;
       request.protocolVersion = session.protocolVersion ?? request.protocolVersion;
     } else if (request.method === 'server/discover') {
+      this.sessions.keep(flow.session, now);
       flow.session.serverCapabilities = asRecord(result.capabilities);
     } else if (request.method === 'tools/list') {
+      // The server answered on this session: its id (or the credential) is one it accepts.
+      this.sessions.keep(flow.session, now);
       this.sessions.addTools(flow.session, result.tools, asRecord(request.params)?.cursor === undefined, result.nextCursor === undefined);
     }
   }

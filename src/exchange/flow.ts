@@ -24,7 +24,7 @@ export function resolveFlow(
   now: number,
 ): Flow {
   const sessionId = header(headers, H.sessionId);
-  const session = sessions.open(sessionKey(sessionId, header(headers, 'authorization')), sessionId, now);
+  const session = sessions.lookup(sessionKey(sessionId, header(headers, 'authorization')), sessionId, now);
   const declared = messages.map(declaredVersion).find((v) => v !== undefined);
   const protocolVersion =
     (sessionId ? session.protocolVersion : undefined) ?? declared ?? header(headers, H.protocolVersion) ?? session.protocolVersion;

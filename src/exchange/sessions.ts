@@ -74,6 +74,20 @@ export class SessionStore {
     return created;
   }
 
+  /**
+   * The session a client's request names, if the proxy knows it; else an empty one that is not
+   * stored: a session is remembered only once the server answered on it (see keep), so a client
+   * cannot fill the store with ids the server never issued.
+   */
+  lookup(key: string, sessionId: string | undefined, now: number): Session {
+    return this.sessions.get(key, now) ?? emptySession(key, sessionId);
+  }
+
+  /** Remembers a session the server has answered on (it issued or accepted its id). */
+  keep(session: Session, now: number): void {
+    if (this.sessions.peek(session.key) !== session) this.sessions.set(session.key, session, now);
+  }
+
   find(key: string, now: number): Session | undefined {
     return this.sessions.get(key, now);
   }

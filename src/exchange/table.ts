@@ -1,6 +1,8 @@
 // Open requests awaiting their response, keyed by (scope, who sent it, id with its type). The
 // scope is the session when there is one (a response may come on another stream of it), else the
-// HTTP exchange that carried the request. Bounded; an evicted request is reported as unanswered.
+// HTTP exchange that carried the request. Bounded in total and per owner (session, or credential
+// without one), so a flooding client evicts its own requests first; an evicted request is
+// reported as unanswered.
 import type { IncomingHttpHeaders } from 'node:http';
 import { BoundedMap } from './bounded-map.ts';
 import type { PolicedFinding } from '../rewrite/decide.ts';
@@ -21,6 +23,8 @@ export interface OpenRequest {
   protocolVersion: string | undefined;
   startedAt: number;
   requestBytes: number;
+  /** Whose request it is, for the per-owner bound: the session's key (its id, or the credential's digest); default the scope. */
+  owner?: string;
   /** Headers of the HTTP request that carried it. */
   headers: IncomingHttpHeaders;
   /** What the client's rules found on the request, through the policy. */
@@ -33,13 +37,20 @@ export const requestKey = (scope: string, from: Sender, id: JsonRpcId): string =
 
 export class RequestTable {
   private readonly open: BoundedMap<string, OpenRequest>;
+  /** Each owner's open keys, oldest first. */
+  private readonly byOwner = new Map<string, Set<string>>();
 
   constructor(
-    maxOpen: number,
+    private readonly maxOpen: number,
     idleMs: number,
     private readonly onUnanswered: (req: OpenRequest, why: 'capacity' | 'idle' | 'replaced') => void,
+    private readonly maxPerOwner: number = maxOpen,
   ) {
-    this.open = new BoundedMap(maxOpen, idleMs, (_key, req, why) => onUnanswered(req, why));
+    // Capacity is enforced here, per owner; the map only expires idle entries.
+    this.open = new BoundedMap(Number.POSITIVE_INFINITY, idleMs, (key, req, why) => {
+      this.forget(key, req);
+      onUnanswered(req, why);
+    });
   }
 
   get size(): number {
@@ -49,17 +60,51 @@ export class RequestTable {
   /** Adds a request; one still open under the same key (a reused id) is reported as unanswered. */
   add(req: OpenRequest, now: number): void {
     const key = requestKey(req.scope, req.from, req.id);
-    const previous = this.open.delete(key);
+    const previous = this.remove(key);
     if (previous) this.onUnanswered(previous, 'replaced');
+    const owner = req.owner ?? req.scope;
+    if ((this.byOwner.get(owner)?.size ?? 0) >= this.maxPerOwner) this.evictOldest(this.byOwner.get(owner));
+    if (this.open.size >= this.maxOpen) this.evictOldest(this.busiest());
+    // Looked up again: an eviction above may have emptied (and dropped) the owner's set.
+    let mine = this.byOwner.get(owner);
+    if (!mine) this.byOwner.set(owner, (mine = new Set()));
+    mine.add(key);
     this.open.set(key, req, now);
   }
 
   /** Removes and returns the open request a response answers. */
   take(scope: string, from: Sender, id: JsonRpcId): OpenRequest | undefined {
-    return this.open.delete(requestKey(scope, from, id));
+    return this.remove(requestKey(scope, from, id));
   }
 
   sweep(now: number): void {
     this.open.sweep(now);
+  }
+
+  private remove(key: string): OpenRequest | undefined {
+    const req = this.open.delete(key);
+    if (req) this.forget(key, req);
+    return req;
+  }
+
+  private forget(key: string, req: OpenRequest): void {
+    const owner = req.owner ?? req.scope;
+    const mine = this.byOwner.get(owner);
+    mine?.delete(key);
+    if (mine?.size === 0) this.byOwner.delete(owner);
+  }
+
+  /** The owner with the most open requests: the one a full table takes from (only at capacity). */
+  private busiest(): Set<string> | undefined {
+    let most: Set<string> | undefined;
+    for (const keys of this.byOwner.values()) if (!most || keys.size > most.size) most = keys;
+    return most;
+  }
+
+  private evictOldest(keys: Set<string> | undefined): void {
+    const oldest = keys?.values().next();
+    if (!oldest || oldest.done) return;
+    const req = this.remove(oldest.value);
+    if (req) this.onUnanswered(req, 'capacity');
   }
 }

@@ -10,7 +10,7 @@ export const H = {
   wwwAuthenticate: 'www-authenticate',
 } as const;
 
-/** Hop-by-hop headers (RFC 9110 §7.6.1) plus the ones node recomputes; never forwarded. */
+/** Hop-by-hop headers (RFC 9110 §7.6.1); never forwarded. Host is end-to-end: it goes upstream as the client sent it. */
 export const HOP_BY_HOP = new Set([
   'connection',
   'keep-alive',
@@ -21,7 +21,6 @@ export const HOP_BY_HOP = new Set([
   'trailer',
   'transfer-encoding',
   'upgrade',
-  'host',
 ]);
 
 const SAFE_HEADER_VALUE = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;

@@ -1,6 +1,7 @@
 // pino logger: JSON lines on stdout, pretty on a TTY. Secrets are redacted by default where a
 // record is built (sinks/redact.ts, redactTarget here); pino's redaction stays as a net for header
 // objects only. Wildcard paths (`*.token`) made it walk every record: 26 µs a record against 4.
+import { createRequire } from 'node:module';
 import { pino, type Logger, type DestinationStream } from 'pino';
 
 export type { Logger };
@@ -26,6 +27,16 @@ export interface LoggerOptions {
   destination?: DestinationStream;
 }
 
+/** Whether pino-pretty can be loaded from here (pino's transport would fail at start without it). */
+function prettyAvailable(): boolean {
+  try {
+    createRequire(import.meta.url).resolve('pino-pretty');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function createLogger(options: LoggerOptions = {}): Logger {
   const base = {
     level: options.level ?? 'info',
@@ -34,7 +45,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     timestamp: pino.stdTimeFunctions.isoTime,
   };
   if (options.destination) return pino(base, options.destination);
-  const pretty = options.pretty ?? process.stdout.isTTY === true;
+  // pino-pretty is a devDependency: a production install (npm ci --omit=dev) on a terminal logs JSON.
+  const pretty = (options.pretty ?? process.stdout.isTTY === true) && prettyAvailable();
   if (pretty) {
     return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true, ignore: 'pid,hostname,name' } } });
   }

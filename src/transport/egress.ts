@@ -1,6 +1,6 @@
 // Writes to the client: upstream headers minus hop-by-hop ones, and the proxy's own failures as
 // JSON-RPC errors carrying the request's id, never HTML, never an empty body.
-import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingHttpHeaders, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { JsonRpcId } from '../codec/jsonrpc.ts';
 import type { ProxyError } from '../errors.ts';
 import { HOP_BY_HOP } from '../mcp/headers.ts';
@@ -47,6 +47,14 @@ export function sendProxyError(res: ServerResponse, err: ProxyError, ids: readon
     'cache-control': 'no-store',
   });
   res.end(body);
+}
+
+/** A whole HTTP/1.1 response carrying a proxy failure, for a socket no request was parsed on; the connection closes after it. */
+export function rawProxyError(err: ProxyError, extra: Record<string, string> = {}): string {
+  const body = proxyErrorBody(err, [], false);
+  const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'cache-control': 'no-store', connection: 'close', ...extra };
+  const lines = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  return `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? ''}\r\n${lines}\r\n${body}`;
 }
 
 /** Writes a chunk honouring backpressure; resolves false if the client went away. */

@@ -42,16 +42,17 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
 }
 
 /**
- * Headers to send upstream: end-to-end headers as they came, hop-by-hop ones (and those the
- * Connection header names) dropped, X-Forwarded-* added. content-length is left to undici, which
- * derives it from the body it sends.
+ * Headers to send upstream: end-to-end headers as they came (Host included), hop-by-hop ones (and
+ * those the Connection header names) dropped, X-Forwarded-* added. content-length is left to
+ * undici, which derives it from the body it sends; `expect` too, since node already answered
+ * `100-continue` and undici refuses the header.
  */
 export function upstreamHeaders(req: IncomingMessage): Record<string, string | string[]> {
   const headers = req.headers;
   const named = connectionTokens(headers);
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || named.has(name) || name === 'content-length') continue;
+    if (value === undefined || HOP_BY_HOP.has(name) || named.has(name) || name === 'content-length' || name === 'expect') continue;
     out[name] = value;
   }
   const peer = req.socket.remoteAddress ?? '';

@@ -8,7 +8,8 @@ import { createProxyServer } from 'http-proxy-3';
 import { DEFAULT_LIMITS } from '../config/defaults.ts';
 import { PROXY_ERRORS, type ProxyErrorCode } from '../errors.ts';
 import { redactTarget, type Logger } from '../sinks/logger.ts';
-import { publicOrigin, rewriteResourceMetadata, rewriteWwwAuthenticate } from './public-url.ts';
+import { MetadataLocations, publicOrigin, rewriteResourceMetadata, rewriteWwwAuthenticate } from './public-url.ts';
+import { targetPath } from './target.ts';
 
 export interface PassthroughOptions {
   upstream: URL;
@@ -19,6 +20,10 @@ export interface PassthroughOptions {
   logger: Logger;
   /** Longest upstream silence (connect, headers, between body chunks) before 504 or a reset. */
   timeoutMs?: number;
+  /** 'client' (default): the client's Host goes upstream unchanged; 'upstream': the upstream URL's. */
+  hostHeader?: 'client' | 'upstream';
+  /** Metadata locations learned from challenges (shared with the MCP endpoint, which sees most 401s). */
+  metadata?: MetadataLocations;
 }
 
 export interface Passthrough {
@@ -43,10 +48,11 @@ export function createPassthrough(opts: PassthroughOptions): Passthrough {
   // Without an agent http-proxy-3 forces `connection: close` on every upstream request.
   const agent = new Agent({ keepAlive: true });
   const exchanges = new WeakMap<IncomingMessage, Exchange>();
+  const metadata = opts.metadata ?? new MetadataLocations();
   const proxy = createProxyServer({
     // Origin only: a target path would be prepended to every request path.
     target: new URL(upstreamOrigin),
-    changeOrigin: true,
+    changeOrigin: opts.hostHeader === 'upstream',
     xfwd: true,
     preserveHeaderKeyCase: true,
     agent,
@@ -63,7 +69,10 @@ export function createPassthrough(opts: PassthroughOptions): Passthrough {
   proxy.on('proxyRes', (proxyRes, req, res) => {
     const origin = publicOrigin(req, opts.publicUrl, opts);
     const challenge = proxyRes.headers['www-authenticate'];
-    if (challenge !== undefined) proxyRes.headers['www-authenticate'] = rewriteWwwAuthenticate(challenge, upstreamOrigin, origin);
+    if (challenge !== undefined) {
+      metadata.learn(challenge, upstreamOrigin);
+      proxyRes.headers['www-authenticate'] = rewriteWwwAuthenticate(challenge, upstreamOrigin, origin);
+    }
     // A body cut short is never ended cleanly: the client must see the reset too.
     proxyRes.once('close', () => {
       if (!proxyRes.complete) exchanges.get(req)?.fail(Object.assign(new Error('upstream aborted the response'), { code: 'ECONNRESET' }));
@@ -97,11 +106,14 @@ export function createPassthrough(opts: PassthroughOptions): Passthrough {
         status: res.headersSent ? res.statusCode : undefined,
         durationMs: Math.round(performance.now() - started),
         error,
+        unjudged,
       };
-      if (error === undefined) opts.logger.info(record, 'passthrough');
+      if (error === undefined && unjudged === undefined) opts.logger.info(record, 'passthrough');
       else opts.logger.warn(record, 'passthrough');
     });
-    const selfHandled = req.method === 'GET' && PRM_PATH.test(target);
+    // A POST that looks like MCP traffic on another path crosses unread: the record says so, at warn.
+    const unjudged = req.method === 'POST' && looksLikeJsonRpc(req) ? 'json-post' : undefined;
+    const selfHandled = req.method === 'GET' && (PRM_PATH.test(target) || metadata.has(targetPath(target)));
     exchanges.set(req, { selfHandled, fail });
     // Node already answered `Expect: 100-continue`; forwarded, it would also skip the proxyReq event.
     delete req.headers.expect;
@@ -117,6 +129,12 @@ export function createPassthrough(opts: PassthroughOptions): Passthrough {
       proxy.close();
     },
   };
+}
+
+/** A POST whose headers say JSON or an MCP client's Accept: the pass-through cannot judge it. */
+function looksLikeJsonRpc(req: IncomingMessage): boolean {
+  const type = String(req.headers['content-type'] ?? '').toLowerCase();
+  return type.includes('json') || String(req.headers.accept ?? '').includes('text/event-stream');
 }
 
 /** Buffers a metadata body (bounded), rebases `resource`, fixes content-length; else the original bytes. */

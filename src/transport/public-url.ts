@@ -55,6 +55,46 @@ export function rewriteWwwAuthenticate(header: string, upstreamOrigin: string, p
   });
 }
 
+/** Paths on the upstream that `resource_metadata` parameters of a WWW-Authenticate value point to. */
+export function metadataPaths(header: string, upstreamOrigin: string): string[] {
+  const out: string[] = [];
+  for (const m of header.matchAll(CHALLENGE_PARAM)) {
+    const url = m[1] === undefined ? undefined : (m[2]?.replace(/\\(.)/g, '$1') ?? m[3]);
+    if (url === undefined) continue;
+    try {
+      const parsed = new URL(url);
+      if (parsed.origin === upstreamOrigin) out.push(parsed.pathname);
+    } catch {
+      // not a URL: nothing to serve
+    }
+  }
+  return out;
+}
+
+/**
+ * Where the upstream's protected-resource metadata lives besides `/.well-known/`: learned from the
+ * challenges the proxy rebased (RFC 9728 §5.1 lets a server name any URL), bounded.
+ */
+export class MetadataLocations {
+  private readonly paths = new Set<string>();
+
+  constructor(private readonly max = 64) {}
+
+  learn(header: string | string[], upstreamOrigin: string): void {
+    for (const value of Array.isArray(header) ? header : [header]) {
+      for (const path of metadataPaths(value, upstreamOrigin)) {
+        this.paths.delete(path);
+        this.paths.add(path);
+        if (this.paths.size > this.max) this.paths.delete(this.paths.values().next().value!);
+      }
+    }
+  }
+
+  has(path: string): boolean {
+    return this.paths.has(path);
+  }
+}
+
 /**
  * Rebases the `resource` field of an RFC 9728 protected-resource metadata document. Undefined when
  * the body is not a JSON object or nothing changed, so the caller forwards the original bytes.

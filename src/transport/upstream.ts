@@ -32,6 +32,8 @@ export class Upstream {
   constructor(
     readonly url: URL,
     private readonly limits: Pick<Limits, 'upstreamHeadersTimeoutMs' | 'upstreamBodyTimeoutMs' | 'upstreamConnectTimeoutMs'>,
+    /** 'client': the client's Host goes upstream as it came (the upstream's DNS-rebinding check needs it); 'upstream': undici sends the upstream's. */
+    private readonly hostHeader: 'client' | 'upstream' = 'client',
   ) {
     this.agent = new Agent({
       connect: { timeout: limits.upstreamConnectTimeoutMs },
@@ -46,7 +48,7 @@ export class Upstream {
         origin: this.url.origin,
         path: req.path,
         method: req.method,
-        headers: req.headers,
+        headers: this.hostHeader === 'client' ? req.headers : withoutHost(req.headers),
         body: req.body,
         signal: req.signal,
         bodyTimeout: req.longLived ? 0 : this.limits.upstreamBodyTimeoutMs,
@@ -60,6 +62,11 @@ export class Upstream {
   close(): Promise<void> {
     return this.agent.close();
   }
+}
+
+function withoutHost(headers: Record<string, string | string[]>): Record<string, string | string[]> {
+  const { host: _host, ...rest } = headers;
+  return rest;
 }
 
 /** Maps what undici or the socket threw to the proxy's own error codes. */

@@ -5,6 +5,8 @@ import { createLogCapture, type LogCapture, type LogRecord } from './log-capture
 
 export interface TestProxy extends RunningProxy {
   log: LogCapture;
+  /** What the proxy remembers of sessions. */
+  sessions: ReturnType<typeof createProxy>['sessions'];
   /** The `msg:"exchange"` records so far. */
   exchanges(): LogRecord[];
 }
@@ -12,6 +14,7 @@ export interface TestProxy extends RunningProxy {
 export async function startProxy(upstream: URL, options: Omit<ProxyOptions, 'upstream' | 'logger'> = {}): Promise<TestProxy> {
   const log = createLogCapture();
   const logger = createLogger({ destination: log.stream, level: 'debug' });
-  const running = await createProxy({ upstream, logger, ...options }).listen(0, '127.0.0.1');
-  return { ...running, log, exchanges: () => log.records.filter((r) => r.msg === 'exchange') };
+  const proxy = createProxy({ upstream, logger, ...options });
+  const running = await proxy.listen(0, '127.0.0.1');
+  return { ...running, log, sessions: proxy.sessions, exchanges: () => log.records.filter((r) => r.msg === 'exchange') };
 }

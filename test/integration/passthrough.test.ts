@@ -141,12 +141,12 @@ describe('passthrough over real sockets', () => {
     assertHeadersForwarded(res, '/token');
   });
 
-  test('raw path and query reach the upstream, with X-Forwarded-* and its own Host; secrets never logged', async () => {
+  test('raw path and query reach the upstream, with X-Forwarded-* and the client\'s Host; secrets never logged', async () => {
     const path = `/echo/%2e%2e//x?y=%2F&access_token=${SECRETS.query}&z`;
     const res = await call(proxy, path, { headers: { authorization: `Bearer ${SECRETS.bearer}`, cookie: `sid=${SECRETS.cookie}` } });
     const seen = (await res.body.json()) as { url: string; headers: Record<string, string> };
     assert.equal(seen.url, path);
-    assert.equal(seen.headers.host, upstream.host);
+    assert.equal(seen.headers.host, proxy.host);
     assert.equal(seen.headers['x-forwarded-for'], '127.0.0.1');
     assert.equal(seen.headers['x-forwarded-proto'], 'http');
     assert.equal(seen.headers['x-forwarded-host'], proxy.host);

@@ -413,6 +413,29 @@ describe('RequestTable', () => {
     assert.equal(table.take('x:1', 'client', 2)?.method, 'm2');
   });
 
+  test('past its own bound a session loses its oldest request, and nobody else\'s', () => {
+    const unanswered: OpenRequest[] = [];
+    const table = new RequestTable(100, 60_000, (req) => unanswered.push(req), 3);
+    const other = { ...open(1, 'sid:calm'), owner: 'sid:calm' };
+    table.add(other, 0);
+    for (let i = 0; i < 10; i++) table.add({ ...open(i, 'sid:flood'), owner: 'sid:flood' }, i);
+    assert.deepEqual(unanswered.map((r) => r.id), [0, 1, 2, 3, 4, 5, 6]);
+    assert.equal(table.size, 4);
+    assert.equal(table.take('sid:calm', 'client', 1), other);
+  });
+
+  test('a full table evicts from the busiest owner first', () => {
+    const unanswered: OpenRequest[] = [];
+    const table = new RequestTable(5, 60_000, (req) => unanswered.push(req));
+    const calm = { ...open('c', 'sid:calm'), owner: 'sid:calm' };
+    table.add(calm, 0);
+    for (let i = 0; i < 8; i++) table.add({ ...open(i, 'sid:flood'), owner: 'sid:flood' }, i + 1);
+    assert.equal(table.size, 5);
+    assert.ok(!unanswered.includes(calm));
+    assert.equal(table.take('sid:calm', 'client', 'c'), calm);
+    assert.deepEqual(unanswered.map((r) => r.id), [0, 1, 2, 3]);
+  });
+
   test('an id reused while its request is still open reports the old request as "replaced"', () => {
     const { table, unanswered } = setup();
     const first = open(1);
@@ -533,6 +556,9 @@ describe('resolveFlow', () => {
     assert.equal(flow.sessionId, undefined);
     assert.equal(flow.session.key, sessionKey(undefined, 'Bearer a'));
     assert.equal(flow.protocolVersion, undefined);
+    // Remembered once the server answered on it; then the same credential finds it again.
+    assert.equal(sessions.size, 0);
+    sessions.keep(flow.session, 0);
     assert.equal(resolveFlow({ authorization: 'Bearer a' }, [], sessions, 8, 1).session, flow.session);
     assert.notEqual(resolveFlow({ authorization: 'Bearer b' }, [], sessions, 9, 1).session, flow.session);
   });
@@ -544,7 +570,19 @@ describe('resolveFlow', () => {
     assert.equal(flow.sessionId, 'abc');
     assert.equal(flow.session.key, 'sid:abc');
     assert.equal(flow.session.sessionId, 'abc');
-    assert.equal(sessions.find('sid:abc', 1), flow.session);
+    // A session id the server never issued is not remembered.
+    assert.equal(sessions.find('sid:abc', 1), undefined);
+  });
+
+  test('a session is remembered only from a server\'s answer on it, never from a client\'s id', () => {
+    const { sessions, correlator } = setup();
+    for (let i = 0; i < 50; i++) resolveFlow({ 'mcp-session-id': `forged-${i}` }, [], sessions, i, 0);
+    assert.equal(sessions.size, 0);
+    const flow = resolveFlow({ 'mcp-session-id': 'issued' }, [], sessions, 99, 0);
+    correlator.request(request(1, 'tools/list'), 'client', flow, 10, 0);
+    correlator.response(result(1, { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] }), 'server', flow, 10, 1);
+    assert.equal(sessions.size, 1);
+    assert.ok(resolveFlow({ 'mcp-session-id': 'issued' }, [], sessions, 100, 2).session.tools.has('echo'));
   });
 
   test('1: a legacy session\'s negotiated version beats the message and the header', () => {

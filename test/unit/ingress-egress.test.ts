@@ -84,7 +84,7 @@ describe('upstreamHeaders', () => {
   const fake = (headers: IncomingHttpHeaders, remoteAddress: string | undefined, encrypted = false): IncomingMessage =>
     ({ headers, socket: { remoteAddress, encrypted } }) as unknown as IncomingMessage;
 
-  test('hop-by-hop, Connection-named and content-length dropped; X-Forwarded-* added', () => {
+  test('hop-by-hop, Connection-named, content-length and expect dropped; Host kept; X-Forwarded-* added', () => {
     const out = upstreamHeaders(
       fake(
         {
@@ -98,11 +98,13 @@ describe('upstreamHeaders', () => {
           'mcp-session-id': 's1',
           'mcp-protocol-version': '2025-06-18',
           'proxy-authorization': 'Basic x',
+          expect: '100-continue',
         },
         '10.0.0.5',
       ),
     );
     assert.deepEqual(out, {
+      host: 'proxy.local:8787',
       'content-type': 'application/json',
       authorization: 'Bearer t',
       'mcp-session-id': 's1',
