@@ -84,6 +84,16 @@ export function toProxyError(err: unknown): ProxyError {
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH' || code === 'EAI_AGAIN') {
     return new ProxyError('WARDEN_UPSTREAM_UNREACHABLE', undefined, { cause: err });
   }
+  // A response node cannot parse (garbage status line, bad header bytes, headers over 16 KiB,
+  // duplicate Content-Length) is the upstream's fault, not the proxy's.
+  if (
+    err instanceof undiciErrors.HTTPParserError ||
+    err instanceof undiciErrors.HeadersOverflowError ||
+    err instanceof undiciErrors.ResponseContentLengthMismatchError ||
+    code.startsWith('HPE_')
+  ) {
+    return new ProxyError('WARDEN_UPSTREAM_PROTOCOL', `Upstream MCP server sent a malformed HTTP response: ${(err as Error).message}`, { cause: err });
+  }
   if (err instanceof undiciErrors.SocketError || code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET') {
     return new ProxyError('WARDEN_UPSTREAM_RESET', undefined, { cause: err });
   }
