@@ -23,11 +23,12 @@ import { captureRecord, type CaptureSink } from '../sinks/capture.ts';
 import type { Metrics } from '../sinks/metrics.ts';
 import { logExchange, type ExchangeHttp } from '../sinks/exchange-log.ts';
 import { ClientGone } from './client-gone.ts';
+import { codingOf, decodedBody, decoderFor, undecodableDetail, type Coding } from './content-coding.ts';
 import { clientHeaders, sendProxyError } from './egress.ts';
 import { readBody, upstreamHeaders } from './ingress.ts';
 import { judgeClientRequest, judgePost } from './request-verdicts.ts';
-import { collectBody, streamRest } from './relay.ts';
-import { relaySse } from './sse-relay.ts';
+import { collect, streamRest } from './relay.ts';
+import { mirrorSse, relaySse } from './sse-relay.ts';
 import { toProxyError, type Upstream, type UpstreamResponse } from './upstream.ts';
 
 export interface EndpointContext {
@@ -147,9 +148,10 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     return [c];
   }
 
-  /** Sends a body the proxy built (rewritten or its own), as JSON. */
+  /** Sends a body the proxy built (rewritten or its own), as JSON, unencoded: the server's Content-Encoding described its bytes, not these. */
   function sendJson(res: ServerResponse, status: number, headers: ReturnType<typeof clientHeaders>, body: Buffer): void {
-    res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': body.length });
+    const { 'content-encoding': _coding, ...rest } = headers;
+    res.writeHead(status, { ...rest, 'content-type': 'application/json', 'content-length': body.length });
     res.end(body);
   }
 
@@ -173,35 +175,63 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     log(x, abandoned, { status, transport: 'none', proxyError: pe.code });
   }
 
-  /** A JSON (or any non-SSE) upstream body: collected, judged, rewritten if the policy says so, forwarded. */
-  async function relayBody(x: HttpExchange, up: UpstreamResponse, issuedSessionId: string | undefined): Promise<Frame | undefined> {
-    const collected = await collectBody(up.body, limits.auditBodyBytes);
-    const headers = clientHeaders(ctx.fixHeaders(x.req, up.headers), !collected.complete);
+  /**
+   * A JSON (or any non-SSE) upstream body: collected (decoded, when it has a Content-Encoding),
+   * judged, rewritten if the policy says so, forwarded: unedited as the server sent it, edited unencoded.
+   */
+  async function relayBody(x: HttpExchange, up: UpstreamResponse, issuedSessionId: string | undefined, coding: Coding = codingOf(up.headers['content-encoding'])): Promise<Frame | undefined> {
+    const collected = await collect(up.body, coding, limits.auditBodyBytes);
+    const headers = clientHeaders(ctx.fixHeaders(x.req, up.headers), collected.kind !== 'complete');
     const type = contentType(up.headers);
     const http: ResponseHttp = { status: up.status, contentType: type, transport: 'json' };
-    if (!collected.complete) {
-      logger.warn({ session: x.flow.sessionId ?? null, status: up.status, limit: limits.auditBodyBytes }, 'unaudited body');
+    const session = x.flow.sessionId ?? null;
+    /** Relays a body that was not read whole: what was read, then the rest, as they came; the bytes sent. */
+    const streamThrough = async (head: Buffer[], rest: AsyncIterator<Buffer>): Promise<number> => {
       x.res.writeHead(up.status, headers);
-      const sent = await streamRest(x.res, collected.head, collected.rest);
+      const sent = await streamRest(x.res, head, rest);
       if (sent.delivered && !x.res.writableEnded) x.res.end();
+      return sent.bytes;
+    };
+    if (collected.kind === 'unread') {
+      // Too large to hold, or in a coding the proxy cannot undo (read as text it would look like garbage).
+      const why = collected.reason === 'too-large' ? { limit: limits.auditBodyBytes } : { reason: 'unknown-content-encoding', contentEncoding: up.headers['content-encoding'] };
+      logger.warn({ session, status: up.status, ...why }, 'unaudited body');
+      const bytes = await streamThrough(collected.head, collected.rest);
       const unaudited = abandon(x, 'unaudited', http);
-      for (const c of unaudited) c.responseBytes = sent.bytes;
+      for (const c of unaudited) c.responseBytes = bytes;
       log(x, unaudited, http);
       return undefined;
     }
-    const { bytes } = collected;
-    const sendAsIs = (): void => {
-      if (up.status !== 204 && up.status !== 304) headers['content-length'] = bytes.length;
-      x.res.writeHead(up.status, headers);
-      x.res.end(bytes);
-    };
+    let frame: Frame | undefined;
+    let sendAsIs: () => Promise<number> | void;
+    let outcome: 'invalid-response' | 'no-response' = 'invalid-response';
+    if (collected.kind === 'undecodable') {
+      // Not in the coding it names: the client cannot read it either. Judged as the unreadable body
+      // it is; relayed as it came unless the policy replaces it.
+      const detail = undecodableDetail(coding, collected.error);
+      logger.warn({ session, status: up.status, contentEncoding: up.headers['content-encoding'], detail }, 'undecodable body');
+      x.bodyProblem ??= { problem: 'not-utf8', excerpt: detail };
+      sendAsIs = () => streamThrough(collected.head, collected.rest);
+    } else {
+      const { bytes, wire } = collected;
+      sendAsIs = () => {
+        if (up.status !== 204 && up.status !== 304) headers['content-length'] = wire.length;
+        x.res.writeHead(up.status, headers);
+        x.res.end(wire);
+      };
+      frame = bytes.length > 0 ? pipe(x, { from: 'server', body: bytes, size: wire.length, http, issuedSessionId }) : undefined;
+      if (bytes.length === 0) {
+        outcome = 'no-response';
+        if (x.requestIds.length > 0) x.bodyProblem ??= { problem: 'empty', excerpt: '' };
+      }
+    }
     // Under audit the client gets the body as it came whatever the rules find: it goes out first,
     // and the judging and the log follow, off the response's path.
     const judgedAfter = judgedAfterDelivery(x);
-    if (judgedAfter) sendAsIs();
-    const frame = bytes.length > 0 ? pipe(x, { from: 'server', body: bytes, size: bytes.length, http, issuedSessionId }) : undefined;
-    if (bytes.length === 0 && x.requestIds.length > 0) x.bodyProblem ??= { problem: 'empty', excerpt: '' };
-    const abandoned = abandon(x, bytes.length > 0 ? 'invalid-response' : 'no-response', http);
+    // A body held whole goes out synchronously: no await (and no tick) on the common path.
+    const sending = judgedAfter ? sendAsIs() : undefined;
+    if (sending) await sending;
+    const abandoned = abandon(x, outcome, http);
 
     const target = nullIdError(frame?.unmatched ?? []);
     const changes = [
@@ -213,8 +243,14 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     const decided = [...(frame?.completed ?? []), ...abandoned].find((c) => statusOf(c) !== undefined);
     const usable = frame?.decoded?.ok === true && !x.bodyProblem;
     const status = rewritten ? ((decided && statusOf(decided)) ?? (usable ? up.status : 200)) : up.status;
-    if (rewritten) sendJson(x.res, status, headers, rewritten);
-    else if (!judgedAfter) sendAsIs();
+    if (rewritten) {
+      // What is left of a body that stopped decoding is not needed.
+      if (collected.kind === 'undecodable') up.body.destroy();
+      sendJson(x.res, status, headers, rewritten);
+    } else if (!judgedAfter) {
+      const sent = sendAsIs();
+      if (sent) await sent;
+    }
     const logged: ExchangeHttp = { status, transport: 'json' };
     log(x, frame?.completed ?? [], logged);
     log(x, abandoned, logged);
@@ -226,14 +262,22 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     const issued = up.headers[H.sessionId];
     const issuedSessionId = typeof issued === 'string' ? issued : undefined;
     const type = contentType(up.headers);
-    if (type !== 'text/event-stream') return relayBody(x, up, issuedSessionId);
-    x.res.writeHead(up.status, clientHeaders(ctx.fixHeaders(x.req, up.headers), false));
+    const coding = codingOf(up.headers['content-encoding']);
+    if (type !== 'text/event-stream') return relayBody(x, up, issuedSessionId, coding);
+    const readAfterWrite = judgedAfterDelivery(x);
+    // An event can only be replaced in the clear: when the policy may edit (enforce), a compressed
+    // stream goes to the client decoded, without its Content-Encoding. Under audit it goes as it came.
+    const decoded = coding.kind === 'known' && !readAfterWrite;
+    const headers = clientHeaders(ctx.fixHeaders(x.req, up.headers), false);
+    if (decoded) delete headers['content-encoding'];
+    x.res.writeHead(up.status, headers);
     x.res.flushHeaders();
     const http: ExchangeHttp = { status: up.status, transport: streamTransport };
     const frameHttp: ResponseHttp = { ...http, contentType: type };
+    const session = x.flow.sessionId ?? null;
     const started = ctx.now();
     ctx.metrics.streamOpened();
-    const summary = await relaySse(up.body, x.res, limits.auditEventBytes, judgedAfterDelivery(x), (data, size, raw) => {
+    const onEvent = (data: string, size: number, raw: Buffer): Buffer | undefined => {
       const frame = pipe(x, { from: 'server', body: data, size, http: frameHttp, issuedSessionId });
       // Most events are notifications: nothing completed, nothing broken, nothing to rewrite.
       if (frame.completed.length === 0 && frame.unmatched.length === 0 && !bodyProblemOf(frame.decoded, frame.body)) return undefined;
@@ -246,10 +290,24 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       ].filter((c) => c !== undefined);
       const rewritten = rewriteBody(bodyProblemOf(frame.decoded, frame.body) ? undefined : frame.decoded, changes);
       return rewritten ? encodeSseEvent(raw, rewritten.toString('utf8')) : undefined;
-    });
+    };
+    // A coding the proxy cannot undo: relayed as it came, not read (read as text it would look like garbage).
+    if (coding.kind === 'unknown') logger.warn({ session, status: up.status, reason: 'unknown-content-encoding', contentEncoding: up.headers['content-encoding'] }, 'unaudited stream');
+    const summary =
+      coding.kind === 'identity'
+        ? await relaySse(up.body, x.res, limits.auditEventBytes, readAfterWrite, onEvent)
+        : decoded
+          ? await relaySse(decodedBody(up.body, coding), x.res, limits.auditEventBytes, false, onEvent)
+          : await mirrorSse(up.body, x.res, coding.kind === 'known' ? decoderFor(coding) : undefined, limits.auditEventBytes, onEvent);
     ctx.metrics.streamClosed();
     if (summary.error && !x.gone.aborted) {
-      logger.warn({ session: x.flow.sessionId ?? null, proxyError: summary.error.code, events: summary.events }, 'stream broken');
+      logger.warn({ session, proxyError: summary.error.code, events: summary.events }, 'stream broken');
+    }
+    if (summary.undecodable) {
+      // The stream stopped decoding: what is still unanswered was answered with bytes no client can read.
+      const detail = undecodableDetail(coding, summary.undecodable);
+      logger.warn({ session, status: up.status, contentEncoding: up.headers['content-encoding'], events: summary.events, detail }, 'undecodable stream');
+      x.bodyProblem ??= { problem: 'not-utf8', excerpt: detail };
     }
     // A legacy session whose stream carried event ids may resume it on a GET: keep waiting then.
     const resumable = x.flow.sessionId !== undefined && summary.sawEventId && eraOf(x.flow.protocolVersion ?? '') === 'legacy';
@@ -258,13 +316,15 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     }
     if (!resumable) {
       // An event too large to read may have been the answer: it was delivered, unread, not missed.
-      const outcome = x.gone.aborted ? 'client-closed' : summary.unaudited > 0 ? 'unaudited' : 'no-response';
+      const unread = summary.unaudited > 0 || coding.kind === 'unknown';
+      const outcome = x.gone.aborted ? 'client-closed' : unread ? 'unaudited' : summary.undecodable ? 'invalid-response' : 'no-response';
       const ended: ExchangeHttp = summary.error && !x.gone.aborted ? { ...http, proxyError: summary.error.code } : http;
       const abandoned = abandon(x, outcome, { ...frameHttp, proxyError: ended.proxyError });
       // A response the server never sent, built by the policy, closes the stream.
       for (const c of abandoned) {
         const change = changeOf(c, undefined);
-        if (change && !x.res.destroyed) x.res.write(sseEvent(JSON.stringify(change.message)));
+        // Never into a stream that is still in the server's coding: the client would decode it as garbage.
+        if (change && !x.res.destroyed && (coding.kind === 'identity' || decoded)) x.res.write(sseEvent(JSON.stringify(change.message)));
       }
       log(x, abandoned, ended);
     }

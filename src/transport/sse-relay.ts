@@ -2,11 +2,17 @@
 // written to the client before the next one: byte for byte, or as onEvent re-encoded it (when
 // nothing can be rewritten: written first, read after). Nothing is held beyond the event in
 // progress; an event over the size limit passes through unread.
+//
+// A compressed stream is relayed in one of two ways. When events may be rewritten (enforce) the
+// caller hands relaySse the decoded stream and sends it without Content-Encoding: an event can
+// only be replaced in the clear. When they are only read (audit), mirrorSse sends the server's
+// chunks as they came and reads a decoded copy.
 import type { ServerResponse } from 'node:http';
-import type { Readable } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 import type { ProxyError } from '../errors.ts';
 import { parseBlock, hasData } from '../codec/sse.ts';
 import { SseSplitter, type SsePiece } from '../codec/sse-splitter.ts';
+import { isDecodeError } from './content-coding.ts';
 import { writeChunk } from './egress.ts';
 import { toProxyError } from './upstream.ts';
 
@@ -20,8 +26,35 @@ export interface SseSummary {
   sawEventId: boolean;
   /** Why the upstream stream broke, if it did. */
   error: ProxyError | undefined;
+  /** The decoder's error when the stream's bytes stopped decoding (the rest, if any, was not read). */
+  undecodable: Error | undefined;
   /** The client went away before the stream ended. */
   clientGone: boolean;
+}
+
+/** Event bookkeeping for one stream: counts what each piece is and returns an event's data, if it has any. */
+function eventReader(summary: SseSummary): (piece: SsePiece) => string | undefined {
+  let before = 0; // bytes of the stream ahead of the piece
+  return (piece) => {
+    const streamStart = before === 0;
+    before += piece.raw.length;
+    if (piece.kind !== 'block') {
+      if (piece.last) summary.unaudited++;
+      return undefined;
+    }
+    summary.events++;
+    const event = parseBlock(piece.raw, streamStart);
+    if (event.id !== undefined) summary.sawEventId = true;
+    return hasData(event) ? event.data! : undefined;
+  };
+}
+
+const emptySummary = (): SseSummary => ({ events: 0, unaudited: 0, bytes: 0, sawEventId: false, error: undefined, undecodable: undefined, clientGone: false });
+
+/** How a stream failed: its bytes stopped decoding, or the upstream broke it. */
+function failed(summary: SseSummary, err: unknown): void {
+  if (isDecodeError(err)) summary.undecodable = err;
+  else summary.error = toProxyError(err);
 }
 
 export async function relaySse(
@@ -33,8 +66,9 @@ export async function relaySse(
   /** Reads an event with data; returns the bytes to send instead, if the event was rewritten. */
   onEvent: (data: string, size: number, raw: Buffer) => Buffer | undefined,
 ): Promise<SseSummary> {
-  const summary: SseSummary = { events: 0, unaudited: 0, bytes: 0, sawEventId: false, error: undefined, clientGone: false };
+  const summary = emptySummary();
   const splitter = new SseSplitter(maxEventBytes);
+  const read = eventReader(summary);
 
   const forward = async (pieces: SsePiece[]): Promise<boolean> => {
     // Events that arrived in one chunk leave in one write: a write per event cost a system call
@@ -51,16 +85,8 @@ export async function relaySse(
     try {
       for (const piece of pieces) {
         let out = piece.raw;
-        let data: string | undefined;
-        if (piece.kind === 'block') {
-          summary.events++;
-          const event = parseBlock(piece.raw, summary.events === 1 && summary.bytes === 0);
-          if (event.id !== undefined) summary.sawEventId = true;
-          if (hasData(event)) data = event.data!;
-          if (data !== undefined && !readAfterWrite) out = onEvent(data, piece.raw.length, piece.raw) ?? piece.raw;
-        } else if (piece.last) {
-          summary.unaudited++;
-        }
+        const data = read(piece);
+        if (data !== undefined && !readAfterWrite) out = onEvent(data, piece.raw.length, piece.raw) ?? piece.raw;
         summary.bytes += out.length;
         const written = writeChunk(res, out);
         if (data !== undefined && readAfterWrite) unread.push({ data, raw: piece.raw });
@@ -90,7 +116,74 @@ export async function relaySse(
     // A tail without its closing blank line is still a message that can be delivered.
     if (!(await forward(splitter.end()))) summary.clientGone = true;
   } catch (err) {
-    summary.error = toProxyError(err);
+    failed(summary, err);
   }
   return summary;
+}
+
+/**
+ * Relays a compressed stream whose events are only read (audit): each chunk goes to the client as
+ * the server sent it, then into the decoder, whose output is split into events and read. Once the
+ * bytes stop decoding (or without a decoder: a coding the proxy cannot undo), the rest still goes
+ * through, unread.
+ */
+export async function mirrorSse(
+  body: Readable,
+  res: ServerResponse,
+  decoder: Duplex | undefined,
+  maxEventBytes: number,
+  onEvent: (data: string, size: number, raw: Buffer) => void,
+): Promise<SseSummary> {
+  const summary = emptySummary();
+  const splitter = new SseSplitter(maxEventBytes);
+  const read = eventReader(summary);
+  const readAll = (pieces: SsePiece[]): void => {
+    for (const piece of pieces) {
+      const data = read(piece);
+      if (data !== undefined) onEvent(data, piece.raw.length, piece.raw);
+    }
+  };
+  decoder?.on('data', (chunk: Buffer) => {
+    // Read in the decoder's event handler: a failure here must end as a summary, not a crash.
+    try {
+      readAll(splitter.push(chunk));
+    } catch (err) {
+      summary.error ??= toProxyError(err);
+    }
+  });
+  decoder?.on('error', (err: Error) => (summary.undecodable ??= err));
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      summary.bytes += chunk.length;
+      const written = writeChunk(res, chunk);
+      if (written !== true && !(await written)) {
+        summary.clientGone = true;
+        body.destroy();
+        return summary;
+      }
+      // The decoder's input is bounded too: a slow decoder holds the stream back, as a slow client does.
+      if (decoder && !summary.undecodable && !decoder.write(chunk)) await settled(decoder, 'drain');
+    }
+    if (decoder && !summary.undecodable) {
+      decoder.end();
+      await settled(decoder, 'end');
+      if (!summary.undecodable) readAll(splitter.end());
+    }
+  } catch (err) {
+    failed(summary, err);
+  } finally {
+    decoder?.destroy();
+  }
+  return summary;
+}
+
+/** Resolves on `event` or on the stream's failure (recorded by its error listener). */
+function settled(stream: Duplex, event: 'drain' | 'end'): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      stream.off(event, done).off('error', done).off('close', done);
+      resolve();
+    };
+    stream.once(event, done).once('error', done).once('close', done);
+  });
 }
