@@ -19,6 +19,7 @@ import { REWRITABLE } from './rewrite/rewriters.ts';
 import { CaptureSink } from './sinks/capture.ts';
 import { Metrics } from './sinks/metrics.ts';
 import { logExchange } from './sinks/exchange-log.ts';
+import { BodyBudget } from './transport/ingress.ts';
 import { createHostGuard, type HostGuard, type HostGuardOptions } from './transport/host-guard.ts';
 import { createMcpEndpoint } from './transport/mcp-endpoint.ts';
 import { createPassthrough } from './transport/passthrough.ts';
@@ -80,7 +81,7 @@ export function createProxy(options: ProxyOptions) {
   const isEndpoint = endpointMatcher(mcpPath);
   // Set at listen(): the default allow-list depends on the address the proxy listens on.
   let guard: HostGuard = createHostGuard(options.guard ?? {}, '127.0.0.1');
-  const sessions = new SessionStore(limits);
+  const sessions = new SessionStore(limits, (dropped) => logger.warn({ ...dropped, limit: limits.maxCatalogueBytes }, 'catalogue dropped'));
   const table = new RequestTable(limits.maxOpenRequests, limits.requestIdleMs, (request, why) => {
     const c = { request, response: undefined, outcome: 'no-response', durationMs: performance.now() - request.startedAt, responseBytes: 0, findings: [] };
     logExchange(logger, c, { status: undefined, transport: 'none', expired: why });
@@ -118,6 +119,7 @@ export function createProxy(options: ProxyOptions) {
     now: () => performance.now(),
     capture,
     metrics,
+    bodies: new BodyBudget(limits.maxBufferedRequestBytes),
     fixHeaders,
   });
 
@@ -157,7 +159,7 @@ export function createProxy(options: ProxyOptions) {
     if (connections >= limits.maxConnections) {
       logger.warn({ peer: socket.remoteAddress, connections, limit: limits.maxConnections }, 'connection refused');
       // Written and closed at once: the newcomer holds no file descriptor past its answer.
-      socket.end(rawProxyError(new ProxyError('WARDEN_OVERLOADED'), { 'retry-after': '1' }), () => socket.destroy());
+      socket.end(rawProxyError(new ProxyError('WARDEN_OVERLOADED', 'Proxy is at its connection limit; retry later')), () => socket.destroy());
       return;
     }
     connections++;

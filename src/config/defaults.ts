@@ -3,6 +3,8 @@
 export interface Limits {
   /** Largest request body a client may send to the MCP endpoint (bytes); larger gets 413. */
   maxRequestBytes: number;
+  /** Request bodies held at once over all exchanges (bytes); past it a POST gets 503 with Retry-After. */
+  maxBufferedRequestBytes: number;
   /** Largest JSON response body that is buffered and parsed; larger streams through unaudited. */
   auditBodyBytes: number;
   /** Largest SSE event that is parsed; larger passes through unaudited. */
@@ -27,6 +29,8 @@ export interface Limits {
   upstreamConnectTimeoutMs: number;
   /** Tools remembered per session from tools/list. */
   maxToolsPerSession: number;
+  /** Bytes (JSON text) of the distinct tool catalogues held at once, shared by sessions that list the same tools; past it the least recently listed is dropped. */
+  maxCatalogueBytes: number;
   /** Time (ms) a client has to send its request headers (slowloris); a new connection that sends no request head in this time is closed. */
   clientHeadersTimeoutMs: number;
   /** Time (ms) a client has to send its whole request, body included (not the response). */
@@ -37,6 +41,7 @@ export interface Limits {
 
 export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   maxRequestBytes: 4 * 1024 * 1024,
+  maxBufferedRequestBytes: 64 * 1024 * 1024,
   auditBodyBytes: 4 * 1024 * 1024,
   auditEventBytes: 1024 * 1024,
   maxOpenRequests: 10_000,
@@ -49,6 +54,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   upstreamBodyTimeoutMs: 5 * 60_000,
   upstreamConnectTimeoutMs: 10_000,
   maxToolsPerSession: 1_000,
+  maxCatalogueBytes: 32 * 1024 * 1024,
   clientHeadersTimeoutMs: 10_000,
   clientRequestTimeoutMs: 30_000,
   shutdownTimeoutMs: 10_000,

@@ -4,14 +4,12 @@
 // a server's tool list may vary by authorization but not by connection.
 import { createHash } from 'node:crypto';
 import { BoundedMap } from './bounded-map.ts';
+import { CatalogueStore, type Catalogue, type CatalogueHolder, type Tool } from './catalogues.ts';
 import { eraOf, type Era } from '../mcp/versions.ts';
 
-export interface Tool {
-  name: string;
-  inputSchema: unknown;
-}
+export type { Tool };
 
-export interface Session {
+export interface Session extends CatalogueHolder {
   key: string;
   /** The Mcp-Session-Id, when the server issued one. */
   sessionId: string | undefined;
@@ -19,7 +17,8 @@ export interface Session {
   era: Era | undefined;
   serverCapabilities: Record<string, unknown> | undefined;
   clientCapabilities: Record<string, unknown> | undefined;
-  tools: Map<string, Tool>;
+  /** The tool catalogue: the session's own while tools/list pages arrive, then shared (see catalogues.ts). */
+  tools: ReadonlyMap<string, Tool>;
   /** Whether the catalogue holds every page of a tools/list, from the first to one without nextCursor, untruncated. */
   toolsComplete: boolean;
   /** A first page (no cursor) was seen since the catalogue was last reset. */
@@ -30,6 +29,15 @@ export interface SessionLimits {
   maxSessions: number;
   sessionIdleMs: number;
   maxToolsPerSession: number;
+  /** Bytes (JSON text) of all distinct tool catalogues held at once; default 32 MiB. */
+  maxCatalogueBytes?: number;
+}
+
+/** What the store reports when a catalogue is dropped past the bound. */
+export interface CatalogueDropped {
+  tools: number;
+  bytes: number;
+  sessions: number;
 }
 
 /** Key of a session: its id, or, without one, a digest of the credential (never the credential). */
@@ -49,16 +57,37 @@ export function emptySession(key: string, sessionId: string | undefined): Sessio
     serverCapabilities: undefined,
     clientCapabilities: undefined,
     tools: new Map(),
+    catalogue: undefined,
     toolsComplete: false,
     toolsFromFirstPage: false,
   };
 }
 
+/** The session no longer knows any tools (its catalogue was dropped). */
+function forgetTools(session: Session): void {
+  session.tools = new Map();
+  session.toolsComplete = false;
+  session.toolsFromFirstPage = false;
+}
+
 export class SessionStore {
   private readonly sessions: BoundedMap<string, Session>;
+  private readonly catalogues: CatalogueStore;
 
-  constructor(private readonly limits: SessionLimits) {
-    this.sessions = new BoundedMap(limits.maxSessions, limits.sessionIdleMs);
+  constructor(
+    private readonly limits: SessionLimits,
+    onCatalogueDropped: (dropped: CatalogueDropped) => void = () => {},
+  ) {
+    this.sessions = new BoundedMap(limits.maxSessions, limits.sessionIdleMs, (_key, session) => this.catalogues.release(session));
+    this.catalogues = new CatalogueStore(limits.maxCatalogueBytes ?? 32 * 1024 * 1024, (catalogue: Catalogue, holders) => {
+      onCatalogueDropped({ tools: catalogue.tools.size, bytes: catalogue.bytes, sessions: holders.size });
+      for (const holder of holders) forgetTools(holder as Session);
+    });
+  }
+
+  /** Distinct tool catalogues held, and their bytes. */
+  get catalogueStats(): { catalogues: number; bytes: number } {
+    return { catalogues: this.catalogues.size, bytes: this.catalogues.bytes };
   }
 
   get size(): number {
@@ -93,7 +122,8 @@ export class SessionStore {
   }
 
   end(key: string): void {
-    this.sessions.delete(key);
+    const session = this.sessions.delete(key);
+    if (session) this.catalogues.release(session);
   }
 
   sweep(now: number): void {
@@ -105,24 +135,30 @@ export class SessionStore {
     session.era = eraOf(version);
   }
 
-  /** Records one tools/list page; the first page (no cursor) replaces the catalogue. */
+  /**
+   * Records one tools/list page; the first page (no cursor) starts a new catalogue. Once the last
+   * page is in, the catalogue is shared with every session that lists the same tools.
+   */
   addTools(session: Session, tools: unknown, firstPage: boolean, lastPage: boolean): void {
-    if (firstPage) {
-      session.tools.clear();
-      session.toolsFromFirstPage = true;
-    }
+    // A shared map is never edited: the session gets its own to fill.
+    this.catalogues.release(session);
+    const own = new Map(firstPage ? [] : session.tools);
+    session.tools = own;
+    if (firstPage) session.toolsFromFirstPage = true;
     session.toolsComplete = lastPage && session.toolsFromFirstPage;
-    if (!Array.isArray(tools)) return;
-    for (const tool of tools) {
-      if (session.tools.size >= this.limits.maxToolsPerSession) {
-        // A truncated catalogue cannot say that a tool does not exist.
-        session.toolsComplete = false;
-        return;
-      }
-      if (typeof tool === 'object' && tool !== null && typeof (tool as { name?: unknown }).name === 'string') {
-        const { name, inputSchema } = tool as { name: string; inputSchema?: unknown };
-        session.tools.set(name, { name, inputSchema });
+    if (Array.isArray(tools)) {
+      for (const tool of tools) {
+        if (own.size >= this.limits.maxToolsPerSession) {
+          // A truncated catalogue cannot say that a tool does not exist.
+          session.toolsComplete = false;
+          break;
+        }
+        if (typeof tool === 'object' && tool !== null && typeof (tool as { name?: unknown }).name === 'string') {
+          const { name, inputSchema } = tool as { name: string; inputSchema?: unknown };
+          own.set(name, { name, inputSchema });
+        }
       }
     }
+    if (lastPage) session.tools = this.catalogues.share(own, session)?.tools ?? own;
   }
 }

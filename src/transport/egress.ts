@@ -32,6 +32,13 @@ export function proxyErrorBody(err: ProxyError, ids: readonly JsonRpcId[], batch
   return JSON.stringify(one(ids[0] ?? null));
 }
 
+function errorHeaders(err: ProxyError, body: string): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'cache-control': 'no-store' };
+  // An overloaded proxy says when to come back (RFC 9110 §10.2.3).
+  if (err.status === 503) headers['retry-after'] = '1';
+  return headers;
+}
+
 /** Sends a proxy failure if nothing was sent yet; otherwise ends what was started. */
 export function sendProxyError(res: ServerResponse, err: ProxyError, ids: readonly JsonRpcId[], batch: boolean): void {
   if (res.headersSent) {
@@ -41,18 +48,14 @@ export function sendProxyError(res: ServerResponse, err: ProxyError, ids: readon
     return;
   }
   const body = proxyErrorBody(err, ids, batch);
-  res.writeHead(err.status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(body),
-    'cache-control': 'no-store',
-  });
+  res.writeHead(err.status, errorHeaders(err, body));
   res.end(body);
 }
 
 /** A whole HTTP/1.1 response carrying a proxy failure, for a socket no request was parsed on; the connection closes after it. */
-export function rawProxyError(err: ProxyError, extra: Record<string, string> = {}): string {
+export function rawProxyError(err: ProxyError): string {
   const body = proxyErrorBody(err, [], false);
-  const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'cache-control': 'no-store', connection: 'close', ...extra };
+  const headers = { ...errorHeaders(err, body), connection: 'close' };
   const lines = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
   return `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? ''}\r\n${lines}\r\n${body}`;
 }

@@ -3,8 +3,42 @@ import type { IncomingMessage, IncomingHttpHeaders } from 'node:http';
 import { ProxyError } from '../errors.ts';
 import { HOP_BY_HOP } from '../mcp/headers.ts';
 
-/** Reads the whole request body; past maxBytes it stops reading and throws WARDEN_BODY_TOO_LARGE. */
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+/**
+ * Request bodies held at once, over all exchanges: one 4 MiB body costs ~10 MB while it is read,
+ * parsed and forwarded, so without a total 150 concurrent POSTs take 1.5 GB.
+ */
+export class BodyBudget {
+  private held = 0;
+
+  constructor(readonly maxBytes: number) {}
+
+  get bytes(): number {
+    return this.held;
+  }
+
+  /** Takes `n` bytes of the budget; false (nothing taken) when they do not fit. */
+  take(n: number): boolean {
+    if (this.held + n > this.maxBytes) return false;
+    this.held += n;
+    return true;
+  }
+
+  give(n: number): void {
+    this.held -= n;
+  }
+}
+
+const UNBOUNDED = new BodyBudget(Number.POSITIVE_INFINITY);
+
+const overBudget = (budget: BodyBudget): ProxyError =>
+  new ProxyError('WARDEN_OVERLOADED', `Request bodies held by the proxy reached the limit of ${budget.maxBytes} bytes; retry later`);
+
+/**
+ * Reads the whole request body; past maxBytes it stops reading and throws WARDEN_BODY_TOO_LARGE,
+ * past the shared budget WARDEN_OVERLOADED. The bytes of a body it returns stay taken from the
+ * budget: the caller gives them back when the exchange ends.
+ */
+export function readBody(req: IncomingMessage, maxBytes: number, budget: BodyBudget = UNBOUNDED): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
     return Promise.reject(new ProxyError('WARDEN_BODY_TOO_LARGE', `Request body of ${declared} bytes exceeds the limit of ${maxBytes}`));
@@ -12,14 +46,16 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const fail = (err: ProxyError): void => {
+      cleanup();
+      req.pause();
+      budget.give(size);
+      reject(err);
+    };
     const onData = (chunk: Buffer): void => {
+      if (size + chunk.length > maxBytes) return fail(new ProxyError('WARDEN_BODY_TOO_LARGE', `Request body exceeds the limit of ${maxBytes} bytes`));
+      if (!budget.take(chunk.length)) return fail(overBudget(budget));
       size += chunk.length;
-      if (size > maxBytes) {
-        cleanup();
-        req.pause();
-        reject(new ProxyError('WARDEN_BODY_TOO_LARGE', `Request body exceeds the limit of ${maxBytes} bytes`));
-        return;
-      }
       chunks.push(chunk);
     };
     const onEnd = (): void => {
@@ -28,6 +64,7 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer
     };
     const onError = (err: Error): void => {
       cleanup();
+      budget.give(size);
       reject(new ProxyError('WARDEN_BAD_REQUEST', err.message, { cause: err }));
     };
     const onAborted = (): void => onError(new Error('client closed the connection while sending'));

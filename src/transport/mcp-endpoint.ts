@@ -25,7 +25,7 @@ import { logExchange, type ExchangeHttp } from '../sinks/exchange-log.ts';
 import { ClientGone } from './client-gone.ts';
 import { codingOf, decodedBody, decoderFor, undecodableDetail, type Coding } from './content-coding.ts';
 import { clientHeaders, sendProxyError } from './egress.ts';
-import { readBody, upstreamHeaders } from './ingress.ts';
+import { readBody, upstreamHeaders, type BodyBudget } from './ingress.ts';
 import { judgeClientRequest, judgePost } from './request-verdicts.ts';
 import { collect, streamRest } from './relay.ts';
 import { mirrorSse, relaySse } from './sse-relay.ts';
@@ -46,6 +46,8 @@ export interface EndpointContext {
   metrics: Metrics;
   /** The capture sink writing to a path (one per path, opened on first use). */
   capture: (path: string) => CaptureSink;
+  /** Request bodies held at once, over all exchanges. */
+  bodies: BodyBudget;
   /** Rewrites response headers that name the upstream's own address (WWW-Authenticate). */
   fixHeaders: (req: IncomingMessage, headers: UpstreamResponse['headers']) => UpstreamResponse['headers'];
 }
@@ -353,7 +355,10 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     const gone = new ClientGone(res);
     let body: Buffer;
     try {
-      body = await readBody(req, limits.maxRequestBytes);
+      body = await readBody(req, limits.maxRequestBytes, ctx.bodies);
+      // Held until the exchange is over: judging and forwarding both read it.
+      const held = body.length;
+      res.once('close', () => ctx.bodies.give(held));
     } catch (err) {
       const pe = toProxyError(err);
       if (pe.code === 'WARDEN_BODY_TOO_LARGE') res.setHeader('connection', 'close');

@@ -32,7 +32,7 @@ const runtime = runtimeFactory(() => {})(policy);
 const headers = { host: '127.0.0.1', 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': SID, 'mcp-protocol-version': VERSION };
 const session = sessions.open(`sid:${SID}`, SID, 0);
 session.protocolVersion = VERSION;
-session.tools.set('small', { name: 'small', inputSchema: { type: 'object', properties: { city: { type: 'string' }, units: { type: 'string' }, detail: { type: 'string' } } } });
+sessions.addTools(session, [{ name: 'small', inputSchema: { type: 'object', properties: { city: { type: 'string' }, units: { type: 'string' }, detail: { type: 'string' } } } }], true, true);
 
 const spent = new Map<string, number>();
 let mark = 0;

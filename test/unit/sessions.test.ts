@@ -142,7 +142,7 @@ describe('SessionStore.setVersion', () => {
 });
 
 describe('SessionStore.addTools', () => {
-  const names = (tools: Map<string, unknown>) => [...tools.keys()];
+  const names = (tools: ReadonlyMap<string, unknown>) => [...tools.keys()];
 
   test('the first page replaces the catalogue, later pages append', () => {
     const s = store();
@@ -268,4 +268,53 @@ describe('SessionStore.addTools: toolsComplete', () => {
       assert.equal(session.toolsComplete, true);
     },
   );
+});
+
+describe('shared tool catalogues', () => {
+  const schema = (n: number) => ({ type: 'object', properties: { [`p${n}`]: { type: 'string', description: 'x'.repeat(200) } } });
+  const toolList = (prefix: string, n = 20) => Array.from({ length: n }, (_, i) => ({ name: `${prefix}${i}`, inputSchema: schema(i) }));
+
+  test('sessions that list the same tools share one catalogue, counted once', () => {
+    const s = store();
+    const sessions = Array.from({ length: 100 }, (_, i) => s.open(`sid:${i}`, String(i), 0));
+    for (const session of sessions) s.addTools(session, toolList('t'), true, true);
+    assert.equal(s.catalogueStats.catalogues, 1);
+    assert.ok(sessions.every((x) => x.tools === sessions[0]!.tools && x.toolsComplete && x.tools.has('t7')));
+    const one = s.catalogueStats.bytes;
+    s.addTools(sessions[0]!, toolList('other'), true, true);
+    assert.equal(s.catalogueStats.catalogues, 2);
+    assert.ok(sessions[0]!.tools.has('other3') && !sessions[1]!.tools.has('other3'), 'a new list never edits the shared one');
+    assert.ok(s.catalogueStats.bytes > one);
+  });
+
+  test('past the byte bound the least recently listed catalogue is dropped and its sessions forget their tools', () => {
+    const dropped: Array<{ tools: number; sessions: number; bytes: number }> = [];
+    const s = new SessionStore({ ...LIMITS, maxCatalogueBytes: 20_000 }, (d) => dropped.push(d));
+    const a = s.open('sid:a', 'a', 0);
+    const a2 = s.open('sid:a2', 'a2', 0);
+    s.addTools(a, toolList('a'), true, true);
+    s.addTools(a2, toolList('a'), true, true);
+    const b = s.open('sid:b', 'b', 0);
+    s.addTools(b, toolList('b', 60), true, true);
+    assert.deepEqual(dropped.map((d) => [d.tools, d.sessions]), [[20, 2]]);
+    assert.ok(dropped[0]!.bytes > 5_000);
+    assert.deepEqual(s.catalogueStats.catalogues, 1);
+    for (const x of [a, a2]) {
+      assert.equal(x.tools.size, 0);
+      assert.equal(x.toolsComplete, false, 'an incomplete catalogue can never say a tool is unknown');
+    }
+    assert.ok(b.toolsComplete && b.tools.has('b59'));
+  });
+
+  test('a catalogue no session holds any more is released', () => {
+    const s = store({ maxSessions: 1 });
+    s.addTools(s.open('sid:a', 'a', 0), toolList('a'), true, true);
+    assert.equal(s.catalogueStats.catalogues, 1);
+    s.open('sid:b', 'b', 1); // evicts a
+    assert.equal(s.catalogueStats.catalogues, 0);
+    const c = s.open('sid:c', 'c', 2);
+    s.addTools(c, toolList('c'), true, true);
+    s.end('sid:c');
+    assert.deepEqual(s.catalogueStats, { catalogues: 0, bytes: 0 });
+  });
 });

@@ -1,0 +1,93 @@
+// What the proxy holds stays bounded whatever the peers do: tool catalogues shared between the
+// sessions that list the same tools and bounded in total (a dropped one is logged), and request
+// bodies held at once bounded in total (past it, 503 with Retry-After).
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startRawServer, jsonRpcResult, type RawHandler } from '../fixtures/raw-server.ts';
+import { post, rpc, sleep, within } from '../helpers/faults.ts';
+import { startProxy, type TestProxy } from '../helpers/proxy.ts';
+
+const closers: Array<{ close(): Promise<void> }> = [];
+after(async () => {
+  for (const c of closers.reverse()) await c.close();
+});
+
+async function setup(handler: RawHandler, options: Parameters<typeof startProxy>[1] = {}): Promise<TestProxy> {
+  const upstream = await startRawServer(handler);
+  closers.push(upstream);
+  const proxy = await startProxy(new URL('/mcp', upstream.url), options);
+  closers.push(proxy);
+  return proxy;
+}
+
+/** A catalogue of `n` tools whose schemas make it about `n` KiB. */
+const catalogue = (prefix: string, n: number) =>
+  Array.from({ length: n }, (_, i) => ({ name: `${prefix}_${i}`, inputSchema: { type: 'object', properties: { q: { type: 'string', description: 'd'.repeat(1000) } } } }));
+
+/** Initialize (the server issues `sid`), then tools/list on that session. */
+async function listTools(proxy: TestProxy, sid: string): Promise<void> {
+  const init = await post(proxy.url, rpc(0, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } }), { 'x-sid': sid });
+  await init.body.text();
+  const list = await post(proxy.url, rpc(1, 'tools/list', {}), { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' });
+  await list.body.text();
+}
+
+/** A server that issues the session id the test asks for, and lists `tools(sid)`. */
+const issuing = (tools: (sid: string) => unknown[]): RawHandler => (req, res, body) => {
+  const text = body.toString();
+  if (text.includes('"initialize"')) {
+    const sid = String(req.headers['x-sid']);
+    return jsonRpcResult({ protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } }, { 'mcp-session-id': sid })(req, res, body);
+  }
+  return jsonRpcResult({ tools: tools(String(req.headers['mcp-session-id'])) })(req, res, body);
+};
+
+describe('tool catalogues', () => {
+  test('100 sessions listing the same 300 KiB of tools hold it once', async () => {
+    const tools = catalogue('same', 300);
+    const proxy = await setup(issuing(() => tools));
+    for (let i = 0; i < 100; i++) await listTools(proxy, `s${i}`);
+    assert.equal(proxy.sessions.size, 100);
+    assert.equal(proxy.sessions.catalogueStats.catalogues, 1);
+    assert.ok(proxy.sessions.catalogueStats.bytes < 400 * 1024);
+    // The shared catalogue still judges: an unknown tool on any session is flagged.
+    await (await post(proxy.url, rpc(2, 'tools/call', { name: 'nope', arguments: {} }), { 'mcp-session-id': 's42', 'mcp-protocol-version': '2025-06-18' })).body.text();
+    assert.ok(await proxy.log.waitFor((r) => r.msg === 'violation' && r.rule === 'unknown-tool-as-result' && r.session === 's42'));
+  });
+
+  test('distinct catalogues past the bound: the oldest is dropped, logged, and its session judges no tool as unknown', async () => {
+    const proxy = await setup(issuing((sid) => catalogue(sid, 100)), { limits: { maxCatalogueBytes: 350 * 1024 } });
+    for (let i = 0; i < 5; i++) await listTools(proxy, `d${i}`);
+    const stats = proxy.sessions.catalogueStats;
+    assert.ok(stats.bytes <= 350 * 1024, `${stats.bytes} bytes held`);
+    const dropped = await proxy.log.waitFor((r) => r.msg === 'catalogue dropped');
+    assert.equal(dropped.tools, 100);
+    assert.equal(dropped.sessions, 1);
+    await (await post(proxy.url, rpc(3, 'tools/call', { name: 'nope', arguments: {} }), { 'mcp-session-id': 'd0', 'mcp-protocol-version': '2025-06-18' })).body.text();
+    await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 3);
+    assert.equal(proxy.log.find((r) => r.msg === 'violation' && String(r.rule).startsWith('unknown-tool') && r.session === 'd0'), undefined);
+  });
+});
+
+describe('request bodies held at once', () => {
+  test('past the total budget a POST gets 503 JSON-RPC with Retry-After; below it again, it is served', async () => {
+    const held: Array<() => void> = [];
+    const answer = jsonRpcResult({ content: [] });
+    const proxy = await setup((req, res, body) => void held.push(() => void answer(req, res, body)), { limits: { maxRequestBytes: 1024 * 1024, maxBufferedRequestBytes: 2 * 1024 * 1024 } });
+    const big = (id: number) => rpc(id, 'tools/call', { name: 'echo', arguments: { pad: 'p'.repeat(900 * 1024) } });
+    const first = [post(proxy.url, big(1)), post(proxy.url, big(2))];
+    await within(5000, 'two held upstream', (async () => { while (held.length < 2) await sleep(10); })());
+    const third = await post(proxy.url, big(3));
+    assert.equal(third.statusCode, 503);
+    assert.equal(third.headers['retry-after'], '1');
+    const body = (await third.body.json()) as { jsonrpc: string; id: unknown; error: { code: number; data: { reason: string } } };
+    assert.equal(body.error.data.reason, 'WARDEN_OVERLOADED');
+    for (const release of held) release();
+    for (const p of first) assert.equal((await p).statusCode, 200);
+    await sleep(20);
+    const fourth = post(proxy.url, big(4));
+    await within(5000, 'fourth upstream', (async () => { while (held.length < 3) await sleep(10); })());
+    held[2]!();
+    assert.equal((await fourth).statusCode, 200);
+  });
+});
