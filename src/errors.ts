@@ -8,6 +8,7 @@ export const PROXY_ERRORS = {
   WARDEN_UPSTREAM_TIMEOUT: { status: 504, rpcCode: -32603, message: 'Upstream MCP server did not respond in time' },
   WARDEN_BODY_TOO_LARGE: { status: 413, rpcCode: -32600, message: 'Request body exceeds the size limit' },
   WARDEN_BAD_REQUEST: { status: 400, rpcCode: -32600, message: 'Request could not be read' },
+  WARDEN_UNSUPPORTED_ENCODING: { status: 415, rpcCode: -32600, message: 'Request Content-Encoding cannot be read by the proxy' },
   WARDEN_CLIENT_TIMEOUT: { status: 408, rpcCode: -32600, message: 'Request was not received in time' },
   WARDEN_HEADERS_TOO_LARGE: { status: 431, rpcCode: -32600, message: 'Request header fields are too large' },
   WARDEN_FORBIDDEN_HOST: { status: 403, rpcCode: -32600, message: 'Host header not allowed by the proxy' },

@@ -26,6 +26,7 @@ import { ClientGone } from './client-gone.ts';
 import { codingOf, decodedBody, decoderFor, undecodableDetail, type Coding } from './content-coding.ts';
 import { clientHeaders, sendProxyError } from './egress.ts';
 import { readBody, upstreamHeaders, type BodyBudget } from './ingress.ts';
+import { decodedRequestBody } from './request-coding.ts';
 import { judgeClientRequest, judgePost } from './request-verdicts.ts';
 import { collect, streamRest } from './relay.ts';
 import { mirrorSse, relaySse } from './sse-relay.ts';
@@ -354,11 +355,18 @@ export function createMcpEndpoint(ctx: EndpointContext) {
   async function post(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const gone = new ClientGone(res);
     let body: Buffer;
+    // What the server will read: the body itself, or, with a Content-Encoding, the body decoded.
+    let plain: Buffer;
     try {
       body = await readBody(req, limits.maxRequestBytes, ctx.bodies);
       // Held until the exchange is over: judging and forwarding both read it.
-      const held = body.length;
+      let held = body.length;
       res.once('close', () => ctx.bodies.give(held));
+      plain = await decodedRequestBody(body, req.headers['content-encoding'], limits.maxRequestBytes);
+      if (plain !== body) {
+        if (!ctx.bodies.take(plain.length)) throw new ProxyError('WARDEN_OVERLOADED', 'Request bodies held by the proxy reached their limit; retry later');
+        held += plain.length;
+      }
     } catch (err) {
       const pe = toProxyError(err);
       if (pe.code === 'WARDEN_BODY_TOO_LARGE') res.setHeader('connection', 'close');
@@ -366,7 +374,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       sendProxyError(res, pe, [], false);
       return;
     }
-    const decoded = decodeJson(body);
+    const decoded = decodeJson(plain);
     const messages: readonly Message[] = decoded.ok ? decoded.payload.messages : [];
     const flow = resolveFlow(req.headers, messages, sessions, ++seq, ctx.now());
     const x = exchangeFor(req, res, flow, gone, messages, decoded.ok && decoded.payload.batch);
@@ -378,7 +386,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     const early = judgedAfterDelivery(x) ? forward(upstreamHeaders(req)) : undefined;
     // Awaited below; should the judging throw first, its failure must not go unhandled.
     early?.catch(() => {});
-    const inbound = pipe(x, { from: 'client', body, size: body.length, http: { status: undefined, contentType: undefined, transport: 'none' }, issuedSessionId: undefined, decoded });
+    const inbound = pipe(x, { from: 'client', body: plain, size: body.length, http: { status: undefined, contentType: undefined, transport: 'none' }, issuedSessionId: undefined, decoded });
     const verdict = judgeClientRequest(x, inbound, { logger, correlator, metrics: ctx.metrics, now: ctx.now });
     if (verdict.blocked) return;
     try {
