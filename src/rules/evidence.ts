@@ -1,4 +1,6 @@
 // Building blocks for findings: JSON Pointers, short redacted excerpts, and readers that never throw.
+import { REDACTED, redactText } from '../redact/text.ts';
+import { hideText, secretField } from '../redact/values.ts';
 
 /** A JSON Pointer (RFC 6901) from path segments. */
 export function pointer(...segments: Array<string | number>): string {
@@ -8,45 +10,28 @@ export function pointer(...segments: Array<string | number>): string {
 /** One segment of a JSON Pointer, unescaped. */
 export const unescapeSegment = (segment: string): string => segment.replace(/~1/g, '/').replace(/~0/g, '~');
 
-const SECRETS: RegExp[] = [
-  /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi,
-  /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g, // JWT
-  /\b(sk|pk|rk|ghp|gho|ghs|xox[abp])[-_][A-Za-z0-9_-]{10,}/g, // API keys of common services
-  /\b(password|passwd|secret|token|api[_-]?key|access[_-]?token)(["']?\s*[:=]\s*["']?)[^\s"'&,;}]+/gi,
-];
+/** Masks anything that looks like a credential (src/redact/text.ts: shapes, and credential-named pairs). */
+export const redactSecrets: (text: string) => string = redactText;
 
-/** Masks anything that looks like a credential. */
-export function redactSecrets(text: string): string {
-  let out = text;
-  for (const re of SECRETS) {
-    out = out.replace(re, (match, a: string, b: string) =>
-      typeof a === 'string' && typeof b === 'string' && /[:=]/.test(b) ? `${a}${b}[REDACTED]` : /^(Bearer|Basic)\s/i.test(match) ? `${a} [REDACTED]` : '[REDACTED]',
-    );
-  }
-  return out;
-}
+/** Every string in `value` replaced, at any depth (deeper than the walk bound: the whole subtree): a client's values may be any secret. */
+export const withoutText: (value: unknown) => unknown = hideText;
 
-/** Every string in `value` replaced: a client's values (tool arguments above all) may be any secret. */
-function withoutText(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return '[REDACTED]';
-  if (depth > 16 || typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map((v) => withoutText(v, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutText(v, depth + 1)]));
-}
+/** The envelope members a request excerpt shows as sent (still masked for credential shapes). */
+const ENVELOPE: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method']);
 
 /**
  * A client's request as evidence: its shape (method, id, keys, types), with the values of
- * `params.arguments` and every other string in params hidden, so no secret reaches a log line.
+ * `params` and of any member beyond the envelope hidden, so no secret reaches a log line.
  */
 export function requestExcerpt(message: unknown, max = 160): string {
-  const m = asRecordLoose(message);
+  const m = asRecord(message);
   if (!m) return excerpt(withoutText(message), max);
-  const { params, ...rest } = m;
-  return excerpt(params === undefined ? rest : { ...rest, params: withoutText(params) }, max);
+  const shown = Object.fromEntries(Object.entries(m).map(([k, v]) => [k, ENVELOPE.has(k) && (typeof v !== 'object' || v === null) ? v : withoutText(v)]));
+  return excerpt(shown, max);
 }
 
-const asRecordLoose = (v: unknown): Record<string, unknown> | undefined =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+/** Values under credential names never reach an excerpt, whatever their depth. */
+const secretReplacer = (key: string, value: unknown): unknown => (key !== '' && secretField(key, value) ? REDACTED : value);
 
 /** A short, one-line, redacted excerpt of any value, for the evidence field. */
 export function excerpt(value: unknown, max = 160): string {
@@ -54,12 +39,14 @@ export function excerpt(value: unknown, max = 160): string {
   if (typeof value === 'string') text = value;
   else {
     try {
-      text = JSON.stringify(value) ?? String(value);
+      text = JSON.stringify(value, secretReplacer) ?? String(value);
     } catch {
-      text = String(value);
+      // Too deep, circular or holding a BigInt: a placeholder (String() of a deep array recurses too).
+      text = typeof value !== 'object' || value === null ? String(value) : Array.isArray(value) ? '[…]' : '{…}';
     }
   }
-  const oneLine = redactSecrets(text).replace(/\s+/g, ' ').trim();
+  // Redacted whole, then cut: a cut first could leave half a secret that no shape matches.
+  const oneLine = redactText(text).replace(/\s+/g, ' ').trim();
   return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
 }
 

@@ -1,14 +1,13 @@
 // An opt-in capture of exchanges as JSON lines, for `mcp-warden replay`: each completed exchange
 // with what it takes to judge it again offline. Secrets never reach it: credential headers are
-// left out, tool argument strings are replaced, and credential-looking text is masked.
+// left out, tool argument strings are replaced, and values under credential names and
+// credential-shaped text are masked at any depth (src/redact/: past its bounds, a marker).
 import { createWriteStream, type WriteStream } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Completed } from '../exchange/correlate.ts';
 import { H } from '../mcp/headers.ts';
-import { redactSecrets } from '../rules/evidence.ts';
 import type { ExchangeSubject } from '../rules/types.ts';
-import { REDACTED } from './logger.ts';
-import { redactArguments } from './redact.ts';
+import { hideText, maskSecrets, REDACTED } from './redact.ts';
 
 export const CAPTURE_VERSION = 1;
 
@@ -34,18 +33,10 @@ export interface CaptureRecord {
 /** Request headers a replay needs (the protocol's own); credentials are never among them. */
 const KEPT_HEADERS = [H.sessionId, H.protocolVersion, H.method, H.name, 'content-type', 'accept'];
 
-/** Every string masked for credentials, deeply (bounded depth). */
-function maskDeep(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return redactSecrets(value);
-  if (depth > 32 || typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map((v) => maskDeep(v, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskDeep(v, depth + 1)]));
-}
-
 export function captureRecord(c: Completed, subject: ExchangeSubject, time: Date): CaptureRecord {
   const { request } = c;
   const params = request.params as Record<string, unknown> | undefined;
-  const safeParams = params && typeof params === 'object' && 'arguments' in params ? { ...params, arguments: redactArguments(params.arguments) } : params;
+  const safeParams = params && typeof params === 'object' && 'arguments' in params ? { ...params, arguments: hideText(params.arguments) } : params;
   const headers: Record<string, string> = {};
   for (const name of KEPT_HEADERS) {
     const v = request.headers[name];
@@ -57,15 +48,15 @@ export function captureRecord(c: Completed, subject: ExchangeSubject, time: Date
     time: time.toISOString(),
     session: request.sessionId ?? null,
     protocolVersion: request.protocolVersion ?? null,
-    request: { from: request.from, headers, message: maskDeep({ jsonrpc: '2.0', id: request.id, method: request.method, params: safeParams }) },
+    request: { from: request.from, headers, message: maskSecrets({ jsonrpc: '2.0', id: request.id, method: request.method, params: safeParams }) },
     response: {
       outcome: c.outcome,
       status: subject.status ?? null,
       contentType: subject.contentType ?? null,
       transport: subject.transport,
-      message: c.response ? maskDeep(c.response.value) : null,
+      message: c.response ? maskSecrets(c.response.value) : null,
       bodyProblem: subject.bodyProblem ?? null,
-      unmatched: subject.unmatched.map((m) => maskDeep(m.value)),
+      unmatched: subject.unmatched.map((m) => maskSecrets(m.value)),
       proxyError: subject.proxyError ?? null,
     },
   };

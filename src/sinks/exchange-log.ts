@@ -6,7 +6,7 @@ import type { OpenRequest } from '../exchange/table.ts';
 import type { PolicedFinding } from '../rewrite/decide.ts';
 import type { Decision } from '../rewrite/types.ts';
 import { excerpt } from '../rules/evidence.ts';
-import { loggedArguments } from './redact.ts';
+import { loggedArguments, redactText } from './redact.ts';
 
 export interface ExchangeHttp {
   /** HTTP status the client received. */
@@ -46,10 +46,11 @@ export function logFindings(logger: Logger, findings: readonly PolicedFinding[],
     const record = {
       rule: f.rule,
       severity: f.severity,
-      message: f.message,
+      // Rules build evidence with excerpt(), already redacted; a message may quote a peer too.
+      message: redactText(f.message),
       ...whereFields(where),
       pointer: f.pointer,
-      evidence: f.evidence,
+      evidence: redactText(f.evidence),
       fix: f.fix,
       action: f.action,
       applied: applied.has(f.rule),
@@ -70,7 +71,7 @@ export function logDecision(logger: Logger, decision: Decision, where: FindingCo
       rules: decision.rules,
       ...whereFields(where),
       status: decision.status,
-      before: decision.kind === 'mutate' ? decision.before : undefined,
+      before: decision.kind === 'mutate' ? redactText(decision.before) : undefined,
       after: excerpt(decision.message, 2000),
     },
     decision.kind === 'mutate' ? 'rewrite' : 'block',

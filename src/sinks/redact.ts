@@ -1,27 +1,77 @@
-// Redaction of payload parts that go to logs and captures.
-import { REDACTED } from './logger.ts';
+// What log records, captures and reports do with payload parts, URLs and request targets: the
+// redaction itself (names, shapes, the bounded walker) is in src/redact/.
+import { isSecretQueryName } from '../redact/names.ts';
+import { REDACTED, redactText } from '../redact/text.ts';
+import { hideText, maskSecrets } from '../redact/values.ts';
+
+export { REDACTED, redactText } from '../redact/text.ts';
+export { hideText, maskSecrets } from '../redact/values.ts';
 
 /** Tool arguments keep their shape and types, never their text: a string may be any secret. */
-export function redactArguments(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return REDACTED;
-  if (depth > 32 || typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map((v) => redactArguments(v, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactArguments(v, depth + 1)]));
-}
+export const redactArguments = hideText;
 
-/** Field names whose values are credentials, whatever object they sit in. */
-const SECRET_FIELD = /^(authorization|proxy[-_]?authorization|cookie|set[-_]?cookie|(access|refresh|id)?[-_]?token|password|passwd|secret|client[-_]?secret|api[-_]?key|x[-_]api[-_]key)$/i;
+/** Arguments as sent, minus credentials: values under credential names and credential-shaped text, at any depth. */
+export const redactSecretFields = maskSecrets;
 
-/** Arguments as sent, except the values of fields named like credentials. */
-export function redactSecretFields(value: unknown, depth = 0): unknown {
-  if (depth > 32 || typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map((v) => redactSecretFields(v, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SECRET_FIELD.test(k) ? REDACTED : redactSecretFields(v, depth + 1)]));
-}
-
-/** A request's tool arguments as the policy says they are logged: left out, redacted, or as sent (credential fields still redacted). */
+/** A request's tool arguments as the policy says they are logged: left out, redacted, or full (as sent minus credentials). */
 export function loggedArguments(params: unknown, mode: 'off' | 'redacted' | 'full'): unknown {
   if (mode === 'off' || typeof params !== 'object' || params === null || !('arguments' in params)) return undefined;
   const args = (params as { arguments: unknown }).arguments;
-  return mode === 'full' ? redactSecretFields(args) : redactArguments(args);
+  return mode === 'full' ? maskSecrets(args) : hideText(args);
+}
+
+function decodeComponent(s: string): string {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '));
+  } catch {
+    return s;
+  }
+}
+
+/** `a=1&b=2` with the values of credential-named parameters, and credential-shaped values, redacted. */
+function redactQuery(query: string): string {
+  return query
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq < 0) return redactText(pair) === pair ? pair : REDACTED;
+      const value = pair.slice(eq + 1);
+      if (value === '' || value === REDACTED) return pair;
+      const secret = isSecretQueryName(decodeComponent(pair.slice(0, eq))) || redactText(decodeComponent(value)) !== decodeComponent(value);
+      return secret ? `${pair.slice(0, eq)}=${REDACTED}` : pair;
+    })
+    .join('&');
+}
+
+/**
+ * A request target (path, query, fragment) fit for a log line: credential-shaped path segments,
+ * and query or fragment values named like credentials or shaped like them, are redacted.
+ */
+export function redactTarget(target: string): string {
+  const hash = target.indexOf('#');
+  const beforeHash = hash < 0 ? target : target.slice(0, hash);
+  const q = beforeHash.indexOf('?');
+  const path = redactText(q < 0 ? beforeHash : beforeHash.slice(0, q));
+  const query = q < 0 ? '' : `?${redactQuery(beforeHash.slice(q + 1))}`;
+  // A fragment is only ever in a full URL (OAuth's implicit flow puts tokens there).
+  const fragment = hash < 0 ? '' : `#${target.slice(hash + 1).includes('=') ? redactQuery(target.slice(hash + 1)) : redactText(target.slice(hash + 1))}`;
+  return `${path}${query}${fragment}`;
+}
+
+/**
+ * A URL fit for a log line: the userinfo's password (or a lone username, which is then a token)
+ * redacted, and the target as redactTarget leaves it. `http://app:[REDACTED]@db:5432/mcp?key=[REDACTED]`.
+ */
+export function redactUrl(url: URL | string): string {
+  let u: URL;
+  try {
+    u = typeof url === 'string' ? new URL(url) : url;
+  } catch {
+    return redactText(String(url));
+  }
+  const user = u.username === '' ? '' : u.password === '' ? REDACTED : redactText(u.username);
+  const userinfo = u.password !== '' ? `${user}:${REDACTED}@` : user !== '' ? `${user}@` : '';
+  // A URL with no authority (`mailto:`, `data:`) has nothing to strip but its text.
+  if (u.host === '' && userinfo === '') return redactText(u.href);
+  return `${u.protocol}//${userinfo}${u.host}${redactTarget(`${u.pathname}${u.search}${u.hash}`)}`;
 }

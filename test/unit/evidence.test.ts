@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { excerpt, pointer, redactSecrets } from '../../src/rules/evidence.ts';
+import { excerpt, pointer, redactSecrets, requestExcerpt, withoutText } from '../../src/rules/evidence.ts';
 
 test('redactSecrets masks bearer tokens, JWTs, API keys and key=value secrets, and nothing else', () => {
   const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlMTIz';
-  const out = redactSecrets(`jwt ${jwt} at 10:30, Authorization: Bearer abc.def-ghi, key sk-abcdefghijklmnop, password=hunter2&x=1`);
-  for (const secret of [jwt, 'abc.def-ghi', 'sk-abcdefghijklmnop', 'hunter2']) assert.ok(!out.includes(secret), `${secret} in ${out}`);
+  const out = redactSecrets(`jwt ${jwt} at 10:30, Authorization: Bearer abc.def-ghi, key sk-abcdEFGH1234ijkl, password=hunter2&x=1`);
+  for (const secret of [jwt, 'abc.def-ghi', 'sk-abcdEFGH1234ijkl', 'hunter2']) assert.ok(!out.includes(secret), `${secret} in ${out}`);
   assert.match(out, /at 10:30/);
   assert.match(out, /x=1/);
   assert.equal(redactSecrets('nothing to hide: 42'), 'nothing to hide: 42');
@@ -15,6 +15,50 @@ test('excerpt is one short redacted line', () => {
   assert.equal(excerpt('a\n  b\tc'), 'a b c');
   assert.equal(excerpt('x'.repeat(500)).length, 160);
   assert.equal(excerpt({ token: 'abc' }), '{"token":"[REDACTED]"}');
+});
+
+test('excerpt masks values under credential names at any depth, and credential shapes in any string', () => {
+  let deep: unknown = { db: { password: 'cnry-deep-pw' }, dsn: 'postgres://app:cnry-dsn-pw@db:5432/prod' };
+  for (let i = 0; i < 40; i++) deep = { level: deep };
+  const out = excerpt(deep, 10_000);
+  assert.ok(!out.includes('cnry-deep-pw') && !out.includes('cnry-dsn-pw'), out);
+  assert.match(out, /"password":"\[REDACTED\]"/);
+  assert.match(out, /postgres:\/\/app:\[REDACTED\]@db:5432\/prod/);
+  // Booleans and null under a credential's name say nothing and stay.
+  assert.equal(excerpt({ has_password: true, token: null }), '{"has_password":true,"token":null}');
+});
+
+test('excerpt redacts before it cuts: a secret straddling the cut never shows in part', () => {
+  const jwt = `eyJhbGciOiJIUzI1NiJ9.${'eyJzdWIiOiIx'.repeat(20)}.c2lnbmF0dXJlMTIz`;
+  const out = excerpt(`${'word '.repeat(28)}${jwt}`, 160);
+  assert.ok(!out.includes('eyJ'), out);
+  assert.ok(out.endsWith('[REDACTED]'), out);
+});
+
+test('a value too deep for JSON.stringify is excerpted as nothing, never as a crash', () => {
+  let deep: unknown = 'cnry-too-deep';
+  for (let i = 0; i < 200_000; i++) deep = [deep];
+  const out = excerpt(deep);
+  assert.ok(!out.includes('cnry-too-deep'), out);
+});
+
+test('requestExcerpt keeps the envelope and hides params and every member beyond it', () => {
+  const out = requestExcerpt({ jsonrpc: '1.0', id: 'r-1', method: 'tools/call', params: { name: 'lookup', arguments: { note: 'cnry-a' } }, auth: 'cnry-b', extra: { t: 'cnry-c', n: 3 } }, 1000);
+  for (const secret of ['cnry-a', 'cnry-b', 'cnry-c']) assert.ok(!out.includes(secret), out);
+  assert.match(out, /"jsonrpc":"1.0","id":"r-1","method":"tools\/call"/);
+  assert.match(out, /"extra":\{"t":"\[REDACTED\]","n":3\}/);
+  // An id or method that is itself a credential is masked by shape.
+  assert.doesNotMatch(requestExcerpt({ jsonrpc: '2.0', id: 'ghp_abcdefghijklmnopqrstuvwxyz0123456789', method: 'x' }), /ghp_/);
+  assert.equal(requestExcerpt('cnry-d'), '[REDACTED]');
+});
+
+test('withoutText hides every string at any depth, and past the walk bound the whole subtree', () => {
+  let deep: unknown = { secret: 'cnry-bottom' };
+  for (let i = 0; i < 300; i++) deep = { next: deep };
+  const out = JSON.stringify(withoutText(deep));
+  assert.ok(!out.includes('cnry-bottom'));
+  assert.match(out, /\[REDACTED: nested too deep\]/);
+  assert.deepEqual(withoutText({ a: ['x', 1, true, null, { b: 'y' }] }), { a: ['[REDACTED]', 1, true, null, { b: '[REDACTED]' }] });
 });
 
 test('pointer escapes ~ and /', () => {
