@@ -159,12 +159,12 @@ function totals(results: Results): { passed: number; failed: number; warnings: n
   };
 }
 
-const brief = (checks: Check[]): string =>
-  JSON.stringify(
-    checks.filter((c) => c.status !== 'INFO' || /incoming|outgoing/.test(c.id)).map(({ id, status, errorMessage, details }) => ({ id, status, errorMessage, details })),
-    null,
-    1,
-  ).slice(0, 6000);
+/** The scored checks in full, then the scenario's request/response log (INFO checks), bounded. */
+const brief = (checks: Check[]): string => {
+  const show = (list: Check[], max: number): string =>
+    JSON.stringify(list.map(({ id, status, description, errorMessage, details }) => ({ id, status, description, errorMessage, details })), null, 1).slice(0, max);
+  return `${show(checks.filter((c) => c.status !== 'INFO'), 8000)}\nwire (INFO): ${show(checks.filter((c) => c.status === 'INFO'), 6000)}`;
+};
 
 /** Asserts the same scenarios with the same verdict per check; the message carries the evidence. */
 function assertIdentical(t: TestContext, direct: Results, proxied: Results, evidence: (scenario: string) => string): void {
@@ -227,6 +227,25 @@ describe('conformance server suite, directly and through mcp-warden', () => {
       return `proxy log (warnings and non-exchange records, last 40):\n${lines.slice(-40).join('\n')}`;
     });
   };
+
+  test("dns-rebinding-protection passes through a proxy whose own guard lets every Host in: the upstream's check sees the client's Host", { timeout: 60_000 }, async (t) => {
+    // With the guard open (a deployment that names no hosts), a foreign Host reaches the
+    // upstream, which must still refuse it: the proxy forwards the client's Host, not its own.
+    const open = await startProxy(server.url, { guard: { allowedHosts: ['*'], allowedOrigins: ['*'] } });
+    try {
+      const out = join(work, 'server-dns-open-guard');
+      const { output } = await runCli(['server', '--url', open.url.href, '--scenario', 'dns-rebinding-protection', '-o', out], 30_000);
+      const checks = (await readResults(out, 'server-')).get('dns-rebinding-protection');
+      assert.ok(checks, `no result:\n${output.slice(-3000)}`);
+      const rejected = checks.find((c) => c.id === 'localhost-host-rebinding-rejected');
+      t.diagnostic(`foreign Host through the open proxy: ${JSON.stringify((rejected?.details as { statusCode?: number; body?: unknown })?.body)}`);
+      assert.deepEqual(scored(checks), ['localhost-host-rebinding-rejected=pass', 'localhost-host-valid-accepted=pass'], brief(checks));
+      const body = (rejected?.details as { body?: { error?: { message?: string } } }).body;
+      assert.match(String(body?.error?.message), /Invalid Host: evil\.example\.com/, "the 403 is the upstream's own (the SDK's host validation)");
+    } finally {
+      await open.close();
+    }
+  });
 
   test('--suite active: 40/40 directly, the same verdicts through the proxy', { timeout: 90_000 }, (t) => suite(t, 'active', 40));
   test('--suite all: 44/44 directly, the same verdicts through the proxy', { timeout: 90_000 }, (t) => suite(t, 'all', 44));
