@@ -353,3 +353,115 @@ describe('a decompression bomb: 470 bytes of br that decode to 256 MiB', () => {
     assert.equal((await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 'over')).outcome, 'unaudited');
   });
 });
+
+describe('a compressed SSE stream is read as it arrives', () => {
+  const progress = '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}';
+
+  /** gzip, flushed after each event (what `res.flush()` does under compression middleware); holds before the last until released. */
+  function flushedGzip(events: string[], held: Promise<void>, sent: Buffer[]): RawHandler {
+    return async (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'gzip' });
+      const gz = zlib.createGzip();
+      gz.on('data', (c: Buffer) => {
+        sent.push(c);
+        res.write(c);
+      });
+      for (const [i, e] of events.entries()) {
+        if (i === events.length - 1) await held;
+        gz.write(e);
+        await new Promise<void>((r) => gz.flush(() => r()));
+      }
+      // 'end': the gzip trailer has been read out (and written), not only handed in.
+      const ended = new Promise<void>((r) => gz.once('end', r));
+      gz.end();
+      await ended;
+      res.end();
+    };
+  }
+
+  for (const policy of ['audit', 'enforce'] as const) {
+    test(`${policy}: the answer is judged (and, under enforce, rewritten) while the stream is still open`, { timeout: 10_000 }, async () => {
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      const sent: Buffer[] = [];
+      const events = [sseOf(progress), sseOf(silentResult('s')), sseOf(progress)];
+      const { proxy } = await rawSetup(byTool({ stream: flushedGzip(events, held, sent) }), policy);
+      const res = await post(proxy.url, call('s', 'stream'), { 'accept-encoding': 'gzip' });
+      assert.equal(res.headers['content-encoding'], policy === 'audit' ? 'gzip' : undefined);
+      const got: Buffer[] = [];
+      // Under audit the client reads the server's gzip; under enforce the decoded events.
+      const inflate = policy === 'audit' ? zlib.createGunzip({ flush: zlib.constants.Z_SYNC_FLUSH }) : undefined;
+      let text = '';
+      inflate?.on('data', (c: Buffer) => (text += c.toString('utf8')));
+      try {
+        for await (const chunk of res.body) {
+          got.push(chunk as Buffer);
+          if (inflate) await new Promise<void>((r) => inflate.write(chunk, () => r()));
+          else text += (chunk as Buffer).toString('utf8');
+          if (text.includes('"id":"s"')) {
+            // The answer went through, and was judged, before the server sent the last event.
+            const finding = await proxy.log.waitFor((r) => r.msg === 'violation' && r.id === 's');
+            assert.equal(finding.rule, 'silent-success');
+            if (policy === 'enforce') assert.match(text, /"isError":true/);
+            release();
+          }
+        }
+      } finally {
+        release();
+        res.body.destroy();
+      }
+      if (policy === 'audit') assert.ok(Buffer.concat(got).equals(Buffer.concat(sent)), 'the server\'s bytes, as they came');
+      else assert.equal(text, `${sseOf(progress)}${sseOf(JSON.stringify({ jsonrpc: '2.0', id: 's', result: { content: [{ type: 'text', text: `${SILENT_FAILURE}\n${REPORT}` }], isError: true } }))}${sseOf(progress)}`);
+      assert.equal((await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 's')).outcome, 'result');
+    });
+  }
+
+  test('enforce: the server breaks a compressed stream: the events that decoded, then a JSON-RPC error with the id', async () => {
+    const { proxy } = await rawSetup(
+      byTool({
+        cut: async (_req, res) => {
+          res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'gzip' });
+          const gz = zlib.createGzip();
+          gz.on('data', (c: Buffer) => res.write(c));
+          gz.write(sseOf(progress));
+          await new Promise<void>((r) => gz.flush(() => r()));
+          await new Promise<void>((r) => setTimeout(r, 30));
+          res.socket?.destroy();
+        },
+      }),
+      'enforce',
+    );
+    const got = await rawCall(proxy.url, 'cut', 'cut', 'gzip');
+    assert.equal(got.encoding, undefined);
+    const [first, second] = got.bytes.toString('utf8').split('\n\n');
+    assert.equal(`${first}\n\n`, sseOf(progress));
+    const message = JSON.parse(/^data: (.*)$/m.exec(second ?? '')?.[1] ?? '') as { id: unknown; error: { data: { reason: string } } };
+    assert.equal(message.id, 'cut');
+    assert.equal(message.error.data.reason, 'no-response');
+    await assertStillServes(proxy);
+  });
+
+  for (const policy of ['audit', 'enforce'] as const) {
+    test(`${policy}: the client leaves a compressed stream: the upstream request is closed too`, { timeout: 10_000 }, async () => {
+      let closed!: () => void;
+      const upstreamClosed = new Promise<void>((r) => (closed = r));
+      const { proxy } = await rawSetup(
+        byTool({
+          open: (_req, res) => {
+            res.on('close', () => closed());
+            res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'gzip' });
+            const gz = zlib.createGzip();
+            gz.on('data', (c: Buffer) => res.write(c));
+            gz.write(sseOf(progress));
+            gz.flush();
+          },
+        }),
+        policy,
+      );
+      const res = await post(proxy.url, call('gone', 'open'), { 'accept-encoding': 'gzip' });
+      for await (const _chunk of res.body) break;
+      await within(2000, 'the upstream response closed', upstreamClosed);
+      await assertStillServes(proxy);
+    });
+  }
+});
