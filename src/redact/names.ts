@@ -30,9 +30,17 @@ export function isSecretName(name: string): boolean {
   const last = words[words.length - 1]?.toLowerCase();
   if (last === undefined) return false;
   if (last === 'key') return KEY_QUALIFIERS.has(words[words.length - 2]?.toLowerCase() ?? '');
-  if (!SECRET_WORDS.has(last) && !SECRET_ENDING.test(last)) return false;
+  // The last two words run together too: pass_phrase, pass_word.
+  const lastTwo = `${words[words.length - 2]?.toLowerCase() ?? ''}${last}`;
+  if (!SECRET_WORDS.has(last) && !SECRET_ENDING.test(last) && !SECRET_WORDS.has(lastTwo) && !SECRET_ENDING.test(lastTwo)) return false;
   return !NOT_SECRET.has(words.join('').toLowerCase());
 }
+
+/** Names whose numbers are credentials too (a PIN, a numeric password); under any other, a number is a count (`pass: 14`). */
+const NUMERIC_SECRET = /(?:pin|otp|passcode|password|passwd|pwd)$/i;
+
+/** Whether a number under `name` is a credential. */
+export const isSecretNumberName = (name: string): boolean => NUMERIC_SECRET.test(name) && isSecretName(name);
 
 /** Query names that are credentials only in a URL: Google's `?key=`, OAuth's authorization `?code=`. */
 const QUERY_ONLY: ReadonlySet<string> = new Set(['key', 'code', 'sig', 'sk']);

@@ -3,7 +3,7 @@
 // prefix) or on a lookbehind, so that it only starts where a token can start, and skipped outright
 // when the text lacks what it needs. Precision matters as much as recall: UUIDs, short hex (commit
 // SHAs), digests that say so, version strings, paths, URLs without userinfo and prose stay.
-import { isSecretName } from './names.ts';
+import { isSecretName, isSecretNumberName } from './names.ts';
 
 /** What stands in for a credential in every log line, capture and report. */
 export const REDACTED = '[REDACTED]';
@@ -35,8 +35,9 @@ const SHAPES: readonly Shape[] = [
   { gate: has('://'), re: /(?<![\w+.-])([a-z][\w+.-]{0,30}:\/\/[^\s/@:"'<>]{0,256}:)[^\s/?#"'<>]{0,256}@/gi, to: `$1${REDACTED}@` },
   // jdbc:oracle:thin:user/password@host
   { gate: has('jdbc:'), re: /(?<![\w.-])(jdbc:oracle:\w+:[^\s/@"']{0,256})\/[^\s"'<>]{0,256}@/gi, to: `$1/${REDACTED}@` },
-  // An authorization scheme and its credentials: `Bearer abc.def`, `Basic dXNlcjpwYXNz`.
-  { gate: always, re: /\b(Bearer|Basic)(\s+)([\w.~+/=-]+)/gi, to: (m, scheme, space, token) => (credentials(token!) ? `${scheme}${space}${REDACTED}` : m) },
+  // An authorization scheme and its credentials (token68: `Bearer abc.def`, `Basic dXNlcjpwYXNz==`),
+  // not a challenge's parameters (`Bearer realm="x", resource_metadata="…"`).
+  { gate: always, re: /\b(Bearer|Basic)(\s+)([\w.~+/-]+=*)(?![\w.~+/="-])/gi, to: (m, scheme, space, token) => (credentials(token!) ? `${scheme}${space}${REDACTED}` : m) },
 ];
 
 // `name=value`, `name: value`, `"name": "value"` where the name ends like a credential's
@@ -46,6 +47,8 @@ const VALUE = /[ \t]*(?:(\\?")([^"\\\r\n]+)|(\\?')([^'\\\r\n]+)|([^\s"'\\&,;<>{}
 const SCHEME = /^(?:bearer|basic)$/i;
 /** Values that say whether, not what: `"has_password": true`, `token: null`. */
 const NOT_A_SECRET = /^(?:true|false|null|undefined)$/;
+/** A number is a count unless the name is a PIN's or a password's (`pass: 14`, `pin: 1234`). */
+const DIGITS = /^\d+$/;
 const NEXT_TOKEN = /(\s+)([^\s"'\\&,;<>{}()[\]]+)/y;
 
 /** Characters of a name: letters, digits, `_`, `.`, `-`. */
@@ -62,13 +65,13 @@ function nameBefore(text: string, sep: number): string {
 }
 
 /** Where the value after the separator at `sep` ends, and what it becomes; undefined to leave it. */
-function pairValue(text: string, sep: number): { at: number; end: number; to: string } | undefined {
+function pairValue(text: string, sep: number, name: string): { at: number; end: number; to: string } | undefined {
   VALUE.lastIndex = sep + 1;
   const m = VALUE.exec(text);
   if (!m) return undefined;
   const value = m[2] ?? m[4] ?? m[5]!;
   const end = sep + 1 + m[0].length;
-  if (value === REDACTED || NOT_A_SECRET.test(value)) return undefined;
+  if (value === REDACTED || NOT_A_SECRET.test(value) || (DIGITS.test(value) && !isSecretNumberName(name))) return undefined;
   if (!SCHEME.test(value)) return { at: end - value.length, end, to: REDACTED };
   // `Authorization: Bearer abc`: the scheme stays, the credentials after it go.
   NEXT_TOKEN.lastIndex = end;
@@ -86,7 +89,8 @@ function redactPairs(text: string): string {
   while (colon >= 0 || equals >= 0) {
     const sep = colon < 0 ? equals : equals < 0 ? colon : Math.min(colon, equals);
     let next = sep + 1;
-    const pair = isSecretName(nameBefore(text, sep)) ? pairValue(text, sep) : undefined;
+    const name = nameBefore(text, sep);
+    const pair = isSecretName(name) ? pairValue(text, sep, name) : undefined;
     if (pair) {
       out += `${text.slice(from, pair.at)}${pair.to}`;
       from = next = pair.end;

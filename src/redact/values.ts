@@ -2,7 +2,7 @@
 // walker copies a value and asks a per-value function what each value becomes; no recursion, so
 // depth costs a loop, never the call stack. Past the bounds, a whole subtree is replaced by a
 // marker: nothing a walk did not read is passed through.
-import { isSecretName } from './names.ts';
+import { isSecretName, isSecretNumberName } from './names.ts';
 import { REDACTED, redactText } from './text.ts';
 
 /**
@@ -65,11 +65,16 @@ export function mapDeep(root: unknown, visit: Visit, bounds: { depth: number; no
   return holder.root;
 }
 
-/** Whether a value under a credential's name is replaced: anything but null and booleans (`has_password: true`). */
-const secretValue = (value: unknown): boolean => value !== null && value !== undefined && typeof value !== 'boolean';
-
-/** Whether `key` names a credential and `value` is replaced for it. */
-export const secretField = (key: string | number | undefined, value: unknown): boolean => typeof key === 'string' && isSecretName(key) && secretValue(value);
+/**
+ * Whether `key` names a credential and `value` is replaced for it: a string or a container
+ * (`credentials: {...}`), a number only under a PIN's or password's name; never null or a
+ * boolean (`has_password: true` says whether, not what).
+ */
+export function secretField(key: string | number | undefined, value: unknown): boolean {
+  if (typeof key !== 'string') return false;
+  if (typeof value === 'string' || (typeof value === 'object' && value !== null)) return isSecretName(key);
+  return typeof value === 'number' && isSecretNumberName(key);
+}
 
 /** Credentials out, the rest as it is: values under credential names, and credential-shaped text. */
 export const maskVisit: Visit = (value, key) => (secretField(key, value) ? REDACTED : typeof value === 'string' ? redactText(value) : WALK);
@@ -77,8 +82,14 @@ export const maskVisit: Visit = (value, key) => (secretField(key, value) ? REDAC
 /** No text at all: every string (and every value under a credential's name) replaced; shape, numbers and booleans kept. */
 export const hideVisit: Visit = (value, key) => (typeof value === 'string' || secretField(key, value) ? REDACTED : WALK);
 
+/** Credential-shaped text out, whatever the keys: for our own records (a report's `pass: 14` is a count). */
+export const shapeVisit: Visit = (value) => (typeof value === 'string' ? redactText(value) : WALK);
+
 /** `value` as sent, minus credentials, at any depth (within the bounds). */
 export const maskSecrets = <T>(value: T): T => mapDeep(value, maskVisit) as T;
+
+/** `value` with credential-shaped text masked in every string, keys not judged: for a record of our own making. */
+export const maskShapes = <T>(value: T): T => mapDeep(value, shapeVisit) as T;
 
 /** `value` with its shape and types but none of its text: a client's values may be any secret. */
 export const hideText = (value: unknown): unknown => mapDeep(value, hideVisit);

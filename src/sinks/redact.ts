@@ -5,7 +5,7 @@ import { REDACTED, redactText } from '../redact/text.ts';
 import { hideText, maskSecrets } from '../redact/values.ts';
 
 export { REDACTED, redactText } from '../redact/text.ts';
-export { hideText, maskSecrets } from '../redact/values.ts';
+export { hideText, maskSecrets, maskShapes } from '../redact/values.ts';
 
 /** Tool arguments keep their shape and types, never their text: a string may be any secret. */
 export const redactArguments = hideText;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { isSecretName, isSecretQueryName } from '../../src/redact/names.ts';
 import { REDACTED as TEXT_MARKER, redactText } from '../../src/redact/text.ts';
-import { hideText, mapDeep, maskSecrets, REDACT_BOUNDS, TOO_DEEP, TOO_MANY, WALK } from '../../src/redact/values.ts';
+import { hideText, mapDeep, maskSecrets, maskShapes, REDACT_BOUNDS, TOO_DEEP, TOO_MANY, WALK } from '../../src/redact/values.ts';
 import { REDACTED, redactTarget } from '../../src/sinks/logger.ts';
 import { loggedArguments, redactUrl } from '../../src/sinks/redact.ts';
 
@@ -82,6 +82,10 @@ describe('credential shapes in text', () => {
     assert.equal(masked('Basic dXNlcjpwYXNzd29yZA==', 'dXNlcjpw'), 'Basic [REDACTED]');
     assert.equal(masked('authorization: bearer sometoken', 'sometoken'), 'authorization: bearer [REDACTED]');
     for (const prose of ['HTTP Basic Authentication failed', 'the bearer of bad news', 'Bearer tokens expire', 'basic usage']) assert.equal(redactText(prose), prose);
+    // A challenge names parameters, not credentials.
+    for (const challenge of ['Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"', 'Bearer realm=example, error="invalid_token"', 'Basic realm="api"']) {
+      assert.equal(redactText(challenge), challenge);
+    }
   });
 
   test('values of credential-named pairs: key=value, key: value, "key": "value", connection strings', () => {
@@ -89,6 +93,8 @@ describe('credential shapes in text', () => {
     assert.equal(masked('Server=a;Pwd=x1;Password=y2', 'x1', 'y2'), 'Server=a;Pwd=[REDACTED];Password=[REDACTED]');
     assert.equal(masked('{"auth_token":"t1 t2","user":"ada"}', 't1', 't2'), '{"auth_token":"[REDACTED]","user":"ada"}');
     assert.equal(masked('X-Amz-Signature=abc123&X-Amz-Date=20250101', 'abc123'), 'X-Amz-Signature=[REDACTED]&X-Amz-Date=20250101');
+    // A number is a count, except under a PIN's or a password's name.
+    assert.equal(redactText('pass: 14, fail: 0, pin: 1234, password=5678'), 'pass: 14, fail: 0, pin: [REDACTED], password=[REDACTED]');
     assert.equal(masked("private_token: 'glx-short'", 'glx-short'), "private_token: '[REDACTED]'");
     // A JSON string inside a JSON string (escaped quotes).
     assert.equal(masked('{"detail":"{\\"password\\":\\"pw9\\"}"}', 'pw9'), '{"detail":"{\\"password\\":\\"[REDACTED]\\"}"}');
@@ -172,6 +178,11 @@ describe('the walker', () => {
   test('past the node bound, every further value is a marker', () => {
     const out = mapDeep(['a', 'b', 'c', 'd'], () => WALK, { depth: 10, nodes: 3 }) as unknown[];
     assert.deepEqual(out, ['a', 'b', TOO_MANY, TOO_MANY]);
+  });
+
+  test('a number under a credential name goes only when it is a PIN or a password; a report\'s own keys are not judged by maskShapes', () => {
+    assert.deepEqual(maskSecrets({ pass: 14, fail: 0, pin: 1234, password: 5678, pass_phrase: 'x' }), { pass: 14, fail: 0, pin: REDACTED, password: REDACTED, pass_phrase: REDACTED });
+    assert.deepEqual(maskShapes({ password: 'kept', dsn: 'postgres://a:b@h/d' }), { password: 'kept', dsn: 'postgres://a:[REDACTED]@h/d' });
   });
 
   test('hideText keeps shape and types, never text', () => {
