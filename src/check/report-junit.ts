@@ -1,7 +1,7 @@
 // The report as JUnit XML, for CI test reports: one testsuite per run, one testcase per probe. A
 // fail is a <failure>, a timeout an <error>, a skip <skipped>; a warn passes with its findings in
 // <system-out>.
-import type { CheckReport, ProbeResult } from './report.ts';
+import { redactedReport, type CheckReport, type ProbeResult } from './report.ts';
 
 /** Text as XML character data or attribute value: markup escaped, characters XML 1.0 forbids dropped. */
 export function xml(text: string): string {
@@ -31,7 +31,8 @@ function testcase(p: ProbeResult, suite: string): string {
   return body.length === 0 ? `${open}/>` : `${open}>\n${body.join('\n')}\n    </testcase>`;
 }
 
-export function renderJunit(r: CheckReport): string {
+export function renderJunit(report: CheckReport): string {
+  const r = redactedReport(report);
   const suite = `mcp-warden check ${r.target}${r.protocol.used ? ` (${r.protocol.used})` : ''}`;
   const s = r.summary;
   const cases = r.probes.map((p) => testcase(p, suite));

@@ -1,6 +1,6 @@
 // The report as Markdown, for a pull-request comment: the summary first, one table row per probe,
 // then every finding behind a warn or fail in a collapsed section.
-import { summaryLine, type CheckReport, type Verdict } from './report.ts';
+import { redactedReport, summaryLine, type CheckReport, type Verdict } from './report.ts';
 
 const ICON: Readonly<Record<Verdict, string>> = { pass: '✅ pass', warn: '⚠️ warn', fail: '❌ fail', timeout: '⏱️ timeout', skip: '⏭️ skip' };
 
@@ -11,7 +11,8 @@ export function mdCell(text: string): string {
 
 const code = (text: string): string => `\`${text.replace(/`/g, "'")}\``;
 
-export function renderMarkdown(r: CheckReport): string {
+export function renderMarkdown(report: CheckReport): string {
+  const r = redactedReport(report);
   const lines = [`### mcp-warden check: ${code(r.target)}`, '', `**${mdCell(summaryLine(r))}**`, ''];
   const server = r.server ? `${[r.server.name, r.server.version].filter(Boolean).join(' ')}; ` : '';
   lines.push(`${mdCell(server)}speaks ${r.protocol.spoken.map(code).join(', ') || 'no version found'}; probes ran under ${r.protocol.used ? code(r.protocol.used) : 'none'}.`);

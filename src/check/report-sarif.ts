@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { RULES } from '../rules/index.ts';
 import type { Severity } from '../rules/types.ts';
 import { PROBES, DISCOVER, INITIALIZE } from './probes.ts';
-import { summaryLine, type CheckReport } from './report.ts';
+import { redactedReport, summaryLine, type CheckReport } from './report.ts';
 
 export const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
 
@@ -32,7 +32,8 @@ function descriptor(id: string): Record<string, unknown> {
 
 const fingerprint = (...parts: string[]): string => createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 32);
 
-export function renderSarif(r: CheckReport): string {
+export function renderSarif(report: CheckReport): string {
+  const r = redactedReport(report);
   const ids: string[] = [];
   const indexOf = (id: string): number => {
     const at = ids.indexOf(id);

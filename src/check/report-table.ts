@@ -1,7 +1,7 @@
 // The report for people: a header (target, server, versions), one row per probe (probe, expected,
 // got, verdict, fix), every finding behind a warn or fail, and the summary line. Colours only when
 // asked (the command asks on a TTY).
-import { summaryLine, type CheckReport, type ProbeResult, type Verdict } from './report.ts';
+import { redactedReport, summaryLine, type CheckReport, type ProbeResult, type Verdict } from './report.ts';
 
 export interface TableOptions {
   color: boolean;
@@ -18,7 +18,8 @@ export function cell(text: string, max: number, width = max): string {
   return cut.padEnd(width);
 }
 
-export function renderTable(r: CheckReport, opts: TableOptions): string {
+export function renderTable(report: CheckReport, opts: TableOptions): string {
+  const r = redactedReport(report);
   const paint = (color: keyof typeof ANSI, text: string): string => (opts.color ? `${ANSI[color]}${text}${ANSI.reset}` : text);
   const lines: string[] = [paint('bold', `mcp-warden check ${r.target}`)];
   if (r.server) lines.push(`  server    ${[r.server.name, r.server.version].filter(Boolean).join(' ')}`);

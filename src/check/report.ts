@@ -1,7 +1,8 @@
 // What `mcp-warden check` found: one result per probe, the versions the server speaks, whether it
 // could be reached at all, and the exit code. Reporters (report-*.ts) turn it into text; they are
-// pure: a report in, a string out.
+// pure: a report in, a string out, credentials masked (redactedReport).
 import type { Finding } from '../rules/types.ts';
+import { maskShapes, redactText } from '../sinks/redact.ts';
 
 /** A probe's verdict: `timeout` is a failure without an answer; `skip` a probe that did not apply or was not allowed. */
 export type Verdict = 'pass' | 'warn' | 'fail' | 'timeout' | 'skip';
@@ -97,14 +98,22 @@ export function exitCodeOf(reach: Reach, summary: Summary): 0 | 1 | 2 {
   return summary.errors > 0 || summary.timeout > 0 || summary.fail > 0 ? 1 : 0;
 }
 
+/**
+ * The report as every reporter prints it: credential-shaped text masked in every string (a
+ * server's error text in got and evidence, a challenge, a URL). By shape only: the report's own
+ * keys are no credentials (`pass` counts probes).
+ */
+export const redactedReport = (r: CheckReport): CheckReport => maskShapes(r);
+
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** The one summary line every format ends with. */
 export function summaryLine(r: CheckReport): string {
+  // The server's words are masked here; the hint after them is the line's own.
   if (r.reach.status === 'needs-credentials') {
-    return `needs credentials: ${r.reach.detail ?? 'HTTP 401'}${r.reach.challenge ? ` (WWW-Authenticate: ${r.reach.challenge})` : ''}; pass them with --header 'Authorization: Bearer ...' (exit 2)`;
+    return `needs credentials: ${redactText(r.reach.detail ?? 'HTTP 401')}${r.reach.challenge ? ` (WWW-Authenticate: ${redactText(r.reach.challenge)})` : ''}; pass them with --header 'Authorization: Bearer ...' (exit 2)`;
   }
-  if (r.reach.status === 'unreachable') return `could not reach ${r.target}: ${r.reach.detail ?? 'no answer'} (exit 2)`;
+  if (r.reach.status === 'unreachable') return `could not reach ${redactText(r.target)}: ${redactText(r.reach.detail ?? 'no answer')} (exit 2)`;
   const s = r.summary;
   const parts = [`${s.pass} pass`, `${s.warn} warn`, `${s.fail} fail`];
   if (s.timeout > 0) parts.push(`${s.timeout} timeout`);

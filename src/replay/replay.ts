@@ -27,6 +27,7 @@ import { excerpt } from '../rules/evidence.ts';
 import { exchangeSubject, type ResponseHttp } from '../rules/subjects.ts';
 import type { BodyProblem, ExchangeSubject, Rule, Severity } from '../rules/types.ts';
 import { CAPTURE_VERSION, type CaptureRecord } from '../sinks/capture.ts';
+import { maskSecrets, redactText } from '../sinks/redact.ts';
 
 /** One finding on a replayed exchange, through the policy. */
 export interface ReplayFinding {
@@ -235,7 +236,7 @@ export class Replayer {
     // What would have been rewritten: the policy's actions, applied as in enforce mode.
     this.policy = { ...original, mode: 'enforce' };
     this.runtime = runtimeFactory((rule, err) => {
-      this.ruleErrors.push({ line: this.current, rule, error: err instanceof Error ? err.message : String(err) });
+      this.ruleErrors.push({ line: this.current, rule, error: redactText(err instanceof Error ? err.message : String(err)) });
     })(this.policy);
   }
 
@@ -259,7 +260,8 @@ export class Replayer {
 
   private badLine(line: number, reason: string): void {
     this.bad++;
-    if (this.badLines.length < this.maxBadLines) this.badLines.push({ line, reason });
+    // A reason may quote the line (JSON.parse does): masked like everything the report echoes.
+    if (this.badLines.length < this.maxBadLines) this.badLines.push({ line, reason: redactText(reason) });
   }
 
   /** Replays one record through the proxy's correlation, rules and decisions; returns why it could not, if it could not. */
@@ -302,20 +304,22 @@ export class Replayer {
     judge(c, subject, ctx);
     decideFor(c, subject, ctx);
 
+    // The capture was masked when it was written, but a capture from elsewhere (an older
+    // mcp-warden, a hand-made file) may not be: what the report echoes is masked again.
     const protocolVersion = c.request.protocolVersion ?? null;
     this.exchanges.push({
       line,
       time: record.time,
       from,
-      method: c.request.method,
-      id: c.request.id,
-      tool: c.request.tool,
+      method: redactText(c.request.method),
+      id: typeof c.request.id === 'string' ? redactText(c.request.id) : c.request.id,
+      tool: c.request.tool === undefined ? undefined : redactText(c.request.tool),
       session: record.session,
       protocolVersion,
       ...(protocolVersion !== record.protocolVersion ? { capturedProtocolVersion: record.protocolVersion } : {}),
       outcome: c.outcome,
       status: record.response.status,
-      findings: c.findings.map((f) => ({ rule: f.rule, severity: f.severity, action: f.action, message: f.message, pointer: f.pointer, evidence: f.evidence })),
+      findings: c.findings.map((f) => ({ rule: f.rule, severity: f.severity, action: f.action, message: redactText(f.message), pointer: f.pointer, evidence: redactText(f.evidence) })),
       decision: decisionOf(c),
     });
     return undefined;
@@ -375,8 +379,9 @@ function decisionOf(c: Completed): ReplayDecision {
   const d = c.decision;
   if (!d || d.kind === 'pass') return { kind: 'pass' };
   const after = excerpt(d.message, 2000);
-  if (d.kind === 'mutate') return { kind: 'rewrite', rules: d.rules, status: d.status, before: d.before, after, message: d.message };
-  return { kind: 'block', rules: d.rules, status: d.status, after, message: d.message };
+  const message = maskSecrets(d.message);
+  if (d.kind === 'mutate') return { kind: 'rewrite', rules: d.rules, status: d.status, before: redactText(d.before), after, message };
+  return { kind: 'block', rules: d.rules, status: d.status, after, message };
 }
 
 /** Replays capture lines (a file's lines, in order) under `policy`, judged as enforce mode. Never rejects on bad input. */
