@@ -57,7 +57,8 @@ export function decide({ findings, subject, policy, rewriters, party, modern }: 
   let message: ResponseMessage | undefined;
   if (original !== undefined) {
     message = copyOf(original) as ResponseMessage | undefined;
-    // A message too deeply nested to copy cannot be rewritten safely: it passes as it came.
+    // The copy reads any depth (a message past the walk bounds is unreadable-response's to judge,
+    // and so the policy's); a value that still cannot be copied passes as it came.
     if (message === undefined) return { kind: 'pass' };
   }
   let status: number | undefined;

@@ -1,9 +1,10 @@
 // Re-encodes what a rewrite changed, and nothing else: one message inside a body, or the data of
 // one SSE event with its id, event name, retry and comments kept in place.
+import { jsonText } from '../codec/json-text.ts';
 
-/** A body whose messages are `values` (a batch when `batch`), as JSON bytes. */
+/** A body whose messages are `values` (a batch when `batch`), as JSON bytes (at any depth: the other messages of a batch are as deep as they came). */
 export function encodeBody(values: readonly unknown[], batch: boolean): Buffer {
-  return Buffer.from(JSON.stringify(batch ? values : values[0]), 'utf8');
+  return Buffer.from(jsonText(batch ? values : values[0]), 'utf8');
 }
 
 const LINE = /\r\n|\r|\n/;

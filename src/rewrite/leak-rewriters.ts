@@ -3,15 +3,13 @@
 // every string of error.data, the text blocks of an isError result), the leaked parts are replaced
 // by the marker and the rest is kept readable. Only the patterns of the finding's rule are
 // replaced: a policy may rewrite one kind of leak and only log another.
-import { findLeaks, LEAK_PATTERNS, type Leak, type LeakPattern } from '../rules/leaks.ts';
+import { findLeaks, LEAK_PATTERNS, sentStrings, type Leak, type LeakPattern } from '../rules/leaks.ts';
 import { asRecord } from '../rules/evidence.ts';
+import { budget, walkStrings } from '../rules/walk.ts';
 import type { Rewriter } from './types.ts';
-import { copyOf, defineRewriter, errorOf, resultOf } from './message.ts';
+import { defineRewriter, errorOf, resultOf } from './message.ts';
 
 const LEAK_RULE_IDS = ['leaked-stack-trace', 'leaked-path', 'leaked-private-address', 'leaked-internal-host'] as const;
-
-const MAX_DEPTH = 32;
-const MAX_NODES = 10_000;
 
 /** Stack patterns whose line is trace material (frames, "Traceback", "Caused by", a goroutine header): the line goes. */
 const TRACE_LINE = new Set(['node-frame', 'python-frame', 'java-frame', 'go-frame', 'dotnet-frame', 'ruby-frame', 'php-frame', 'python-traceback', 'go-goroutine', 'java-caused-by', 'rust-panic']);
@@ -126,30 +124,6 @@ export function redactStack(text: string, patterns: readonly LeakPattern[], sent
   return rest.length === 0 ? out : replaceSpans(out, rest, marker);
 }
 
-/** Applies `fn` to every string under `value` (depth- and node-bounded); objects are changed in place. */
-function mapStrings(value: unknown, fn: (s: string) => string, budget = { nodes: MAX_NODES }, depth = 0): unknown {
-  if (budget.nodes-- <= 0) return value;
-  if (typeof value === 'string') return fn(value);
-  if (typeof value !== 'object' || value === null || depth >= MAX_DEPTH) return value;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) value[i] = mapStrings(value[i], fn, budget, depth + 1);
-  } else {
-    const record = value as Record<string, unknown>;
-    for (const key of Object.keys(record)) record[key] = mapStrings(record[key], fn, budget, depth + 1);
-  }
-  return value;
-}
-
-/** Strings the client sent in the request's params: a leak that merely echoes them is not one. */
-function sentStrings(params: unknown): string[] {
-  const out: string[] = [];
-  mapStrings(copyOf(params), (s) => {
-    if (s !== '') out.push(s);
-    return s;
-  });
-  return out;
-}
-
 /**
  * leaked-stack-trace, leaked-path, leaked-private-address, leaked-internal-host over a pattern list
  * (a policy may extend it, as it may for the rules).
@@ -159,7 +133,7 @@ export function leakRewriter(patterns: readonly LeakPattern[] = LEAK_PATTERNS): 
     const rule = finding.rule;
     if (!message || s.request.from !== 'client') return undefined;
     const mine = patterns.filter((p) => p.rule === rule);
-    const sent = sentStrings(s.request.params);
+    const sent = sentStrings(s.request);
     const redact = (text: string): string =>
       rule === 'leaked-stack-trace' ? redactStack(text, mine, sent, marker) : replaceSpans(text, findLeaks(text, { patterns: mine, sent }), marker);
     let changed = false;
@@ -168,15 +142,18 @@ export function leakRewriter(patterns: readonly LeakPattern[] = LEAK_PATTERNS): 
       if (out !== text) changed = true;
       return out;
     };
+    // The same walk, within the same bounds, as the leak rules' (errorText): what they read, this
+    // puts right; what they could not read is unreadable-response's to report.
+    const b = budget();
     const error = errorOf(message);
     const result = resultOf(message);
     if (error) {
-      if (typeof error.message === 'string') error.message = fix(error.message);
-      if ('data' in error) error.data = mapStrings(error.data, fix);
+      if (typeof error.message === 'string') error.message = walkStrings(error.message, b, fix, { depth: 3, whole: true });
+      if ('data' in error) error.data = walkStrings(error.data, b, fix, { depth: 3, whole: true });
     } else if (result?.isError === true && Array.isArray(result.content)) {
-      for (const block of result.content) {
-        const b = asRecord(block);
-        if (b?.type === 'text' && typeof b.text === 'string') b.text = fix(b.text);
+      for (let i = 0; i < result.content.length && b.nodes-- > 0 && b.cut === undefined; i++) {
+        const block = asRecord(result.content[i]);
+        if (block?.type === 'text' && typeof block.text === 'string') block.text = walkStrings(block.text, b, fix, { depth: 4, whole: true });
       }
     }
     return changed ? { message } : undefined;

@@ -2,10 +2,12 @@
 // throws. A rewriter sees the response as it stands after earlier rewrites, so it reads the
 // message it is handed (never the subject's original response) to decide whether it still has
 // something to fix.
+import { jsonText } from '../codec/json-text.ts';
 import type { JsonRpcId } from '../codec/jsonrpc.ts';
 import { META, versionInfo } from '../mcp/versions.ts';
 import { asRecord } from '../rules/evidence.ts';
 import type { ExchangeSubject } from '../rules/types.ts';
+import { copyJson } from '../rules/walk.ts';
 import type { ResponseMessage, RewriteContext, Rewriter, Rewritten } from './types.ts';
 
 export const METHOD_NOT_FOUND = -32601;
@@ -39,10 +41,14 @@ export function isResponse(m: ResponseMessage | undefined): m is ResponseMessage
   return !('error' in r) || asRecord(r.error) !== undefined;
 }
 
-/** A deep copy of a JSON value; undefined if it cannot be copied (e.g. nested too deep to clone). */
+/**
+ * A deep copy of a JSON value, at any depth (no recursion: structuredClone gives up past ~2,000
+ * levels, and a message that deep is still the policy's to decide, through unreadable-response);
+ * undefined if it cannot be copied.
+ */
 export function copyOf<T>(value: T): T | undefined {
   try {
-    return structuredClone(value);
+    return copyJson(value);
   } catch {
     return undefined;
   }
@@ -158,15 +164,15 @@ const STANDARD_MESSAGES: Readonly<Record<number, string>> = {
   [-32603]: 'Internal error',
 };
 
-/** The JSON text of a value; its String() when it has none. */
-function jsonText(value: unknown): string {
+/** The JSON text of a value (at any depth); its String() when it has none. */
+function textOf(value: unknown): string {
   try {
-    const text = JSON.stringify(value);
+    const text = jsonText(value);
     if (typeof text === 'string') return text;
   } catch {
     // fall through
   }
-  return String(value);
+  return typeof value === 'object' && value !== null ? Object.prototype.toString.call(value) : String(value);
 }
 
 /**
@@ -178,7 +184,7 @@ export function conformError(error: ErrorObject): boolean {
   const badCode = integerCode(error.code) === undefined;
   const badMessage = typeof error.message !== 'string';
   if (badCode) recode(error, INTERNAL_ERROR);
-  if (badMessage) error.message = error.message === undefined ? (STANDARD_MESSAGES[error.code as number] ?? 'Error') : jsonText(error.message);
+  if (badMessage) error.message = error.message === undefined ? (STANDARD_MESSAGES[error.code as number] ?? 'Error') : textOf(error.message);
   return badCode || badMessage;
 }
 

@@ -140,9 +140,10 @@ function echoed(core: string, sent: readonly string[], rule: LeakRuleId): boolea
 /**
  * Every leak in `text`, ordered by position (longer first at a tie). Matches may overlap (a stack
  * frame holds a path): merge spans before replacing them. `sent`: strings the client sent; leaks
- * that merely echo them are skipped. Pure; never throws on a well-formed pattern list.
+ * that merely echo them are skipped. `first`: only the first leak (what a rule reports), found
+ * without reading past each pattern's first one. Pure; never throws on a well-formed pattern list.
  */
-export function findLeaks(text: string, options: { patterns?: readonly LeakPattern[]; sent?: readonly string[] } = {}): Leak[] {
+export function findLeaks(text: string, options: { patterns?: readonly LeakPattern[]; sent?: readonly string[]; first?: boolean } = {}): Leak[] {
   const leaks: Leak[] = [];
   const sent = options.sent ?? [];
   for (const pat of options.patterns ?? LEAK_PATTERNS) {
@@ -153,7 +154,9 @@ export function findLeaks(text: string, options: { patterns?: readonly LeakPatte
       const match = m[0].slice(0, length);
       if (sent.length > 0 && echoed(m.groups?.core ?? match, sent, pat.rule)) continue;
       leaks.push({ rule: pat.rule, pattern: pat.name, label: pat.label, match, index: m.index, length });
+      if (options.first) break;
     }
   }
-  return leaks.sort((a, b) => a.index - b.index || b.length - a.length);
+  leaks.sort((a, b) => a.index - b.index || b.length - a.length);
+  return options.first ? leaks.slice(0, 1) : leaks;
 }

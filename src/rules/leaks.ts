@@ -12,17 +12,22 @@
 //   (a path, URI or URL argument echoed back) is skipped, and so is a path under a path the
 //   client sent (a directory it named). Only the client's own words, never guesses.
 // - What a leak looks like (patterns, whole tokens, file URIs): leak-patterns.ts.
-import { asRecord, excerpt, pointer, redactSecrets } from './evidence.ts';
+import { asRecord, excerpt, redactSecrets } from './evidence.ts';
 import { findLeaks, LEAK_PATTERNS, type Leak, type LeakPattern, type LeakRuleId } from './leak-patterns.ts';
 import type { ExchangeRule, ExchangeSubject, Report, Rule } from './types.ts';
 import { ALL } from './versions.ts';
+import { boundedPointer, budget, type Cut, type Segment, WALK_BOUNDS, walkStrings } from './walk.ts';
 
 export { findLeaks, LEAK_PATTERNS, type Leak, type LeakPattern, type LeakRuleId } from './leak-patterns.ts';
 
-/** At most this many characters of error text are examined per response. */
-export const MAX_TEXT = 16 * 1024;
-const MAX_NODES = 2000;
-const MAX_DEPTH = 32;
+/** At most this many characters of error text are examined per response (past it: unreadable-response). */
+export const MAX_TEXT = WALK_BOUNDS.text;
+/**
+ * At most this many characters of the client's params are read for the echo check. It only spares
+ * the client's own words (a miss costs a false positive, never a missed leak), and its cost grows
+ * with every match it is compared with, so it reads less than the error text.
+ */
+const SENT_TEXT = 64 * 1024;
 
 // Linear like the leak patterns: anchored by lookbehinds, and the password part is bounded (it runs
 // to the last `@` of the authority, so a password holding `@` is masked whole). JWTs are masked here
@@ -41,60 +46,78 @@ export function redactCredentials(text: string): string {
   return redactSecrets(out);
 }
 
-interface Place {
+export interface Place {
   /** Where, in words: "error.message". */
   where: string;
   pointer: string;
+  /** The text as it came (cut to the text bound). */
   text: string;
+  /** The text with credentials masked: what the patterns read. */
+  masked: string;
 }
 
-/** Strings under `value` (depth-first, in order), within the node, depth and character budgets. */
-function strings(value: unknown, budget: { chars: number; nodes: number }, path: Array<string | number> = []): Array<{ path: Array<string | number>; text: string }> {
-  const out: Array<{ path: Array<string | number>; text: string }> = [];
-  const stack: Array<{ v: unknown; path: Array<string | number> }> = [{ v: value, path }];
-  while (stack.length > 0 && budget.chars > 0 && budget.nodes-- > 0) {
-    const { v, path: at } = stack.pop()!;
-    if (typeof v === 'string') {
-      if (v.length > 0) out.push({ path: at, text: v.slice(0, budget.chars) });
-      budget.chars -= Math.min(v.length, budget.chars);
-    } else if (typeof v === 'object' && v !== null && at.length - path.length < MAX_DEPTH) {
-      // At most as many children as nodes are left, pushed in reverse so they pop in order.
-      const children: Array<{ v: unknown; path: Array<string | number> }> = [];
-      if (Array.isArray(v)) {
-        for (let i = 0; i < v.length && children.length < budget.nodes; i++) children.push({ v: v[i], path: [...at, i] });
-      } else {
-        for (const k in v) {
-          if (children.length >= budget.nodes) break;
-          if (Object.hasOwn(v, k)) children.push({ v: (v as Record<string, unknown>)[k], path: [...at, k] });
-        }
+/** The error text of a response, and what a bound left unread of it. */
+export interface ErrorText {
+  places: Place[];
+  /** Why and where the walk stopped early (a JSON Pointer from the subject); undefined when all was read. */
+  cut: { reason: Cut['reason']; pointer: string } | undefined;
+}
+
+const place = (where: string, path: Segment[], text: string): Place => ({ where, pointer: boundedPointer(path), text, masked: redactCredentials(text) });
+
+/** The error text of a response, read once per response (the four leak rules and unreadable-response share it). */
+const scans = new WeakMap<object, ErrorText>();
+const NO_TEXT: ErrorText = Object.freeze({ places: [], cut: undefined }) as ErrorText;
+
+/**
+ * The error text of a response: error message and data (every string, any key, in document
+ * order), or an isError result's text blocks, within the walk bounds shared by the message.
+ */
+export function errorText(response: ExchangeSubject['response']): ErrorText {
+  // Most answers hold no error text: they are not read, nor remembered.
+  if (!response || !(response.kind === 'error' || (response.kind === 'result' && asRecord(response.result)?.isError === true))) return NO_TEXT;
+  const cached = scans.get(response);
+  if (cached) return cached;
+  const b = budget();
+  const places: Place[] = [];
+  if (response.kind === 'error') {
+    if (typeof response.message === 'string') walkStrings(response.message, b, (text, at) => void places.push(place('error.message', at(), text)), { path: ['response', 'error', 'message'] });
+    walkStrings(response.data, b, (text, at) => void places.push(place('error.data', at(), text)), { path: ['response', 'error', 'data'], depth: 3 });
+  } else if (response.kind === 'result' && asRecord(response.result)?.isError === true) {
+    const content = asRecord(response.result)?.content;
+    if (Array.isArray(content)) {
+      // Only the text blocks are error text: each block is one value read, its text counts against the text bound.
+      for (let i = 0; i < content.length && b.cut === undefined; i++) {
+        if (b.nodes-- <= 0) b.cut = { reason: 'nodes', path: ['response', 'result', 'content', i] };
+        const block = asRecord(content[i]);
+        if (b.cut || block?.type !== 'text' || typeof block.text !== 'string') continue;
+        walkStrings(block.text, b, (text, at) => void places.push(place('isError result text', at(), text)), { path: ['response', 'result', 'content', i, 'text'] });
       }
-      for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
     }
   }
+  const out: ErrorText = { places, cut: b.cut && { reason: b.cut.reason, pointer: boundedPointer(b.cut.path) } };
+  scans.set(response, out);
   return out;
 }
 
-/** The error text of a response: error message and data, or an isError result's text blocks. */
-export function errorText(response: ExchangeSubject['response']): Place[] {
-  const budget = { chars: MAX_TEXT, nodes: MAX_NODES };
-  const places: Place[] = [];
-  if (response?.kind === 'error') {
-    if (typeof response.message === 'string') {
-      places.push({ where: 'error.message', pointer: '/response/error/message', text: response.message.slice(0, budget.chars) });
-      budget.chars -= Math.min(response.message.length, budget.chars);
-    }
-    for (const s of strings(response.data, budget)) places.push({ where: 'error.data', pointer: `/response/error/data${pointer(...s.path)}`, text: s.text });
-  } else if (response?.kind === 'result' && asRecord(response.result)?.isError === true) {
-    const content = asRecord(response.result)?.content;
-    if (!Array.isArray(content)) return places;
-    for (let i = 0; i < content.length && i < MAX_NODES && budget.chars > 0; i++) {
-      const block = asRecord(content[i]);
-      if (block?.type !== 'text' || typeof block.text !== 'string') continue;
-      places.push({ where: 'isError result text', pointer: `/response/result/content/${i}/text`, text: block.text.slice(0, budget.chars) });
-      budget.chars -= Math.min(block.text.length, budget.chars);
-    }
+const sentCache = new WeakMap<object, { raw: string[]; masked?: string[] }>();
+
+/**
+ * The strings a client sent in a request's params (a leak that merely echoes one is not a leak):
+ * as sent, for the rewriter, which reads the text as sent; `masked`, for the rules, which read it
+ * with credentials masked.
+ */
+export function sentStrings(request: ExchangeSubject['request'], masked = false): string[] {
+  let entry = sentCache.get(request);
+  if (!entry) {
+    const raw: string[] = [];
+    walkStrings(request.params, { nodes: WALK_BOUNDS.nodes, text: SENT_TEXT }, (text) => void raw.push(text), { depth: 2 });
+    entry = { raw };
+    sentCache.set(request, entry);
   }
-  return places;
+  if (!masked) return entry.raw;
+  entry.masked ??= entry.raw.map(redactCredentials);
+  return entry.masked;
 }
 
 /** A short redacted excerpt around a leak: some context before, the leaked part, a little after. */
@@ -137,12 +160,12 @@ export function leakRules(patterns: readonly LeakPattern[] = LEAK_PATTERNS): Exc
       source: 'R73, brief',
       check(s): Report[] {
         if (s.request.from !== 'client') return [];
-        const places = errorText(s.response);
+        const { places } = errorText(s.response);
         if (places.length === 0) return [];
-        const sent = strings(s.request.params, { chars: MAX_TEXT, nodes: MAX_NODES }).map((x) => redactCredentials(x.text));
+        const sent = sentStrings(s.request, true);
         for (const place of places) {
-          const text = redactCredentials(place.text);
-          const leak = findLeaks(text, { patterns: mine, sent })[0];
+          const text = place.masked;
+          const leak = findLeaks(text, { patterns: mine, sent, first: true })[0];
           if (!leak) continue;
           const what = s.request.tool ? `${s.request.method} (${s.request.tool})` : s.request.method;
           return [

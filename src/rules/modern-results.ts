@@ -3,7 +3,7 @@
 // R64, R67, R68, R69, R71).
 import { META } from '../mcp/versions.ts';
 import { asRecord, excerpt, pointer } from './evidence.ts';
-import { answerOf, metaOf, metaVersion } from './read.ts';
+import { answerOf, metaOf, metaVersion, quoted } from './read.ts';
 import type { ExchangeRule, ExchangeSubject, Report } from './types.ts';
 import { MODERN } from './versions.ts';
 
@@ -83,7 +83,7 @@ const RESULT_RULES: readonly ExchangeRule[] = [
       if (typeof value === 'string' && extensionPossible(s)) return [];
       return [
         {
-          message: `${s.request.method} result has resultType ${JSON.stringify(value)}, which is not "complete" or "input_required" and no negotiated extension defines`,
+          message: `${s.request.method} result has resultType ${quoted(value)}, which is not "complete" or "input_required" and no negotiated extension defines`,
           pointer: '/response/result/resultType',
           evidence: excerpt(value),
           fix: 'use "resultType": "complete" for a final result or "input_required" for an InputRequiredResult',

@@ -107,5 +107,12 @@ export const integerCode = (code: unknown): number | undefined => (typeof code =
 /** An error's message when it is a string, else ''. */
 export const errorMessage = (e: ErrorMessage): string => (typeof e.message === 'string' ? e.message : '');
 
+/**
+ * A value quoted in a message, short and at any depth: a string as JSON (excerpted), anything else
+ * excerpted (JSON.stringify in a message would throw on a value nested thousands of levels deep,
+ * and copy a megabyte-long one whole).
+ */
+export const quoted = (value: unknown, max = 60): string => (typeof value === 'string' ? JSON.stringify(excerpt(value, max)) : excerpt(value, max));
+
 /** An error for messages: its code, then its message if it has one: `-32602 "Invalid params"`. */
 export const describeError = (e: ErrorMessage): string => `${String(e.code)}${typeof e.message === 'string' ? ` "${excerpt(e.message, 80)}"` : ''}`;

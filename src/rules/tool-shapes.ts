@@ -1,7 +1,7 @@
 // The shapes of tool results and tool lists: isError a boolean, a content array of blocks the
 // version defines, and tools with a name and an object inputSchema (R58, R60).
 import { asRecord, excerpt, pointer } from './evidence.ts';
-import { type Answer, answerRule, knownVersion } from './read.ts';
+import { type Answer, answerRule, knownVersion, quoted } from './read.ts';
 import { deferredType, notFinal } from './tool-calls.ts';
 import type { ExchangeRule, ExchangeSubject, Report, RuleInfo } from './types.ts';
 import { ALL, from } from './versions.ts';
@@ -31,7 +31,7 @@ function blockProblem(block: unknown, types: readonly string[], version: string 
   const b = asRecord(block);
   if (!b) return 'is not an object';
   if (typeof b.type !== 'string') return 'has no string "type"';
-  if (!types.includes(b.type)) return `has type ${JSON.stringify(b.type)}, which ${version ?? 'no version'} does not define`;
+  if (!types.includes(b.type)) return `has type ${quoted(b.type)}, which ${version ?? 'no version'} does not define`;
   for (const [field, kind] of BLOCK_FIELDS[b.type] ?? []) {
     const ok = kind === 'object' ? asRecord(b[field]) !== undefined : typeof b[field] === kind;
     if (!ok) return `(type ${b.type}) lacks ${kind === 'object' ? 'an object' : 'a string'} "${field}"`;
@@ -122,7 +122,7 @@ export const TOOL_SHAPE_RULES: readonly ExchangeRule[] = [
       result.tools.forEach((entry, i) => {
         if (reports.length >= MAX_REPORTS) return;
         const tool = asRecord(entry);
-        const label = typeof tool?.name === 'string' ? JSON.stringify(tool.name) : `tools[${i}]`;
+        const label = typeof tool?.name === 'string' ? quoted(tool.name, 80) : `tools[${i}]`;
         const at = (...rest: Array<string | number>) => pointer('response', 'result', 'tools', i, ...rest);
         let problem: { message: string; pointer: string; evidence: unknown } | undefined;
         if (!tool) problem = { message: `tools/list tools[${i}] is not an object`, pointer: at(), evidence: entry };
