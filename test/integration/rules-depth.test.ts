@@ -163,6 +163,24 @@ describe('an answer the rules cannot read whole', () => {
   }
 });
 
+describe('an answer on an SSE stream the rules cannot read whole', () => {
+  const event = (id: unknown) => `event: message\ndata: {"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"_meta":${nested(3000, '1')},"content":[{"type":"text","text":"ran"}]}}\n\n`;
+
+  test('unreadable-response, and under enforce.yaml the event is withheld in the stream', async () => {
+    const audit = await runScenario({ version: LEGACY, request: call, respond: (req) => ({ sse: [event(req?.id)] }) });
+    assertFires(audit, 'unreadable-response');
+    assertNoRuleFailed(audit);
+    const result = await runScenario({ version: LEGACY, request: call, respond: (req) => ({ sse: [event(req?.id)] }), proxy: { policy: () => enforce } });
+    assertFires(result, 'unreadable-response');
+    assertNoRuleFailed(result);
+    assert.match(String(result.headers['content-type']), /text\/event-stream/);
+    const data = result.body.split('\n').filter((l) => l.startsWith('data:')).map((l) => JSON.parse(l.slice(5)) as { id: unknown; error?: { code: number; data: { rule: string } } });
+    assert.equal(data.length, 1, result.body.slice(0, 300));
+    assert.equal(data[0]!.id, 'test-1');
+    assert.deepEqual([data[0]!.error?.code, data[0]!.error?.data.rule], [-32603, 'unreadable-response']);
+  });
+});
+
 describe('ordinary deep-ish content (depth 20, 5,000 values) is read whole', () => {
   /** 20 levels of nesting under the message and 5,000 values beside them, with text. */
   const content = {
