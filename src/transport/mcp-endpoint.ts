@@ -188,53 +188,43 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     const type = contentType(up.headers);
     const http: ResponseHttp = { status: up.status, contentType: type, transport: 'json' };
     const session = x.flow.sessionId ?? null;
-    /** Relays a body that was not read whole: what was read, then the rest, as they came; the bytes sent. */
-    const streamThrough = async (head: Buffer[], rest: AsyncIterator<Buffer>): Promise<number> => {
-      x.res.writeHead(up.status, headers);
-      const sent = await streamRest(x.res, head, rest);
-      if (sent.delivered && !x.res.writableEnded) x.res.end();
-      return sent.bytes;
-    };
     if (collected.kind === 'unread') {
-      // Too large to hold, or in a coding the proxy cannot undo (read as text it would look like garbage).
+      // Too large to hold (as it came or decoded), or in a coding the proxy cannot undo (read as
+      // text it would look like garbage): relayed as it came.
       const why = collected.reason === 'too-large' ? { limit: limits.auditBodyBytes } : { reason: 'unknown-content-encoding', contentEncoding: up.headers['content-encoding'] };
       logger.warn({ session, status: up.status, ...why }, 'unaudited body');
-      const bytes = await streamThrough(collected.head, collected.rest);
+      x.res.writeHead(up.status, headers);
+      const sent = await streamRest(x.res, collected.head, collected.rest);
+      if (sent.delivered && !x.res.writableEnded) x.res.end();
       const unaudited = abandon(x, 'unaudited', http);
-      for (const c of unaudited) c.responseBytes = bytes;
+      for (const c of unaudited) c.responseBytes = sent.bytes;
       log(x, unaudited, http);
       return undefined;
     }
+    const { wire } = collected;
+    const sendAsIs = (): void => {
+      if (up.status !== 204 && up.status !== 304) headers['content-length'] = wire.length;
+      x.res.writeHead(up.status, headers);
+      x.res.end(wire);
+    };
+    // Under audit the client gets the body as it came whatever the rules find: it goes out first,
+    // and the judging and the log follow, off the response's path.
+    const judgedAfter = judgedAfterDelivery(x);
+    if (judgedAfter) sendAsIs();
     let frame: Frame | undefined;
-    let sendAsIs: () => Promise<number> | void;
-    let outcome: 'invalid-response' | 'no-response' = 'invalid-response';
     if (collected.kind === 'undecodable') {
       // Not in the coding it names: the client cannot read it either. Judged as the unreadable body
       // it is; relayed as it came unless the policy replaces it.
       const detail = undecodableDetail(coding, collected.error);
       logger.warn({ session, status: up.status, contentEncoding: up.headers['content-encoding'], detail }, 'undecodable body');
       x.bodyProblem ??= { problem: 'not-utf8', excerpt: detail };
-      sendAsIs = () => streamThrough(collected.head, collected.rest);
-    } else {
-      const { bytes, wire } = collected;
-      sendAsIs = () => {
-        if (up.status !== 204 && up.status !== 304) headers['content-length'] = wire.length;
-        x.res.writeHead(up.status, headers);
-        x.res.end(wire);
-      };
-      frame = bytes.length > 0 ? pipe(x, { from: 'server', body: bytes, size: wire.length, http, issuedSessionId }) : undefined;
-      if (bytes.length === 0) {
-        outcome = 'no-response';
-        if (x.requestIds.length > 0) x.bodyProblem ??= { problem: 'empty', excerpt: '' };
-      }
+    } else if (collected.bytes.length > 0) {
+      frame = pipe(x, { from: 'server', body: collected.bytes, size: wire.length, http, issuedSessionId });
+    } else if (x.requestIds.length > 0) {
+      x.bodyProblem ??= { problem: 'empty', excerpt: '' };
     }
-    // Under audit the client gets the body as it came whatever the rules find: it goes out first,
-    // and the judging and the log follow, off the response's path.
-    const judgedAfter = judgedAfterDelivery(x);
-    // A body held whole goes out synchronously: no await (and no tick) on the common path.
-    const sending = judgedAfter ? sendAsIs() : undefined;
-    if (sending) await sending;
-    const abandoned = abandon(x, outcome, http);
+    const empty = collected.kind === 'complete' && collected.bytes.length === 0;
+    const abandoned = abandon(x, empty ? 'no-response' : 'invalid-response', http);
 
     const target = nullIdError(frame?.unmatched ?? []);
     const changes = [
@@ -246,14 +236,8 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     const decided = [...(frame?.completed ?? []), ...abandoned].find((c) => statusOf(c) !== undefined);
     const usable = frame?.decoded?.ok === true && !x.bodyProblem;
     const status = rewritten ? ((decided && statusOf(decided)) ?? (usable ? up.status : 200)) : up.status;
-    if (rewritten) {
-      // What is left of a body that stopped decoding is not needed.
-      if (collected.kind === 'undecodable') up.body.destroy();
-      sendJson(x.res, status, headers, rewritten);
-    } else if (!judgedAfter) {
-      const sent = sendAsIs();
-      if (sent) await sent;
-    }
+    if (rewritten) sendJson(x.res, status, headers, rewritten);
+    else if (!judgedAfter) sendAsIs();
     const logged: ExchangeHttp = { status, transport: 'json' };
     log(x, frame?.completed ?? [], logged);
     log(x, abandoned, logged);

@@ -1,35 +1,38 @@
 // Moves an upstream body to the client. Bodies up to the audit limit are collected whole so the
 // pipeline can read them; larger ones stream through as they come, unaudited, never held in memory.
-// A body with a Content-Encoding is decoded as it is collected, and the limit bounds what it
-// decodes to (a small body may inflate to gigabytes); its bytes as they came are kept to forward.
+// A body with a Content-Encoding is collected as it came (the same limit), then decoded with the
+// limit bounding what it decodes to; its bytes as they came are kept to forward.
 import type { ServerResponse } from 'node:http';
-import type { Duplex, Readable } from 'node:stream';
-import { decoderFor, type Coding } from './content-coding.ts';
+import type { Readable } from 'node:stream';
+import { decodeBounded, type Coding } from './content-coding.ts';
 import { toProxyError } from './upstream.ts';
 import { writeChunk } from './egress.ts';
-
-/** Bytes read so far, and the same stream positioned after them: to relay as they came. */
-interface Unread {
-  head: Buffer[];
-  rest: AsyncIterator<Buffer>;
-}
 
 export type Collected =
   /** `bytes` is what the pipeline reads (decoded), `wire` what the server sent (the same buffer without a coding). */
   | { kind: 'complete'; bytes: Buffer; wire: Buffer }
-  /** Not read: over the limit (raw or decoded), or in a coding the proxy cannot undo. */
-  | ({ kind: 'unread'; reason: 'too-large' | 'unknown-coding' } & Unread)
-  /** The bytes are not in the coding the server named; `error` is the decoder's. */
-  | ({ kind: 'undecodable'; error: Error } & Unread);
+  /**
+   * Not read: over the limit (as it came, or decoded), or in a coding the proxy cannot undo.
+   * `head` is what was read so far, `rest` the same stream, positioned after it.
+   */
+  | { kind: 'unread'; reason: 'too-large' | 'unknown-coding'; head: Buffer[]; rest: AsyncIterator<Buffer> }
+  /** Not in the coding the server named; `error` is the decoder's. */
+  | { kind: 'undecodable'; error: Error; wire: Buffer };
 
-const concat = (chunks: Buffer[], size: number): Buffer => (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+/** The rest of a body that was read to its end. */
+const ENDED: AsyncIterator<Buffer> = { next: async () => ({ done: true, value: undefined }) };
 
 /** Collects a body in the upstream's Content-Encoding, checked once: identity bodies take the plain path. */
-export function collect(body: Readable, coding: Coding, limit: number): Promise<Collected> {
+export async function collect(body: Readable, coding: Coding, limit: number): Promise<Collected> {
   if (coding.kind === 'identity') return collectBody(body, limit);
-  const rest = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-  if (coding.kind === 'unknown') return Promise.resolve({ kind: 'unread', reason: 'unknown-coding', head: [], rest });
-  return collectDecoded(rest, decoderFor(coding), limit);
+  if (coding.kind === 'unknown') return { kind: 'unread', reason: 'unknown-coding', head: [], rest: body[Symbol.asyncIterator]() as AsyncIterator<Buffer> };
+  const raw = await collectBody(body, limit);
+  if (raw.kind !== 'complete') return raw;
+  const { wire } = raw;
+  const decoded = await decodeBounded(wire, coding, limit);
+  if (decoded.kind === 'decoded') return { kind: 'complete', bytes: decoded.bytes, wire };
+  if (decoded.kind === 'undecodable') return { kind: 'undecodable', error: decoded.error, wire };
+  return { kind: 'unread', reason: 'too-large', head: [wire], rest: ENDED };
 }
 
 export async function collectBody(body: Readable, limit: number): Promise<Collected> {
@@ -40,7 +43,7 @@ export async function collectBody(body: Readable, limit: number): Promise<Collec
     for (;;) {
       const { value, done } = await it.next();
       if (done) {
-        const bytes = concat(chunks, size);
+        const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
         return { kind: 'complete', bytes, wire: bytes };
       }
       chunks.push(value);
@@ -50,58 +53,6 @@ export async function collectBody(body: Readable, limit: number): Promise<Collec
   } catch (err) {
     throw toProxyError(err);
   }
-}
-
-/**
- * Feeds the body to the decoder chunk by chunk and stops as soon as either side passes the limit.
- * The decoder honours backpressure inside a chunk (it stops once its output is not read), so a
- * decompression bomb costs at most the limit plus one decoder buffer.
- */
-async function collectDecoded(it: AsyncIterator<Buffer>, decoder: Duplex, limit: number): Promise<Collected> {
-  const wire: Buffer[] = [];
-  let wireSize = 0;
-  const out: Buffer[] = [];
-  let outSize = 0;
-  let failure: Error | undefined;
-  let stop!: () => void;
-  // Settles when the decoder fails or its output passes the limit; whatever is pending then stays so.
-  const stopped = new Promise<void>((resolve) => (stop = resolve));
-  decoder.on('data', (chunk: Buffer) => {
-    out.push(chunk);
-    outSize += chunk.length;
-    if (outSize > limit) {
-      decoder.pause();
-      stop();
-    }
-  });
-  decoder.on('error', (err: Error) => {
-    failure = err;
-    stop();
-  });
-  const ended = new Promise<void>((resolve) => decoder.once('end', resolve));
-  const unread = (): Collected => {
-    decoder.destroy();
-    if (failure) return { kind: 'undecodable', error: failure, head: wire, rest: it };
-    return { kind: 'unread', reason: 'too-large', head: wire, rest: it };
-  };
-  try {
-    for (;;) {
-      const { value, done } = await it.next();
-      if (done) break;
-      wire.push(value);
-      wireSize += value.length;
-      if (wireSize > limit) return unread();
-      await Promise.race([new Promise<void>((resolve) => decoder.write(value, () => resolve())), stopped]);
-      if (failure || outSize > limit) return unread();
-    }
-  } catch (err) {
-    decoder.destroy();
-    throw toProxyError(err);
-  }
-  decoder.end();
-  await Promise.race([ended, stopped]);
-  if (failure || outSize > limit) return unread();
-  return { kind: 'complete', bytes: concat(out, outSize), wire: concat(wire, wireSize) };
 }
 
 /** Writes the head, then the rest of the stream, with backpressure: whether it all went out (the client may leave), and the bytes sent. */

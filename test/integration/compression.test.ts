@@ -306,36 +306,54 @@ describe('corrupt compressed data', () => {
   }
 });
 
-describe('a decompression bomb: 470 bytes of br that decode to 256 MiB', () => {
-  const DECODED = 256 * 1024 * 1024;
+describe('a decompression bomb over the audit limit', () => {
+  const LIMIT = 1024 * 1024;
   const head = '{"jsonrpc":"2.0","id":"bomb","result":{"content":[{"type":"text","text":"';
   const tail = '"}]}}';
-  const bomb = BR(Buffer.concat([Buffer.from(head), Buffer.alloc(DECODED - head.length - tail.length, 0x78), Buffer.from(tail)]));
-  const LIMIT = 1024 * 1024;
+  const json = (decoded: number) => Buffer.concat([Buffer.from(head), Buffer.alloc(decoded - head.length - tail.length, 0x78), Buffer.from(tail)]);
+  const BOMBS = [
+    // 470 bytes: brotli always decodes as a stream.
+    ['br', BR(json(256 * 1024 * 1024))],
+    // 65 KB: inflate first runs synchronously, capped at 256 KiB, then as a stream up to the limit.
+    ['gzip', GZIP(json(64 * 1024 * 1024))],
+  ] as const;
 
-  for (const policy of ['audit', 'enforce'] as const) {
-    test(`${policy}: decoding stops at the audit limit; the bytes go through unaudited, as they came`, async () => {
-      const { proxy } = await rawSetup(
-        byTool({ bomb: (_req, res) => void res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'br' }).end(bomb) }),
-        policy,
-        { auditBodyBytes: LIMIT },
-      );
-      let peak = 0;
-      const base = process.memoryUsage().arrayBuffers;
-      const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().arrayBuffers - base)), 2);
-      const got = await within(10_000, 'the bomb relayed', rawCall(proxy.url, 'bomb', 'bomb', 'br'));
-      clearInterval(sampler);
-      assert.equal(got.encoding, 'br');
-      assert.ok(got.bytes.equals(bomb), 'the bytes as they came');
-      assert.ok(peak < 32 * 1024 * 1024, `buffers grew by ${(peak / 2 ** 20).toFixed(1)} MiB while the proxy read the bomb`);
-      const unread = await proxy.log.waitFor((r) => r.msg === 'unaudited body');
-      assert.equal(unread.limit, LIMIT);
-      const record = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 'bomb');
-      assert.equal(record.outcome, 'unaudited');
-      assert.deepEqual(rulesOf(violations(proxy, (r) => r.id === 'bomb')), ['unaudited-response']);
-      await assertStillServes(proxy);
-    });
+  for (const [coding, bomb] of BOMBS) {
+    for (const policy of ['audit', 'enforce'] as const) {
+      test(`${coding} (${bomb.length} bytes), ${policy}: decoding stops at the audit limit; the bytes go through unaudited, as they came`, async () => {
+        const { proxy } = await rawSetup(
+          byTool({ bomb: (_req, res) => void res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': coding }).end(bomb) }),
+          policy,
+          { auditBodyBytes: LIMIT },
+        );
+        let peak = 0;
+        const base = process.memoryUsage().arrayBuffers;
+        const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().arrayBuffers - base)), 2);
+        const got = await within(10_000, 'the bomb relayed', rawCall(proxy.url, 'bomb', 'bomb', coding));
+        clearInterval(sampler);
+        assert.equal(got.encoding, coding);
+        assert.ok(got.bytes.equals(bomb), 'the bytes as they came');
+        assert.ok(peak < 32 * 1024 * 1024, `buffers grew by ${(peak / 2 ** 20).toFixed(1)} MiB while the proxy read the bomb`);
+        const unread = await proxy.log.waitFor((r) => r.msg === 'unaudited body');
+        assert.equal(unread.limit, LIMIT);
+        const record = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 'bomb');
+        assert.equal(record.outcome, 'unaudited');
+        assert.deepEqual(rulesOf(violations(proxy, (r) => r.id === 'bomb')), ['unaudited-response']);
+        await assertStillServes(proxy);
+      });
+    }
   }
+
+  test('a gzip bomb under a limit below the synchronous cap stops there too', async () => {
+    const { proxy } = await rawSetup(
+      byTool({ bomb: (_req, res) => void res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(BOMBS[1][1]) }),
+      'enforce',
+      { auditBodyBytes: 64 * 1024 },
+    );
+    const got = await rawCall(proxy.url, 'bomb', 'bomb', 'gzip');
+    assert.ok(got.bytes.equals(BOMBS[1][1]));
+    assert.equal((await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 'bomb')).outcome, 'unaudited');
+  });
 
   test('what a body decodes to up to the limit is judged; one byte more is not', async () => {
     // Ids of one length, so both bodies differ by the one byte.
