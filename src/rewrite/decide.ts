@@ -29,7 +29,7 @@ export function police(
 }
 
 /** The error a block answers with, by who broke the rule; client-side blocks answer as a server would. */
-function blockReply(f: PolicedFinding, party: 'client' | 'server', id: JsonRpcId | undefined, modern: boolean): { message: ResponseMessage; status: number } {
+export function blockReply(f: PolicedFinding, party: 'client' | 'server', id: JsonRpcId | undefined, modern: boolean): { message: ResponseMessage; status: number } {
   const data = { reason: 'WARDEN_BLOCKED', rule: f.rule, by: 'mcp-warden' };
   if (party === 'server') {
     return { message: { jsonrpc: '2.0', id: id ?? null, error: { code: -32603, message: 'The server\'s response was withheld by policy', data } }, status: 200 };

@@ -6,7 +6,8 @@ import type { Correlator } from '../exchange/correlate.ts';
 import type { OpenRequest } from '../exchange/table.ts';
 import { modernRequestHeaders } from '../mcp/headers.ts';
 import type { Frame } from '../pipeline.ts';
-import { police, type PolicedFinding } from '../rewrite/decide.ts';
+import { blockReply, police, type PolicedFinding } from '../rewrite/decide.ts';
+import type { Decision } from '../rewrite/types.ts';
 import type { RuleEngine } from '../rules/engine.ts';
 import type { Metrics } from '../sinks/metrics.ts';
 import { excerpt } from '../rules/evidence.ts';
@@ -73,6 +74,19 @@ export function judgeClientRequest(x: HttpExchange, inbound: Frame, deps: { logg
       logExchange(logger, c, { status, transport: 'none' });
       deps.metrics.exchange(c, status, (tool) => x.flow.session.tools.has(tool));
     }
+    return { blocked: true };
+  }
+
+  // A body that opened no request (notifications, responses, or nothing readable) has no request to
+  // block, but the policy may still stop it: the client gets one error with id null, on 400.
+  const postBlock = x.policy.mode === 'enforce' && opened.length === 0 ? inbound.postFindings.find((f) => f.action === 'block') : undefined;
+  if (postBlock) {
+    const decision: Decision = { kind: 'reject', message: blockReply(postBlock, 'client', undefined, false).message, status: 400, rules: [postBlock.rule] };
+    logDecision(logger, decision, where);
+    deps.metrics.decided(decision);
+    const body = Buffer.from(JSON.stringify(decision.message), 'utf8');
+    x.res.writeHead(400, { 'content-type': 'application/json', 'content-length': body.length });
+    x.res.end(body);
     return { blocked: true };
   }
 

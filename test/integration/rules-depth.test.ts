@@ -114,6 +114,25 @@ describe('a client request nested past the depth bound', () => {
     assertNoRuleFailed(result);
   });
 
+  test('a body that is nothing but 100,000 nested arrays: blocked under enforce.yaml with 400 and id null, never forwarded', async () => {
+    const raw = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    let forwarded = 0;
+    const result = await runScenario({
+      version: '2025-03-26',
+      request: { ...call, raw },
+      respond: () => {
+        forwarded++;
+        return json('{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}');
+      },
+      proxy: { policy: () => enforce },
+    });
+    assertNoRuleFailed(result);
+    assert.equal(forwarded, 0, 'the body reached the server');
+    assert.equal(result.status, 400);
+    const answer = JSON.parse(result.body) as { id: unknown; error: { code: number; data: { reason: string } } };
+    assert.deepEqual([answer.id, answer.error.code, answer.error.data.reason], [null, -32600, 'WARDEN_BLOCKED']);
+  });
+
   test('a modern request whose _meta nests 3,000 levels', async () => {
     const result = await runScenario({
       version: MODERN,
