@@ -39,8 +39,10 @@ const gzip: Decoder = {
   sync: (bytes, maxOutputLength) => zlib.gunzipSync(bytes, { ...ZLIB, maxOutputLength }),
 };
 
-// zstd: from Node 22.15/23.8; Node 20 has none, so there it is an unknown coding.
-const zstd = (zlib as { createZstdDecompress?: () => Duplex }).createZstdDecompress;
+// zstd: from Node 22.15/23.8; Node 20 has none, so there it is an unknown coding. Always a stream:
+// its window may be up to 128 MiB, like brotli's filled before any output cap applies.
+const zstd = (zlib as { createZstdDecompress?: (options: object) => Duplex }).createZstdDecompress;
+const ZSTD_FLUSH = (zlib.constants as { ZSTD_e_flush?: number }).ZSTD_e_flush;
 
 const DECODERS: ReadonlyMap<string, Decoder> = new Map([
   ['gzip', gzip],
@@ -52,7 +54,7 @@ const DECODERS: ReadonlyMap<string, Decoder> = new Map([
     { stream: () => zlib.createInflate(ZLIB), sync: (bytes: Buffer, maxOutputLength: number) => zlib.inflateSync(bytes, { ...ZLIB, maxOutputLength }) },
   ],
   ['br', { stream: () => zlib.createBrotliDecompress(BROTLI) }],
-  ...(zstd ? [['zstd', { stream: () => zstd() }] as const] : []),
+  ...(zstd ? [['zstd', { stream: () => zstd({ flush: ZSTD_FLUSH, finishFlush: ZSTD_FLUSH }) }] as const] : []),
 ]);
 
 /** Reads a Content-Encoding header; a list (`gzip, br`) is known when every coding in it is. */
@@ -155,8 +157,8 @@ async function decodeStreaming(wire: Buffer, decoder: Duplex, limit: number): Pr
 /** Whether an error is a decoder's (the data is not in its coding), not the upstream's or the socket's. */
 export function isDecodeError(err: unknown): err is Error & { code: string } {
   const { code, errno } = (err ?? {}) as { code?: unknown; errno?: unknown };
-  // zlib's codes are Z_* (Z_DATA_ERROR, Z_BUF_ERROR...), brotli's ERR__ERROR_FORMAT_* and ERR_BROTLI_*, zstd's ERR_ZSTD_*.
-  return typeof errno === 'number' && typeof code === 'string' && /^(Z_|ERR__ERROR_|ERR_BROTLI|ERR_ZSTD)/.test(code);
+  // zlib's codes are Z_* (Z_DATA_ERROR, Z_BUF_ERROR...), brotli's ERR__ERROR_FORMAT_* and ERR_BROTLI_*, zstd's ZSTD_error_*.
+  return typeof errno === 'number' && typeof code === 'string' && /^(Z_|ZSTD_error_|ERR__ERROR_|ERR_BROTLI)/.test(code);
 }
 
 /** What a decode failure is called in logs and findings: the coding and zlib's reason. */

@@ -37,6 +37,8 @@ describe('decodeBounded', () => {
     ['br', (b) => zlib.brotliCompressSync(b)],
     ['deflate, gzip', (b) => zlib.gzipSync(zlib.deflateSync(b))],
   ];
+  const zstd = (zlib as { zstdCompressSync?: (b: Buffer) => Buffer }).zstdCompressSync;
+  if (zstd) CODINGS.push(['zstd', (b) => zstd(b)]);
   for (const [header, encode] of CODINGS) {
     // 1000 bytes is under the synchronous cap, 300 KiB over it (inflate then finishes as a stream).
     for (const limit of [1000, 300 * 1024]) {
