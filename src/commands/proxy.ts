@@ -52,8 +52,8 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
     path: opts.path,
     publicUrl: opts.publicUrl,
     logger,
-    guard: { allowedHosts: opts.allowedHosts, allowedOrigins: opts.allowedOrigins },
-    hostHeader: opts.hostHeader,
+    guard: { allowedHosts: opts.allowedHosts ?? policy.security.allowedHosts, allowedOrigins: opts.allowedOrigins ?? policy.security.allowedOrigins },
+    hostHeader: opts.hostHeader ?? policy.upstream.hostHeader,
     policy: () => store.current(),
     limits: {
       upstreamHeadersTimeoutMs: opts.timeout ?? policy.upstream.headersTimeoutMs ?? DEFAULT_LIMITS.upstreamHeadersTimeoutMs,

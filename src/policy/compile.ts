@@ -17,7 +17,8 @@ type Section<T> = T | null | undefined;
 /** The policy file's content once it validated (see schema.ts); empty sections may be null. */
 export interface PolicyDocument {
   mode?: Mode;
-  upstream?: Section<{ url?: string; timeout?: string | number; idleTimeout?: string | number; connectTimeout?: string | number }>;
+  upstream?: Section<{ url?: string; timeout?: string | number; idleTimeout?: string | number; connectTimeout?: string | number; hostHeader?: 'client' | 'upstream' }>;
+  security?: Section<{ allowedHosts?: string[]; allowedOrigins?: string[] }>;
   limits?: Section<{ maxRequestBody?: string | number; auditBody?: string | number; auditEvent?: string | number }>;
   log?: Section<{ level?: string; arguments?: 'off' | 'redacted' | 'full' }>;
   redaction?: Section<{ marker?: string }>;
@@ -148,7 +149,9 @@ export function compilePolicy(doc: PolicyDocument, options: CompileOptions): Pol
       headersTimeoutMs: dur(up.timeout),
       bodyTimeoutMs: dur(up.idleTimeout),
       connectTimeoutMs: dur(up.connectTimeout),
+      hostHeader: up.hostHeader,
     }),
+    security: stripUndefined({ allowedHosts: doc.security?.allowedHosts, allowedOrigins: doc.security?.allowedOrigins }),
     limits: stripUndefined({ maxRequestBytes: size(lim.maxRequestBody), auditBodyBytes: size(lim.auditBody), auditEventBytes: size(lim.auditEvent) }),
     log: { ...stripUndefined({ level: doc.log?.level }), arguments: doc.log?.arguments ?? 'redacted' },
     redactionMarker: doc.redaction?.marker ?? DEFAULT_MARKER,

@@ -19,8 +19,9 @@ export const LEAK_GROUP = 'leaks';
 
 /** Keys of each mapping of the file, in the order the schema (and error messages) list them. */
 export const KEYS = {
-  '': ['mode', 'upstream', 'limits', 'log', 'redaction', 'patterns', 'capture', 'defaults', 'rules'],
-  upstream: ['url', 'timeout', 'idleTimeout', 'connectTimeout'],
+  '': ['mode', 'upstream', 'security', 'limits', 'log', 'redaction', 'patterns', 'capture', 'defaults', 'rules'],
+  upstream: ['url', 'timeout', 'idleTimeout', 'connectTimeout', 'hostHeader'],
+  security: ['allowedHosts', 'allowedOrigins'],
   limits: ['maxRequestBody', 'auditBody', 'auditEvent'],
   log: ['level', 'arguments'],
   redaction: ['marker'],
@@ -96,6 +97,27 @@ export function buildPolicySchema(rules: readonly RuleInfo[]): JsonSchema {
           timeout: { description: `Time the upstream has to send response headers (then 504). Default ${formatDuration(DEFAULT_LIMITS.upstreamHeadersTimeoutMs)}. Same as --timeout.`, $ref: '#/definitions/duration' },
           idleTimeout: { description: `Longest silence inside an upstream response body; 0: none. Default ${formatDuration(DEFAULT_LIMITS.upstreamBodyTimeoutMs)}. Same as --idle-timeout.`, $ref: '#/definitions/duration' },
           connectTimeout: { description: `Time to connect to the upstream. Default ${formatDuration(DEFAULT_LIMITS.upstreamConnectTimeoutMs)}.`, $ref: '#/definitions/duration' },
+          hostHeader: {
+            description: 'The Host sent upstream. client: the client\'s, as it came (the upstream\'s DNS-rebinding check needs it); upstream: the upstream URL\'s (virtual-hosted upstreams). Default client. Same as --host-header. Read at start.',
+            enum: ['client', 'upstream'],
+          },
+        },
+      },
+      security: {
+        description: 'The proxy\'s own DNS-rebinding guard. The command line wins over these; read at start.',
+        type: nullable('object'),
+        additionalProperties: false,
+        properties: {
+          allowedHosts: {
+            description: 'Host values a request may carry (a name, or name:port; "*" for any); others get 403. Default: localhost, 127.0.0.1 and [::1] when listening on a loopback address, else any. Same as --allowed-hosts.',
+            type: 'array',
+            items: { type: 'string', minLength: 1 },
+          },
+          allowedOrigins: {
+            description: 'Origin values a request may carry (scheme://host[:port]; "*" for any); a request without Origin always passes. Default: origins on the loopback names when listening on a loopback address, else any. Same as --allowed-origins.',
+            type: 'array',
+            items: { type: 'string', minLength: 1 },
+          },
         },
       },
       limits: {

@@ -35,6 +35,23 @@ test('excerpt redacts before it cuts: a secret straddling the cut never shows in
   assert.ok(out.endsWith('[REDACTED]'), out);
 });
 
+test('a long text is redacted in a head, never cut inside a credential', () => {
+  const dsn = 'postgres://app:cnry-long-pw@db:5432/prod';
+  for (const at of [100, 16 * 1024 - 20, 16 * 1024 - 1024 - 10, 16 * 1024 + 5]) {
+    const text = `${'a '.repeat(at / 2)}${dsn} ${'b'.repeat(40_000)}`;
+    for (const max of [160, 2000, 20_000]) {
+      const out = excerpt(text, max);
+      assert.ok(!out.includes('cnry-long-pw'), `at ${at}, max ${max}`);
+      assert.equal(out.length, max);
+      assert.ok(out.endsWith('…'));
+    }
+  }
+  // A head that redaction shrinks below what is shown: the whole text is redacted.
+  const jwts = `${'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlMTIz '.repeat(400)}tail postgres://u:cnry-after@h/d`;
+  assert.ok(!excerpt(jwts, 5000).includes('cnry-after'));
+  assert.match(excerpt(jwts, 5000), /tail postgres:\/\/u:\[REDACTED\]@h\/d$/);
+});
+
 test('a value too deep for JSON.stringify is excerpted as nothing, never as a crash', () => {
   let deep: unknown = 'cnry-too-deep';
   for (let i = 0; i < 200_000; i++) deep = [deep];

@@ -135,8 +135,8 @@ describe('unknown keys', () => {
         '  silent-success: { action: rewrite, tool: [send_email] }',
       ])),
       [
-        'config/x.yaml:2:1: rulez: unknown key "rulez" at the top level; allowed: mode, upstream, limits, log, redaction, patterns, capture, defaults, rules; did you mean "rules"?',
-        'config/x.yaml:4:3: upstream.timout: unknown key "timout" in upstream; allowed: url, timeout, idleTimeout, connectTimeout; did you mean "timeout"?',
+        'config/x.yaml:2:1: rulez: unknown key "rulez" at the top level; allowed: mode, upstream, security, limits, log, redaction, patterns, capture, defaults, rules; did you mean "rules"?',
+        'config/x.yaml:4:3: upstream.timout: unknown key "timout" in upstream; allowed: url, timeout, idleTimeout, connectTimeout, hostHeader; did you mean "timeout"?',
         'config/x.yaml:7:49: patterns.leaks[0].flags: unknown key "flags" in patterns.leaks[0]; allowed: rule, pattern',
         'config/x.yaml:9:38: rules.silent-success.tool: unknown key "tool" in rules.silent-success; allowed: action, severity, methods, tools; did you mean "tools"?',
       ],
@@ -244,7 +244,7 @@ describe('YAML syntax', () => {
     assert.deepEqual(errors(''), ['config/x.yaml:1:1: the policy is empty; expected a mapping such as "mode: audit" (write {} for every default)']);
     assert.deepEqual(errors('# nothing but a comment\n'), ['config/x.yaml:1:1: the policy is empty; expected a mapping such as "mode: audit" (write {} for every default)']);
     assert.deepEqual(errors('- mode: audit\n'), [
-      'config/x.yaml:1:1: expected a mapping of policy keys (mode, upstream, limits, log, redaction, patterns, capture, defaults, rules), found a list',
+      'config/x.yaml:1:1: expected a mapping of policy keys (mode, upstream, security, limits, log, redaction, patterns, capture, defaults, rules), found a list',
     ]);
     assert.deepEqual(errors('mode: audit\n---\nmode: enforce\n'), ['config/x.yaml:2:1: the file holds more than one YAML document (---); a policy is one document']);
     assert.deepEqual(errors('rules:\n  [html-body]: block\n'), ['config/x.yaml:2:3: expected a plain key (a name), found a list']);
@@ -318,7 +318,7 @@ describe('loadPolicyFile and formatPolicyError', () => {
       line: 2,
       column: 3,
       key: 'upstream.timout',
-      message: 'unknown key "timout" in upstream; allowed: url, timeout, idleTimeout, connectTimeout; did you mean "timeout"?',
+      message: 'unknown key "timout" in upstream; allowed: url, timeout, idleTimeout, connectTimeout, hostHeader; did you mean "timeout"?',
     });
     assert.equal(formatPolicyError({ file: 'a.yaml', line: 1, column: 1, key: '', message: 'm' }), 'a.yaml:1:1: m');
     assert.equal(formatPolicyError({ file: 'a.yaml', line: 0, column: 0, key: '', message: 'm' }), 'a.yaml: m');
