@@ -101,42 +101,69 @@ function redactPairs(text: string): string {
   return from === 0 ? text : out + text.slice(from);
 }
 
-// Tokens are runs of the base64 alphabet (`A-Za-z0-9_+/-`, then `=` padding), found by one scan
-// of the text: a regex with a lookbehind costs ~25 ns a character, the loop ~2. A run that starts
-// like a well-known service's key is one whatever its length; any other is one when it is 32+ hex
-// digits, or 32..512 characters that read as random.
-const RUN_CHAR = new Uint8Array(128);
+// Tokens are runs of the base64 alphabet (`A-Za-z0-9_+/-`, then `=` padding), found by one loop
+// over the text: a regex that only starts at a run's first character needs a lookbehind, tried at
+// every position (several times the loop's cost). A run is a credential when a piece of it is a
+// well-known service's key, or when it is 32+ hex digits or 32..512 characters that read as random.
+const RUN_CHAR = new Uint8Array(65536); // indexed by any UTF-16 unit: no range check in the loop
 for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/-') RUN_CHAR[c.charCodeAt(0)] = 1;
 /** The shortest run worth judging: a Slack key (`xoxb-` and 10). */
 const MIN_RUN = 15;
+/** Runs longer than this are data (an image, a blob); a key is never that long. */
+const MAX_KEY_RUN = 1024;
 
 // AWS access key ids, GitHub, Slack, Google, GitLab, npm, Hugging Face, and Stripe/OpenAI-style
-// `sk-`/`pk_`/`rk_` keys (with a digit or a capital: not a snake_case word), inside one run.
+// `sk-`/`pk_`/`rk_` keys (with a digit or a capital: not a snake_case word). Tried only where a
+// key can start inside a run: at its start, and after a `/` or `+`.
 const PROVIDER =
-  /(?<![\w-])(?:(?:AKIA|ASIA)[A-Z0-9]{16}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,}|xox[a-z]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,}|AIza[\w-]{30,}|glpat-[\w-]{20,}|npm_[A-Za-z0-9]{30,}|hf_[A-Za-z0-9]{30,}|[spr]k[-_][\w-]{16,})(?![\w-])/g;
-const providerKey = (m: string): string => (/^[spr]k[-_]/.test(m) && !/[A-Z0-9]/.test(m.slice(3)) ? m : REDACTED);
+  /^(?:(?:AKIA|ASIA)[A-Z0-9]{16}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,}|xox[a-z]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,}|AIza[\w-]{30,}|glpat-[\w-]{20,}|npm_[A-Za-z0-9]{30,}|hf_[A-Za-z0-9]{30,}|[spr]k[-_][\w-]{16,})$/;
+const providerKey = (piece: string): boolean => PROVIDER.test(piece) && (!/^[spr]k[-_]/.test(piece) || /[A-Z0-9]/.test(piece.slice(3)));
+
+/** The run with each `/`- or `+`-separated piece that is a service's key replaced. */
+function providerKeys(run: string): string {
+  if (run.length > MAX_KEY_RUN) return run;
+  if (!run.includes('/') && !run.includes('+')) return providerKey(run) ? REDACTED : run;
+  const pieces = run.split(/([/+])/);
+  let changed = false;
+  for (let i = 0; i < pieces.length; i += 2) {
+    if (pieces[i]!.length >= MIN_RUN && providerKey(pieces[i]!)) {
+      pieces[i] = REDACTED;
+      changed = true;
+    }
+  }
+  return changed ? pieces.join('') : run;
+}
+
+/** What a run (its `=` padding aside) becomes, or undefined when it stays. */
+function judgeRun(text: string, start: number, end: number): string | undefined {
+  const run = text.slice(start, end);
+  const to = providerKeys(run);
+  if (to !== run) return to;
+  if (end - start < 32) return undefined;
+  const opaque = opaqueRun(run, start, text);
+  return opaque === run ? undefined : opaque;
+}
 
 function redactRuns(text: string): string {
   let out = '';
   let from = 0;
+  let start = -1;
   const n = text.length;
-  for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 128 || RUN_CHAR[c] === 0) continue;
-    let end = i + 1;
-    while (end < n && text.charCodeAt(end) < 128 && RUN_CHAR[text.charCodeAt(end)] === 1) end++;
-    const body = end;
-    while (end < n && end - body < 2 && text.charCodeAt(end) === 61) end++;
-    if (body - i >= MIN_RUN) {
-      const run = text.slice(i, end);
-      let to = run.replace(PROVIDER, providerKey);
-      if (to === run && body - i >= 32) to = opaqueRun(run, i, text);
-      if (to !== run) {
-        out += `${text.slice(from, i)}${to}`;
-        from = end;
-      }
+  for (let i = 0; i <= n; i++) {
+    if (i < n && RUN_CHAR[text.charCodeAt(i)] === 1) {
+      if (start < 0) start = i;
+      continue;
     }
-    i = end;
+    if (start < 0) continue;
+    const to = i - start >= MIN_RUN ? judgeRun(text, start, i) : undefined;
+    if (to !== undefined) {
+      // Padding goes with the token it pads.
+      let end = i;
+      while (end < n && end - i < 2 && text.charCodeAt(end) === 61) end++;
+      out += `${text.slice(from, start)}${to}`;
+      from = end;
+    }
+    start = -1;
   }
   return from === 0 ? text : out + text.slice(from);
 }
@@ -182,9 +209,8 @@ function opaque(part: string, before: string): boolean {
 
 function opaqueRun(run: string, offset: number, text: string): string {
   const before = text.slice(Math.max(0, offset - 24), offset);
-  const body = run.replace(/=+$/, '');
-  const parts = body.split('/');
-  if (parts.length === 1 || !parts.some((p) => PLAIN_WORD.test(p))) return opaque(body, before) ? REDACTED : run;
+  const parts = run.split('/');
+  if (parts.length === 1 || !parts.some((p) => PLAIN_WORD.test(p))) return opaque(run, before) ? REDACTED : run;
   let prev = before;
   let changed = false;
   const out = parts.map((p) => {
@@ -193,7 +219,7 @@ function opaqueRun(run: string, offset: number, text: string): string {
     changed ||= secret;
     return secret ? REDACTED : p;
   });
-  return changed ? out.join('/') + run.slice(body.length) : run;
+  return changed ? out.join('/') : run;
 }
 
 /**

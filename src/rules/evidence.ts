@@ -33,6 +33,19 @@ export function requestExcerpt(message: unknown, max = 160): string {
 /** Values under credential names never reach an excerpt, whatever their depth. */
 const secretReplacer = (key: string, value: unknown): unknown => (key !== '' && secretField(key, value) ? REDACTED : value);
 
+/** An excerpt shows a few thousand characters at most: a longer text is redacted in a head this long, not whole. */
+const HEAD = 16 * 1024;
+/** Dropped from the end of a redacted head: a credential the cut split in two may no longer have its shape. */
+const CUT_MARGIN = 1024;
+
+/** The redacted text, or a redacted head of it long enough for `max` characters (`cut` then). */
+function redactedHead(text: string, max: number): { text: string; cut: boolean } {
+  if (text.length <= HEAD) return { text: redactText(text), cut: false };
+  const head = redactText(text.slice(0, HEAD));
+  // Redaction shortens a head only by what it replaces; one left too short is redacted whole instead.
+  return head.length - CUT_MARGIN > max ? { text: head.slice(0, head.length - CUT_MARGIN), cut: true } : { text: redactText(text), cut: false };
+}
+
 /** A short, one-line, redacted excerpt of any value, for the evidence field. */
 export function excerpt(value: unknown, max = 160): string {
   let text: string;
@@ -45,9 +58,10 @@ export function excerpt(value: unknown, max = 160): string {
       text = typeof value !== 'object' || value === null ? String(value) : Array.isArray(value) ? '[…]' : '{…}';
     }
   }
-  // Redacted whole, then cut: a cut first could leave half a secret that no shape matches.
-  const oneLine = redactText(text).replace(/\s+/g, ' ').trim();
-  return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
+  // Redacted, then cut: a cut first could leave half a secret that no shape matches.
+  const head = redactedHead(text, max);
+  const oneLine = head.text.replace(/\s+/g, ' ').trim();
+  return oneLine.length > max || head.cut ? `${oneLine.slice(0, max - 1)}…` : oneLine;
 }
 
 export const asRecord = (v: unknown): Record<string, unknown> | undefined =>
