@@ -98,3 +98,42 @@ test('a policy that does not validate stops the start with its errors and exit 1
   assert.equal(await run.exited, 1);
   assert.match(run.stderr(), /bad\.yaml:1:7: mode: expected one of audit\|enforce, found "enforse"/);
 });
+
+test('the guard comes from the command line, the environment or the policy (the command line wins)', async () => {
+  dir ??= await mkdtemp(join(tmpdir(), 'warden-cli-'));
+  upstream ??= await startRawServer(jsonRpcResult({ content: [] }));
+  const policy = join(dir, 'guard.yaml');
+  await writeFile(policy, 'security:\n  allowedHosts: [policy.example]\nupstream:\n  hostHeader: upstream\n');
+  const statusFor = async (port: number, host: string): Promise<number> => {
+    const res = await request(`http://127.0.0.1:${port}/mcp`, {
+      method: 'POST',
+      headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    await res.body.text();
+    return res.statusCode;
+  };
+  for (const [args, env, allowed, refused] of [
+    [['--policy', policy], {}, 'policy.example', 'cli.example'],
+    [['--policy', policy, '--allowed-hosts', 'cli.example'], {}, 'cli.example', 'policy.example'],
+    [[], { MCP_WARDEN_ALLOWED_HOSTS: 'env.example,other.example' }, 'other.example', '127.0.0.1'],
+  ] as const) {
+    const port = await freePort();
+    const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'proxy', '--upstream', new URL('/mcp', upstream.url).href, '--listen', `127.0.0.1:${port}`, '--no-pretty', ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
+    child = proc;
+    let out = '';
+    proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    for (let i = 0; i < 200 && !out.includes('"msg":"listening"'); i++) await new Promise((r) => setTimeout(r, 25));
+    assert.equal(await statusFor(port, allowed), 200, `${allowed} with ${JSON.stringify(args)} ${JSON.stringify(env)}`);
+    assert.equal(await statusFor(port, refused), 403, `${refused} with ${JSON.stringify(args)} ${JSON.stringify(env)}`);
+    proc.kill('SIGTERM');
+    await new Promise((r) => proc.once('exit', r));
+    child = undefined;
+  }
+  // hostHeader: upstream from the policy: the upstream saw its own host.
+  assert.ok(upstream.requests.some((r) => r.headers.host === upstream.url.host));
+});
