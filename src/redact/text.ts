@@ -1,8 +1,10 @@
 // Credentials found by their shape in any text: error messages, excerpts, URLs, tool arguments
-// logged in full. Each shape is one linear regex, anchored on a literal (`eyJ`, `://`, a key
-// prefix) or on a lookbehind, so that it only starts where a token can start, and skipped outright
-// when the text lacks what it needs. Precision matters as much as recall: UUIDs, short hex (commit
-// SHAs), digests that say so, version strings, paths, URLs without userinfo and prose stay.
+// logged in full. Three passes, each linear: a few regexes anchored on a literal (`eyJ`, `://`)
+// and skipped outright when the text lacks it; credential-named pairs found from their separators;
+// token runs found by one loop. A token starts where a word can start, or right after a JSON
+// escape (`\n`): text may be JSON whose strings were never unescaped. Precision matters as much
+// as recall: UUIDs, short hex (commit SHAs), digests and ids that say so, version strings, paths,
+// URLs without userinfo and prose stay.
 import { isSecretName, isSecretNumberName } from './names.ts';
 
 /** What stands in for a credential in every log line, capture and report. */
@@ -26,18 +28,19 @@ const has =
 /** Credentials after `Bearer`/`Basic`, not a word of prose ("Basic Authentication", "bearer of"). */
 const credentials = (token: string): boolean => token.length >= 6 && !/^[A-Za-z][a-z]*$/.test(token);
 
+// Where a token can start: not inside a word, or right after a JSON escape such as `\n`.
 const SHAPES: readonly Shape[] = [
   // A PEM private key, to its END line (or to the end of a cut excerpt).
   { gate: has('PRIVATE KEY-----'), re: /-----BEGIN[A-Z ]{0,40} PRIVATE KEY-----[\s\S]*?(?:-----END[A-Z ]{0,40} PRIVATE KEY-----|$)/g, to: REDACTED },
   // JWT, JWS and JWE: 3 or 5 base64url parts, the first a JSON header (`eyJ`).
-  { gate: has('eyJ'), re: /(?<![\w-])eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]*(?:\.[\w-]+){0,2}/g, to: REDACTED },
+  { gate: has('eyJ'), re: /(?:(?<=\\[nrtbf])|(?<![\w-]))eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]*(?:\.[\w-]+){0,2}/g, to: REDACTED },
   // scheme://user:password@ (the password runs to the last `@` of the authority: one holding `@` goes whole).
-  { gate: has('://'), re: /(?<![\w+.-])([a-z][\w+.-]{0,30}:\/\/[^\s/@:"'<>]{0,256}:)[^\s/?#"'<>]{0,256}@/gi, to: `$1${REDACTED}@` },
+  { gate: has('://'), re: /(?:(?<=\\[nrtbf])|(?<![\w+.-]))([a-z][\w+.-]{0,30}:\/\/[^\s/@:"'<>]{0,256}:)[^\s/?#"'<>]{0,256}@/gi, to: `$1${REDACTED}@` },
   // jdbc:oracle:thin:user/password@host
-  { gate: has('jdbc:'), re: /(?<![\w.-])(jdbc:oracle:\w+:[^\s/@"']{0,256})\/[^\s"'<>]{0,256}@/gi, to: `$1/${REDACTED}@` },
+  { gate: has('jdbc:'), re: /(?:(?<=\\[nrtbf])|(?<![\w.-]))(jdbc:oracle:\w+:[^\s/@"']{0,256})\/[^\s"'<>]{0,256}@/gi, to: `$1/${REDACTED}@` },
   // An authorization scheme and its credentials (token68: `Bearer abc.def`, `Basic dXNlcjpwYXNz==`),
   // not a challenge's parameters (`Bearer realm="x", resource_metadata="…"`).
-  { gate: always, re: /\b(Bearer|Basic)(\s+)([\w.~+/-]+=*)(?![\w.~+/="-])/gi, to: (m, scheme, space, token) => (credentials(token!) ? `${scheme}${space}${REDACTED}` : m) },
+  { gate: always, re: /(?:(?<=\\[nrtbf])|\b)(Bearer|Basic)(\s+)([\w.~+/-]+=*)(?![\w.~+/="-])/gi, to: (m, scheme, space, token) => (credentials(token!) ? `${scheme}${space}${REDACTED}` : m) },
 ];
 
 // `name=value`, `name: value`, `"name": "value"` where the name ends like a credential's
@@ -107,6 +110,7 @@ function redactPairs(text: string): string {
 // well-known service's key, or when it is 32+ hex digits or 32..512 characters that read as random.
 const RUN_CHAR = new Uint8Array(65536); // indexed by any UTF-16 unit: no range check in the loop
 for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/-') RUN_CHAR[c.charCodeAt(0)] = 1;
+const ESCAPE_LETTER: ReadonlySet<string> = new Set(['n', 'r', 't', 'b', 'f']);
 /** The shortest run worth judging: a Slack key (`xoxb-` and 10). */
 const MIN_RUN = 15;
 /** Runs longer than this are data (an image, a blob); a key is never that long. */
@@ -151,7 +155,8 @@ function redactRuns(text: string): string {
   const n = text.length;
   for (let i = 0; i <= n; i++) {
     if (i < n && RUN_CHAR[text.charCodeAt(i)] === 1) {
-      if (start < 0) start = i;
+      // The letter of a JSON escape (`\n`, `\t`) is not part of the token after it.
+      if (start < 0) start = i > 0 && text.charCodeAt(i - 1) === 92 && ESCAPE_LETTER.has(text[i]!) ? i + 1 : i;
       continue;
     }
     if (start < 0) continue;

@@ -30,38 +30,47 @@ export function requestExcerpt(message: unknown, max = 160): string {
   return excerpt(shown, max);
 }
 
-/** Values under credential names never reach an excerpt, whatever their depth. */
-const secretReplacer = (key: string, value: unknown): unknown => (key !== '' && secretField(key, value) ? REDACTED : value);
-
 /** An excerpt shows a few thousand characters at most: a longer text is redacted in a head this long, not whole. */
 const HEAD = 16 * 1024;
 /** Dropped from the end of a redacted head: a credential the cut split in two may no longer have its shape. */
 const CUT_MARGIN = 1024;
 
-/** The redacted text, or a redacted head of it long enough for `max` characters (`cut` then). */
-function redactedHead(text: string, max: number): { text: string; cut: boolean } {
-  if (text.length <= HEAD) return { text: redactText(text), cut: false };
+/** The text redacted, or a redacted head of it long enough for `max` characters and `…`. */
+function redactedHead(text: string, max: number): string {
+  if (text.length <= HEAD) return redactText(text);
   const head = redactText(text.slice(0, HEAD));
   // Redaction shortens a head only by what it replaces; one left too short is redacted whole instead.
-  return head.length - CUT_MARGIN > max ? { text: head.slice(0, head.length - CUT_MARGIN), cut: true } : { text: redactText(text), cut: false };
+  return head.length - CUT_MARGIN > max ? `${head.slice(0, head.length - CUT_MARGIN)}…` : redactText(text);
+}
+
+/**
+ * A value as redacted JSON text. Strings are redacted as they are, before JSON escapes them
+ * (`\n` would hide where a token starts), and values under credential names at any depth; past
+ * HEAD characters of strings, the rest (never shown) is left out.
+ */
+function redactedJson(value: unknown, max: number): string {
+  let budget = HEAD;
+  const replacer = (key: string, v: unknown): unknown => {
+    if (key !== '' && secretField(key, v)) return REDACTED;
+    if (typeof v !== 'string') return v;
+    if (budget <= 0) return '…';
+    budget -= v.length;
+    return redactedHead(v, max);
+  };
+  try {
+    return JSON.stringify(value, replacer) ?? String(value);
+  } catch {
+    // Too deep, circular or holding a BigInt: a placeholder (String() of a deep array recurses too).
+    return typeof value !== 'object' || value === null ? String(value) : Array.isArray(value) ? '[…]' : '{…}';
+  }
 }
 
 /** A short, one-line, redacted excerpt of any value, for the evidence field. */
 export function excerpt(value: unknown, max = 160): string {
-  let text: string;
-  if (typeof value === 'string') text = value;
-  else {
-    try {
-      text = JSON.stringify(value, secretReplacer) ?? String(value);
-    } catch {
-      // Too deep, circular or holding a BigInt: a placeholder (String() of a deep array recurses too).
-      text = typeof value !== 'object' || value === null ? String(value) : Array.isArray(value) ? '[…]' : '{…}';
-    }
-  }
   // Redacted, then cut: a cut first could leave half a secret that no shape matches.
-  const head = redactedHead(text, max);
-  const oneLine = head.text.replace(/\s+/g, ' ').trim();
-  return oneLine.length > max || head.cut ? `${oneLine.slice(0, max - 1)}…` : oneLine;
+  const text = typeof value === 'string' ? redactedHead(value, max) : redactedJson(value, max);
+  const oneLine = text.replace(/\s+/g, ' ').trim();
+  return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
 }
 
 export const asRecord = (v: unknown): Record<string, unknown> | undefined =>

@@ -28,6 +28,16 @@ test('excerpt masks values under credential names at any depth, and credential s
   assert.equal(excerpt({ has_password: true, token: null }), '{"has_password":true,"token":null}');
 });
 
+test('a credential right after a newline is found, in a value and in JSON text whose escapes were never undone', () => {
+  const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlMTIz';
+  const key = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
+  const text = `Error: boom\n${jwt}\nBearer cnry-nl-bearer1\n\t${key}\npostgres://app:cnry-nl-pw@db/x`;
+  for (const out of [excerpt({ stack: text }, 10_000), excerpt(JSON.stringify({ stack: text }), 10_000), redactSecrets(JSON.stringify(text))]) {
+    for (const secret of [jwt, key, 'cnry-nl-bearer1', 'cnry-nl-pw']) assert.ok(!out.includes(secret), `${secret} in ${out}`);
+    assert.match(out, /Error: boom/);
+  }
+});
+
 test('excerpt redacts before it cuts: a secret straddling the cut never shows in part', () => {
   const jwt = `eyJhbGciOiJIUzI1NiJ9.${'eyJzdWIiOiIx'.repeat(20)}.c2lnbmF0dXJlMTIz`;
   const out = excerpt(`${'word '.repeat(28)}${jwt}`, 160);
