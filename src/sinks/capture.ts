@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { Completed } from '../exchange/correlate.ts';
 import { H } from '../mcp/headers.ts';
 import type { ExchangeSubject } from '../rules/types.ts';
-import { hideText, maskSecrets, REDACTED } from './redact.ts';
+import { hideText, loggedHeaders, maskSecrets } from './redact.ts';
 
 export const CAPTURE_VERSION = 1;
 
@@ -37,12 +37,10 @@ export function captureRecord(c: Completed, subject: ExchangeSubject, time: Date
   const { request } = c;
   const params = request.params as Record<string, unknown> | undefined;
   const safeParams = params && typeof params === 'object' && 'arguments' in params ? { ...params, arguments: hideText(params.arguments) } : params;
-  const headers: Record<string, string> = {};
-  for (const name of KEPT_HEADERS) {
-    const v = request.headers[name];
-    if (typeof v === 'string') headers[name] = v;
-  }
-  for (const [name, v] of Object.entries(request.headers)) if (name.startsWith(H.paramPrefix) && typeof v === 'string') headers[name] = REDACTED;
+  const kept: Record<string, string> = {};
+  for (const [name, v] of Object.entries(request.headers)) if ((KEPT_HEADERS.includes(name) || name.startsWith(H.paramPrefix)) && typeof v === 'string') kept[name] = v;
+  // Mcp-Param-* values are tool arguments: hidden, as the arguments are.
+  const headers = loggedHeaders(kept) as Record<string, string>;
   return {
     v: CAPTURE_VERSION,
     time: time.toISOString(),

@@ -20,6 +20,25 @@ export function loggedArguments(params: unknown, mode: 'off' | 'redacted' | 'ful
   return mode === 'full' ? maskSecrets(args) : hideText(args);
 }
 
+/** `Mcp-Param-*` headers carry tool arguments (2026-07-28), `Mcp-Name` a tool name or a resource URI. */
+const PARAM_HEADER = /^mcp-param-/i;
+const NAME_HEADER = /^mcp-name$/i;
+
+/**
+ * Protocol headers fit for a record: `Mcp-Param-*` values are tool arguments and appear as
+ * log.arguments says (hidden unless full, then minus credentials), `Mcp-Name` is masked for
+ * credential shapes (a resource URI may carry a token), the rest as it came.
+ */
+export function loggedHeaders(headers: Readonly<Record<string, string | undefined>>, mode: 'off' | 'redacted' | 'full' = 'redacted'): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value !== 'string') out[name] = value;
+    else if (PARAM_HEADER.test(name)) out[name] = mode === 'full' ? redactText(value) : REDACTED;
+    else out[name] = NAME_HEADER.test(name) ? redactText(value) : value;
+  }
+  return out;
+}
+
 function decodeComponent(s: string): string {
   try {
     return decodeURIComponent(s.replace(/\+/g, ' '));

@@ -8,7 +8,7 @@ import { isSecretName, isSecretQueryName } from '../../src/redact/names.ts';
 import { REDACTED as TEXT_MARKER, redactText } from '../../src/redact/text.ts';
 import { hideText, mapDeep, maskSecrets, maskShapes, REDACT_BOUNDS, TOO_DEEP, TOO_MANY, WALK } from '../../src/redact/values.ts';
 import { REDACTED, redactTarget } from '../../src/sinks/logger.ts';
-import { loggedArguments, redactUrl } from '../../src/sinks/redact.ts';
+import { loggedArguments, loggedHeaders, redactUrl } from '../../src/sinks/redact.ts';
 
 const params = { name: 'login', arguments: { user: 'ada', password: 'hunter2', nested: { api_key: 'k-1', count: 3, list: [{ access_token: 't' }] } } };
 
@@ -219,6 +219,13 @@ describe('what records make of arguments, targets and URLs', () => {
     assert.equal(loggedArguments(params, 'off'), undefined);
     assert.equal(loggedArguments({ name: 'x' }, 'full'), undefined);
     assert.equal(loggedArguments(undefined, 'redacted'), undefined);
+  });
+
+  test('Mcp-Param-* headers are tool arguments: hidden, or minus credentials when arguments are logged in full', () => {
+    const headers = { 'mcp-method': 'tools/call', 'mcp-name': 'lookup', 'mcp-param-region': 'eu-west', 'mcp-param-dsn': 'postgres://a:pw@h/d', 'mcp-session-id': 's-1' };
+    assert.deepEqual(loggedHeaders(headers), { ...headers, 'mcp-param-region': REDACTED, 'mcp-param-dsn': REDACTED });
+    assert.deepEqual(loggedHeaders(headers, 'full'), { ...headers, 'mcp-param-dsn': `postgres://a:${REDACTED}@h/d` });
+    assert.equal(loggedHeaders({ 'mcp-name': 'file:///x?token=t1' })['mcp-name'], `file:///x?token=${REDACTED}`);
   });
 
   test('query values named like secrets, or shaped like them, are redacted in a logged target', () => {
