@@ -7,12 +7,6 @@ import { hideText, maskSecrets } from '../redact/values.ts';
 export { REDACTED, redactText } from '../redact/text.ts';
 export { hideText, maskSecrets, maskShapes } from '../redact/values.ts';
 
-/** Tool arguments keep their shape and types, never their text: a string may be any secret. */
-export const redactArguments = hideText;
-
-/** Arguments as sent, minus credentials: values under credential names and credential-shaped text, at any depth. */
-export const redactSecretFields = maskSecrets;
-
 /** A request's tool arguments as the policy says they are logged: left out, redacted, or full (as sent minus credentials). */
 export function loggedArguments(params: unknown, mode: 'off' | 'redacted' | 'full'): unknown {
   if (mode === 'off' || typeof params !== 'object' || params === null || !('arguments' in params)) return undefined;
