@@ -19,6 +19,7 @@ import { REWRITABLE } from './rewrite/rewriters.ts';
 import { CaptureSink } from './sinks/capture.ts';
 import { Metrics } from './sinks/metrics.ts';
 import { logExchange } from './sinks/exchange-log.ts';
+import { redactUrl } from './sinks/redact.ts';
 import { BodyBudget } from './transport/ingress.ts';
 import { createHostGuard, type HostGuard, type HostGuardOptions } from './transport/host-guard.ts';
 import { createMcpEndpoint } from './transport/mcp-endpoint.ts';
@@ -222,7 +223,7 @@ export function createProxy(options: ProxyOptions) {
     async listen(port: number, host: string): Promise<RunningProxy> {
       guard = createHostGuard(options.guard ?? {}, host);
       const url = new URL(mcpPath, await listenOn(server, port, host));
-      logger.info({ listen: url.href, upstream: options.upstream.href, hostHeader, ...guard.describe() }, 'listening');
+      logger.info({ listen: url.href, upstream: redactUrl(options.upstream), hostHeader, ...guard.describe() }, 'listening');
       return { url, server, close: () => this.close() };
     },
     /** Closes everything now; calling it again returns the same promise. */
