@@ -19,11 +19,20 @@ interface Shape {
   to: string | Replacer;
 }
 
+/** Letters of the JSON escapes that may stand right before a token in text never unescaped. */
+const ESCAPE_LETTER: ReadonlySet<string> = new Set(['n', 'r', 't', 'b', 'f']);
+
 const always = (): boolean => true;
 const has =
   (needle: string) =>
   (text: string): boolean =>
     text.includes(needle);
+
+const WORD_CHAR = /\w/;
+
+/** Whether a token may start at `at`: not inside a word, or right after a JSON escape (`\n`). */
+const tokenStart = (text: string, at: number): boolean =>
+  at === 0 || !WORD_CHAR.test(text[at - 1]!) || (at > 1 && text[at - 2] === '\\' && ESCAPE_LETTER.has(text[at - 1]!));
 
 /** Credentials after `Bearer`/`Basic`, not a word of prose ("Basic Authentication", "bearer of"). */
 const credentials = (token: string): boolean => token.length >= 6 && !/^[A-Za-z][a-z]*$/.test(token);
@@ -40,7 +49,12 @@ const SHAPES: readonly Shape[] = [
   { gate: has('jdbc:'), re: /(?:(?<=\\[nrtbf])|(?<![\w.-]))(jdbc:oracle:\w+:[^\s/@"']{0,256})\/[^\s"'<>]{0,256}@/gi, to: `$1/${REDACTED}@` },
   // An authorization scheme and its credentials (token68: `Bearer abc.def`, `Basic dXNlcjpwYXNz==`),
   // not a challenge's parameters (`Bearer realm="x", resource_metadata="…"`).
-  { gate: always, re: /(?:(?<=\\[nrtbf])|\b)(Bearer|Basic)(\s+)([\w.~+/-]+=*)(?![\w.~+/="-])/gi, to: (m, scheme, space, token) => (credentials(token!) ? `${scheme}${space}${REDACTED}` : m) },
+  // The scheme comes first, so the regex scans for its letters; where it starts is checked after.
+  {
+    gate: always,
+    re: /(Bearer|Basic)(\s+)([\w.~+/-]+=*)(?![\w.~+/="-])/gi,
+    to: (m, scheme, space, token, at, text) => (tokenStart(text!, Number(at)) && credentials(token!) ? `${scheme}${space}${REDACTED}` : m),
+  },
 ];
 
 // `name=value`, `name: value`, `"name": "value"` where the name ends like a credential's
@@ -54,6 +68,9 @@ const NOT_A_SECRET = /^(?:true|false|null|undefined)$/;
 const DIGITS = /^\d+$/;
 const NEXT_TOKEN = /(\s+)([^\s"'\\&,;<>{}()[\]]+)/y;
 
+/** The last letters of the words names.ts takes for a credential's. */
+const LAST_LETTERS = 'deghlnpsty';
+
 /** Characters of a name: letters, digits, `_`, `.`, `-`. */
 const isNameCode = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 46 || c === 45;
 
@@ -62,6 +79,8 @@ function nameBefore(text: string, sep: number): string {
   let end = sep;
   while (end > 0 && (text[end - 1] === ' ' || text[end - 1] === '\t')) end--;
   if (end > 0 && (text[end - 1] === '"' || text[end - 1] === "'")) end -= end > 1 && text[end - 2] === '\\' ? 2 : 1;
+  // Every credential name ends in one of these letters (password, token, key, auth, ...): most names are passed over here.
+  if (end === 0 || !LAST_LETTERS.includes(text[end - 1]!.toLowerCase())) return '';
   let start = end;
   while (start > 0 && end - start < 64 && isNameCode(text.charCodeAt(start - 1))) start--;
   return text.slice(start, end);
@@ -110,7 +129,6 @@ function redactPairs(text: string): string {
 // well-known service's key, or when it is 32+ hex digits or 32..512 characters that read as random.
 const RUN_CHAR = new Uint8Array(65536); // indexed by any UTF-16 unit: no range check in the loop
 for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/-') RUN_CHAR[c.charCodeAt(0)] = 1;
-const ESCAPE_LETTER: ReadonlySet<string> = new Set(['n', 'r', 't', 'b', 'f']);
 /** The shortest run worth judging: a Slack key (`xoxb-` and 10). */
 const MIN_RUN = 15;
 /** Runs longer than this are data (an image, a blob); a key is never that long. */
