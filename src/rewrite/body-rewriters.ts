@@ -19,22 +19,24 @@ const MESSAGES: Readonly<Record<string, string>> = {
 const upstreamStatus = (s: ExchangeSubject): number | null => (s.proxyError !== undefined ? null : (s.status ?? null));
 
 /**
- * Whether the server's status says something the client must act on, so the body is not replaced:
- * 3xx (a redirect) and 4xx: 401/403 carry authorization challenges the proxy passes through
- * unchanged (R79, R80), a legacy 404 tells the client its session expired (R42), and a 2026-07-28
- * 400/404/405 body is how a dual-era client tells the server's era (R54); 408, 413, 429 and the
- * rest name a condition a retry must respect.
+ * Whether the server's status says something the client must act on, so it is kept while the
+ * body is replaced: 4xx: 403 may carry an authorization challenge (R80), a legacy 404 tells the
+ * client its session expired (R42), a 2026-07-28 400/404/405 is how a dual-era client tells the
+ * server's era (R54); 408, 413, 429 and the rest name a condition a retry must respect.
  */
 function statusMatters(status: number | null): boolean {
-  return status !== null && status >= 300 && status < 500;
+  return status !== null && status >= 400 && status < 500;
 }
+
+/** A redirect is no answer to rewrite: the client follows it (the rules do not flag one). */
+const isRedirect = (status: number | null): boolean => status !== null && status >= 300 && status < 400;
 
 /**
  * html-body, empty-body, non-json-body, non-utf8-body, not-jsonrpc-body, no-response: a JSON-RPC
  * error with the request's id, -32603 with `data: { reason: <rule id>, upstreamStatus }`, or, for
  * a tools/call of a tool a complete catalogue lacks, -32602 "Unknown tool: NAME" (with the same
- * data). HTTP 200: no version pairs these codes with a status, and some clients drop the whole
- * session on other statuses.
+ * data). HTTP 200 (no version pairs these codes with a status, and some clients drop the whole
+ * session on other statuses), except that a 4xx status is kept: it is the server's word.
  */
 export const bodyRewriter: Rewriter = defineRewriter(Object.keys(MESSAGES), (message, { subject: s, finding }) => {
   const generic = MESSAGES[finding.rule];
@@ -42,9 +44,9 @@ export const bodyRewriter: Rewriter = defineRewriter(Object.keys(MESSAGES), (mes
   // An earlier rewrite already built the answer.
   if (isResponse(message)) return undefined;
   const status = upstreamStatus(s);
-  if (statusMatters(status)) return undefined;
+  if (isRedirect(status)) return undefined;
   const data = { reason: finding.rule, upstreamStatus: status };
   const tool = uncataloguedTool(s);
   const built = tool === undefined ? errorResponse(s.request.id, INTERNAL_ERROR, generic, data) : errorResponse(s.request.id, INVALID_PARAMS, unknownToolMessage(tool), data);
-  return { message: built, status: 200 };
+  return { message: built, status: statusMatters(status) ? status! : 200 };
 });

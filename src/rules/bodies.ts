@@ -21,8 +21,10 @@ const problemRule = (
     if (s.request.from !== 'client' || s.bodyProblem?.problem !== problem) return [];
     // A transport rejection speaks through its status; its body is optional (R31, R34, R44, R79):
     // a redirect, an authentication challenge, or any 4xx without a body is not an unusable answer.
+    // A 403 or 404 page with a body, though, is the server's answer to the request (and often
+    // carries a stack trace): it is judged like a 500's.
     const status = s.status ?? 0;
-    if ((status >= 300 && status < 400) || status === 401 || status === 403 || status === 407) return [];
+    if ((status >= 300 && status < 400) || status === 401 || status === 407) return [];
     if (problem === 'empty' && status >= 400 && status < 500) return [];
     return [
       {

@@ -50,3 +50,37 @@ describe('an upstream speaking broken HTTP gets a 502 with a clear reason', () =
     });
   }
 });
+
+describe('an HTML 403 or 404 page answering a POST is judged and, under enforce, rewritten like a 500', () => {
+  const TRACE = 'Error: forbidden\n    at authorize (/srv/app/src/auth.js:42:11)\n    at Layer.handle (/srv/app/node_modules/express/lib/router/layer.js:95:5)';
+  for (const status of [403, 404]) {
+    test(`HTML ${status}`, async () => {
+      const { startRawServer } = await import('../fixtures/raw-server.ts');
+      const { loadPolicyFile } = await import('../../src/policy/load.ts');
+      const { REWRITABLE } = await import('../../src/rewrite/rewriters.ts');
+      const upstream = await startRawServer((_req, res) => {
+        res.writeHead(status, { 'content-type': 'text/html' });
+        res.end(`<!DOCTYPE html><html><body><h1>${status}</h1><pre>${TRACE}</pre></body></html>`);
+      });
+      closers.push(() => upstream.close());
+      const audit = await startProxy(new URL('/mcp', upstream.url));
+      closers.push(() => audit.close());
+      const seen = await post(audit.url, rpc(5));
+      assert.equal(seen.statusCode, status);
+      assert.match(await seen.body.text(), /<html>/, 'audit: the page passes as it came');
+      assert.ok(await audit.log.waitFor((r) => r.msg === 'violation' && r.rule === 'html-body' && r.id === 5));
+
+      const loaded = await loadPolicyFile(new URL('../../config/enforce.yaml', import.meta.url).pathname, { rewritable: REWRITABLE });
+      assert.ok(loaded.ok);
+      const enforce = await startProxy(new URL('/mcp', upstream.url), { policy: () => loaded.policy });
+      closers.push(() => enforce.close());
+      const fixed = await post(enforce.url, rpc(6));
+      assert.equal(fixed.statusCode, status, 'the status is the server\'s word and stays');
+      assert.match(String(fixed.headers['content-type']), /application\/json/);
+      const text = await fixed.body.text();
+      assert.doesNotMatch(text, /auth\.js|<html>/);
+      const body = JSON.parse(text) as { id: number; error: { code: number; data: { reason: string; upstreamStatus: number } } };
+      assert.deepEqual([body.id, body.error.code, body.error.data.reason, body.error.data.upstreamStatus], [6, -32603, 'html-body', status]);
+    });
+  }
+});

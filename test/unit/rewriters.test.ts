@@ -307,13 +307,16 @@ describe('no usable response → a JSON-RPC error with the request\'s id', () =>
     assert.equal(run('html-body', subject({ bodyProblem: 'html' }), { message: errorMsg(-32602, 'Unknown tool: x') as ResponseMessage }), undefined);
   });
 
-  test('a status the client must act on is left alone (401/403 challenges, 404 session expiry, 2026-07-28 400/404/405, 3xx)', () => {
-    for (const status of [301, 400, 401, 403, 404, 405, 413, 429]) {
-      assert.equal(run('html-body', subject({ status, bodyProblem: 'html' }), { message: undefined }), undefined, String(status));
-      assert.equal(run('empty-body', subject({ version: '2025-03-26', status, bodyProblem: 'empty' }), { message: undefined }), undefined, String(status));
+  test('a 4xx the client must act on keeps its status, the body becomes JSON-RPC (403 challenge, 404 session expiry, 2026-07-28 400/404/405); a redirect is left alone', () => {
+    for (const status of [400, 401, 403, 404, 405, 413, 429]) {
+      const rewritten = run('html-body', subject({ status, bodyProblem: 'html' }), { message: undefined });
+      assert.equal(rewritten?.status, status, String(status));
+      assert.equal((rewritten?.message.error as { code: number }).code, -32603, String(status));
+      assert.equal(run('empty-body', subject({ version: '2025-03-26', status, bodyProblem: 'empty' }), { message: undefined })?.status, status, String(status));
     }
-    assert.ok(run('html-body', subject({ status: 200, bodyProblem: 'html' }), { message: undefined }));
-    assert.ok(run('html-body', subject({ status: 503, bodyProblem: 'html' }), { message: undefined }));
+    assert.equal(run('html-body', subject({ status: 301, bodyProblem: 'html' }), { message: undefined }), undefined);
+    assert.equal(run('html-body', subject({ status: 200, bodyProblem: 'html' }), { message: undefined })?.status, 200);
+    assert.equal(run('html-body', subject({ status: 503, bodyProblem: 'html' }), { message: undefined })?.status, 200);
   });
 });
 
