@@ -59,3 +59,10 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   clientRequestTimeoutMs: 30_000,
   shutdownTimeoutMs: 10_000,
 });
+
+/**
+ * How far any reader of an untrusted message goes (the rules' walker, the redacting copy): 128
+ * levels (serde_json's limit; JSON Schemas sit at 10-30) and 100,000 values. Past them a rule
+ * reports the message unreadable and a redacted copy writes a marker: both read the same part.
+ */
+export const READ_BOUNDS = Object.freeze({ depth: 128, nodes: 100_000 });

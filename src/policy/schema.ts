@@ -137,7 +137,7 @@ export function buildPolicySchema(rules: readonly RuleInfo[]): JsonSchema {
         properties: {
           level: { description: 'Log level. Default info. Same as --log-level (which wins).', enum: [...LOG_LEVELS] },
           arguments: {
-            description: 'Tool arguments on exchange records. off: left out; redacted: the argument names with values redacted; full: as sent (may hold secrets and personal data). Default redacted.',
+            description: 'Tool arguments on exchange records. off: left out; redacted: the argument names with values redacted; full: as sent minus credentials (values under credential names and credential-shaped text are redacted; personal data is not). Default redacted.',
             enum: [...ARGUMENT_LOGGING],
             default: 'redacted',
           },

@@ -2,14 +2,12 @@
 // walker copies a value and asks a per-value function what each value becomes; no recursion, so
 // depth costs a loop, never the call stack. Past the bounds, a whole subtree is replaced by a
 // marker: nothing a walk did not read is passed through.
+import { READ_BOUNDS } from '../config/defaults.ts';
 import { isSecretName, isSecretNumberName } from './names.ts';
 import { REDACTED, redactText } from './text.ts';
 
-/**
- * The bounds of one walk: the rules' own (src/rules/walk.ts reads 128 levels and 100,000 values of
- * a message before it calls it unreadable), so a redacted copy holds all the rules could read.
- */
-export const REDACT_BOUNDS = { depth: 128, nodes: 100_000 } as const;
+/** The bounds of one walk: the rules' own, so a redacted copy holds all the rules could read. */
+export const REDACT_BOUNDS = READ_BOUNDS;
 
 /** What stands in for a subtree nested deeper than the depth bound. */
 export const TOO_DEEP = '[REDACTED: nested too deep]';

@@ -19,6 +19,7 @@
 //   measured for 1 MiB of adversarial input, all patterns).
 // Real traffic never reaches them; past them, the message gets a finding and the policy decides.
 
+import { READ_BOUNDS } from '../config/defaults.ts';
 import { pointer } from './evidence.ts';
 
 /** A segment of a JSON Pointer path. */
@@ -33,7 +34,7 @@ export interface WalkBounds {
   text: number;
 }
 
-export const WALK_BOUNDS: Readonly<WalkBounds> = Object.freeze({ depth: 128, nodes: 100_000, text: 1024 * 1024 });
+export const WALK_BOUNDS: Readonly<WalkBounds> = Object.freeze({ ...READ_BOUNDS, text: 1024 * 1024 });
 
 /** Why a walk stopped before the end, and where (path from the value walked). */
 export interface Cut {

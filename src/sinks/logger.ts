@@ -9,7 +9,9 @@ export type { Logger };
 /** Header names whose values never reach a log line or a capture. */
 export const SECRET_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'x-auth-token'];
 
-export const REDACTED = '[REDACTED]';
+import { REDACTED } from '../redact/text.ts';
+
+export { REDACTED };
 
 const REDACT_PATHS = SECRET_HEADERS.flatMap((h) => [`headers["${h}"]`, `requestHeaders["${h}"]`, `responseHeaders["${h}"]`]);
 

@@ -11,6 +11,7 @@ import type { Decision } from '../rewrite/types.ts';
 import type { RuleEngine } from '../rules/engine.ts';
 import type { Metrics } from '../sinks/metrics.ts';
 import { excerpt } from '../rules/evidence.ts';
+import { loggedHeaders } from '../sinks/redact.ts';
 import { logDecision, logExchange, logFindings, whereOf, type FindingContext } from '../sinks/exchange-log.ts';
 import { upstreamHeaders } from './ingress.ts';
 import type { HttpExchange } from './mcp-endpoint.ts';
@@ -37,6 +38,8 @@ function rederivedHeaders(x: HttpExchange, opened: readonly OpenRequest[]): Reco
   const schema = open.tool ? x.flow.session.tools.get(open.tool)?.inputSchema : undefined;
   return modernRequestHeaders(open.method, open.params, schema);
 }
+
+const headerText = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v.join(', ') : v);
 
 export interface RequestVerdict {
   /** The client was answered by the policy; nothing is forwarded. */
@@ -92,8 +95,10 @@ export function judgeClientRequest(x: HttpExchange, inbound: Frame, deps: { logg
 
   if (!derived) return { blocked: false };
   const headers = { ...upstreamHeaders(x.req), ...derived };
-  const before = Object.fromEntries(Object.keys(derived).map((k) => [k, x.req.headers[k]]));
-  logger.info({ rule: 'header-mismatch', rules: ['header-mismatch'], ...where, session: where.session ?? null, before: excerpt(before), after: excerpt(derived) }, 'rewrite');
+  const before = Object.fromEntries(Object.keys(derived).map((k) => [k, headerText(x.req.headers[k])]));
+  // Mcp-Param-* values are tool arguments: they are logged as log.arguments says.
+  const shown = (h: Record<string, string | undefined>) => excerpt(loggedHeaders(h, x.policy.log.arguments));
+  logger.info({ rule: 'header-mismatch', rules: ['header-mismatch'], ...where, session: where.session ?? null, before: shown(before), after: shown(derived) }, 'rewrite');
   return { blocked: false, headers };
 }
 
