@@ -17,6 +17,12 @@ export interface Flow {
   session: Session;
   sessionId: string | undefined;
   protocolVersion: string | undefined;
+  /**
+   * The HTTP exchange whose response this flow reads, when only that exchange's own requests may
+   * be answered on it (a POST's response). Undefined for a GET stream, which may carry the answer
+   * to any request of the session still waiting.
+   */
+  exchange?: number;
 }
 
 export interface Completed {
@@ -81,6 +87,7 @@ export class Correlator {
       startedAt: now,
       requestBytes: bytes,
       owner: flow.session.key,
+      exchange: from === 'client' ? flow.exchange : undefined,
       headers: from === 'client' ? flow.requestHeaders : {},
       findings: [],
     };
@@ -103,8 +110,13 @@ export class Correlator {
   response(msg: Message, from: Sender, flow: Flow, bytes: number, now: number, newSessionId?: string): Completed | undefined {
     const id = responseId(msg);
     if (id === undefined) return undefined;
-    const request = this.table.take(flow.scope, from === 'server' ? 'client' : 'server', id);
-    if (!request) return undefined;
+    const asker = from === 'server' ? 'client' : 'server';
+    // An answer belongs to the exchange whose response carries it: on a POST's response, only
+    // that POST's requests. The SDK client matches Number(id), so "3" answering 3 is that
+    // request's answer too (with a finding: the id's type changed).
+    const key = [id, ...sameNumber(id)].find((k) => this.belongs(this.table.peek(flow.scope, asker, k), flow));
+    if (key === undefined) return undefined;
+    const request = this.table.take(flow.scope, asker, key)!;
     if (from === 'server') this.learn(request, msg, flow, newSessionId, now);
     return { request, response: msg, outcome: outcomeOf(msg), durationMs: now - request.startedAt, responseBytes: bytes, findings: [] };
   }
@@ -113,10 +125,17 @@ export class Correlator {
    * Ends an open request that its HTTP exchange did not answer: `no-response` (nothing came, or the
    * client left: `client-closed`) or `invalid-response` (a body came that answered nothing).
    */
-  abandon(scope: string, from: Sender, id: JsonRpcId, now: number, outcome: string): Completed | undefined {
-    const request = this.table.take(scope, from, id);
-    if (!request) return undefined;
+  abandon(scope: string, from: Sender, id: JsonRpcId, now: number, outcome: string, exchange?: number): Completed | undefined {
+    // A request of another exchange under the same key (a reused id) is not this one to end.
+    const open = this.table.peek(scope, from, id);
+    if (!open || (exchange !== undefined && open.exchange !== undefined && open.exchange !== exchange)) return undefined;
+    const request = this.table.take(scope, from, id)!;
     return { request, response: undefined, outcome, durationMs: now - request.startedAt, responseBytes: 0, findings: [] };
+  }
+
+  /** Whether an open request may be answered on this flow. */
+  private belongs(request: OpenRequest | undefined, flow: Flow): boolean {
+    return request !== undefined && (flow.exchange === undefined || request.exchange === undefined || request.exchange === flow.exchange);
   }
 
   private learn(request: OpenRequest, msg: Message, flow: Flow, newSessionId: string | undefined, now: number): void {
@@ -142,6 +161,12 @@ export class Correlator {
       this.sessions.addTools(flow.session, result.tools, asRecord(request.params)?.cursor === undefined, result.nextCursor === undefined);
     }
   }
+}
+
+/** The id of the other type that the same number would be (`3` and `"3"`), if any. */
+function sameNumber(id: JsonRpcId): JsonRpcId[] {
+  if (typeof id === 'number') return Number.isSafeInteger(id) ? [String(id)] : [];
+  return /^-?(0|[1-9]\d{0,15})$/.test(id) && Number.isSafeInteger(Number(id)) ? [Number(id)] : [];
 }
 
 function responseId(msg: Message): JsonRpcId | undefined {

@@ -22,11 +22,13 @@ export function resolveFlow(
   sessions: SessionStore,
   exchangeSeq: number,
   now: number,
+  /** A POST: its response may answer only its own requests. */
+  bound = false,
 ): Flow {
   const sessionId = header(headers, H.sessionId);
   const session = sessions.lookup(sessionKey(sessionId, header(headers, 'authorization')), sessionId, now);
   const declared = messages.map(declaredVersion).find((v) => v !== undefined);
   const protocolVersion =
     (sessionId ? session.protocolVersion : undefined) ?? declared ?? header(headers, H.protocolVersion) ?? session.protocolVersion;
-  return { scope: sessionId ? `sid:${sessionId}` : `x:${exchangeSeq}`, requestHeaders: headers, session, sessionId, protocolVersion };
+  return { scope: sessionId ? `sid:${sessionId}` : `x:${exchangeSeq}`, requestHeaders: headers, session, sessionId, protocolVersion, exchange: bound ? exchangeSeq : undefined };
 }

@@ -23,6 +23,8 @@ export interface OpenRequest {
   protocolVersion: string | undefined;
   startedAt: number;
   requestBytes: number;
+  /** The HTTP exchange that carried it (a POST): only that exchange's response may answer it. */
+  exchange?: number;
   /** Whose request it is, for the per-owner bound: the session's key (its id, or the credential's digest); default the scope. */
   owner?: string;
   /** Headers of the HTTP request that carried it. */
@@ -70,6 +72,11 @@ export class RequestTable {
     if (!mine) this.byOwner.set(owner, (mine = new Set()));
     mine.add(key);
     this.open.set(key, req, now);
+  }
+
+  /** The open request under this key, left in place. */
+  peek(scope: string, from: Sender, id: JsonRpcId): OpenRequest | undefined {
+    return this.open.peek(requestKey(scope, from, id));
   }
 
   /** Removes and returns the open request a response answers. */

@@ -119,6 +119,13 @@ export const errorShapeRewriter: Rewriter = defineRewriter(['error-shape'], (mes
  * `subject.unmatched`): the same error, with the request's id. A message that already has an id
  * (an earlier rewrite built it from that error) is left.
  */
+/** answer-id-type: the response carries the request's own id, as the client sent it. */
+export const answerIdRewriter: Rewriter = defineRewriter(['answer-id-type'], (message, { subject: s }) => {
+  if (s.request.from !== 'client' || message === undefined || message.id === undefined || message.id === null || message.id === s.request.id) return undefined;
+  message.id = s.request.id;
+  return { message };
+});
+
 export const errorIdRewriter: Rewriter = defineRewriter(['error-id-null'], (message, { subject: s }) => {
   if (s.request.from !== 'client') return undefined;
   if (message !== undefined) {

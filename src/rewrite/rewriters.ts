@@ -1,8 +1,9 @@
-// Every rewriter, in the order of the rule catalogue (tools, codes, bodies, protocol, leaks): the
+// Every rewriter, in the order of the rule catalogue (tools, codes, bodies, protocol, answer ids, leaks): the
 // order decide() applies them in, one finding after another, on the same message. Each puts one
 // rule's finding right and checks the message still has the shape it fixes; none throws.
 import { bodyRewriter } from './body-rewriters.ts';
 import {
+  answerIdRewriter,
   errorIdRewriter,
   errorShapeRewriter,
   errorStatusRewriter,
@@ -32,6 +33,7 @@ export const REWRITERS: readonly Rewriter[] = [
   errorIdRewriter,
   bodyRewriter,
   resultTypeRewriter,
+  answerIdRewriter,
   LEAK_REWRITER,
 ];
 

@@ -1,4 +1,5 @@
 // Every rule, in the order `mcp-warden rules` lists them. One file per family.
+import { ANSWER_ID_RULES } from './answer-ids.ts';
 import { BODY_RULES } from './bodies.ts';
 import { CODE_RULES } from './codes.ts';
 import { LEAK_RULES, leakRules, type LeakPattern } from './leaks.ts';
@@ -8,7 +9,7 @@ import { TOOL_RULES } from './tools.ts';
 import type { Rule } from './types.ts';
 import { UNREADABLE_RULES } from './unreadable.ts';
 
-export const RULES: readonly Rule[] = [...TOOL_RULES, ...CODE_RULES, ...BODY_RULES, ...PROTOCOL_RULES, ...LEAK_RULES, ...UNREADABLE_RULES];
+export const RULES: readonly Rule[] = [...TOOL_RULES, ...CODE_RULES, ...BODY_RULES, ...PROTOCOL_RULES, ...ANSWER_ID_RULES, ...LEAK_RULES, ...UNREADABLE_RULES];
 
 /** Patterns a policy adds to (or puts in place of) the built-in ones. */
 export interface RulePatterns {

@@ -120,7 +120,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     const now = ctx.now();
     const out: Completed[] = [];
     for (const id of x.requestIds) {
-      const c = correlator.abandon(x.flow.scope, 'client', id, now, outcome);
+      const c = correlator.abandon(x.flow.scope, 'client', id, now, outcome, x.flow.exchange);
       if (!c) continue;
       const subject = exchangeSubject(c, x.flow, http, x.bodyProblem, x.unmatched);
       judge(c, subject, stages(x));
@@ -143,7 +143,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     // object that is not JSON-RPC. Unreadable data may be a broken notification, not the answer.
     const answerLike = problem?.problem === 'html' || problem?.problem === 'not-jsonrpc';
     if (!answerLike && !nullIdError(frame.unmatched)) return [];
-    const c = correlator.abandon(x.flow.scope, 'client', x.requestIds[0]!, ctx.now(), 'invalid-response');
+    const c = correlator.abandon(x.flow.scope, 'client', x.requestIds[0]!, ctx.now(), 'invalid-response', x.flow.exchange);
     if (!c) return [];
     const subject = exchangeSubject(c, x.flow, http, problem, frame.unmatched);
     judge(c, subject, stages(x));
@@ -360,7 +360,8 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     }
     const decoded = decodeJson(plain);
     const messages: readonly Message[] = decoded.ok ? decoded.payload.messages : [];
-    const flow = resolveFlow(req.headers, messages, sessions, ++seq, ctx.now());
+    // The POST's response may answer only the requests this POST carried.
+    const flow = resolveFlow(req.headers, messages, sessions, ++seq, ctx.now(), true);
     const x = exchangeFor(req, res, flow, gone, messages, decoded.ok && decoded.payload.batch);
     const forward = (headers: Record<string, string | string[]>) =>
       ctx.upstream.request({ method: 'POST', path: upstreamPath(req), headers, body, signal: gone, longLived: false });

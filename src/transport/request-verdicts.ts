@@ -72,7 +72,7 @@ export function judgeClientRequest(x: HttpExchange, inbound: Frame, deps: { logg
     x.res.writeHead(status, { 'content-type': 'application/json', 'content-length': body.length });
     x.res.end(body);
     for (const o of opened) {
-      const c = deps.correlator.abandon(x.flow.scope, 'client', o.id, deps.now(), 'blocked');
+      const c = deps.correlator.abandon(x.flow.scope, 'client', o.id, deps.now(), 'blocked', x.flow.exchange);
       if (!c) continue;
       logExchange(logger, c, { status, transport: 'none' });
       deps.metrics.exchange(c, status, (tool) => x.flow.session.tools.has(tool));

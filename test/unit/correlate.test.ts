@@ -106,16 +106,39 @@ describe('Correlator: client requests answered by the server', () => {
     assert.equal(table.size, 1);
   });
 
-  test('ids 1 and "1" are kept apart', () => {
+  test('ids 1 and "1" are kept apart: the exact id wins', () => {
     const { correlator, table, flowOf } = setup();
     const flow = flowOf();
     correlator.request(request(1, 'numeric'), 'client', flow, 10, 0);
     correlator.request(request('1', 'string'), 'client', flow, 10, 0);
     assert.equal(table.size, 2);
     assert.equal(correlator.response(result('1', {}), 'server', flow, 10, 1)?.request.method, 'string');
-    assert.equal(correlator.response(result('1', {}), 'server', flow, 10, 1), undefined);
     assert.equal(correlator.response(result(1, {}), 'server', flow, 10, 1)?.request.method, 'numeric');
     assert.equal(table.size, 0);
+  });
+
+  test('"3" answers 3 when no "3" is open, as a client matching Number(id) takes it (the rules flag the type)', () => {
+    const { correlator, flowOf } = setup();
+    const flow = flowOf();
+    correlator.request(request(3, 'numeric'), 'client', flow, 10, 0);
+    correlator.request(request('7', 'string'), 'client', flow, 10, 0);
+    assert.equal(correlator.response(result('3', {}), 'server', flow, 10, 1)?.request.method, 'numeric');
+    assert.equal(correlator.response(result(7, {}), 'server', flow, 10, 1)?.request.method, 'string');
+    assert.equal(correlator.response(result('x3', {}), 'server', flow, 10, 1), undefined);
+  });
+
+  test('on a POST\'s response only that POST\'s requests are answered; a GET stream answers any of the session', () => {
+    const { correlator, flowOf, sessions } = setup();
+    const headers = { 'mcp-session-id': 's' };
+    const postA = resolveFlow(headers, [], sessions, 1, 0, true);
+    const postB = resolveFlow(headers, [], sessions, 2, 0, true);
+    correlator.request(request(1, 'a'), 'client', postA, 10, 0);
+    correlator.request(request(2, 'b'), 'client', postB, 10, 0);
+    assert.equal(correlator.response(result(1, {}), 'server', postB, 10, 1), undefined, 'B\'s response cannot answer A');
+    assert.equal(correlator.abandon(postB.scope, 'client', 1, 1, 'invalid-response', postB.exchange), undefined, 'nor end it');
+    const get = flowOf(headers);
+    assert.equal(correlator.response(result(1, {}), 'server', get, 10, 2)?.request.method, 'a');
+    assert.equal(correlator.response(result(2, {}), 'server', postB, 10, 2)?.request.method, 'b');
   });
 
   test('ids 0 and "" are real ids', () => {

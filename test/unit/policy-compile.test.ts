@@ -210,6 +210,7 @@ describe('shipped policies', () => {
     'leaked-stack-trace', 'leaked-path', 'leaked-private-address', 'leaked-internal-host',
     'silent-success',
     'retired-code', 'resource-not-found-code', 'reserved-code', 'legacy-range-code', 'unknown-method-wrong-code', 'error-id-null',
+    'answer-id-type',
     'unknown-method-status', 'error-status-pairing',
     'result-type-missing',
   ];

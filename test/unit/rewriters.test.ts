@@ -65,7 +65,7 @@ const catalogue = (): string[] => {
 describe('the rewriter list', () => {
   test('REWRITABLE names the rules the issue asks for, each handled by exactly one rewriter', () => {
     assert.deepEqual([...REWRITABLE].sort(), [
-      'empty-body', 'error-id-null', 'error-shape', 'error-status-pairing', 'html-body', 'iserror-not-boolean',
+      'answer-id-type', 'empty-body', 'error-id-null', 'error-shape', 'error-status-pairing', 'html-body', 'iserror-not-boolean',
       'leaked-internal-host', 'leaked-path', 'leaked-private-address', 'leaked-stack-trace', 'legacy-range-code',
       'no-response', 'non-json-body', 'non-utf8-body', 'not-jsonrpc-body', 'reserved-code', 'resource-not-found-code',
       'result-type-missing', 'retired-code', 'silent-success', 'unknown-method-status', 'unknown-method-wrong-code',

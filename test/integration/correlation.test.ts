@@ -1,0 +1,115 @@
+// Answers belong to the exchange whose response carries them: a hostile upstream that answers
+// POST A's id on POST B's response, or reuses an id in flight, must not get its answer matched to
+// another exchange's request; an id that comes back with another type ("3" for 3) is flagged and,
+// under enforce, put back to the request's own.
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { loadPolicyFile } from '../../src/policy/load.ts';
+import type { Policy } from '../../src/policy/types.ts';
+import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
+import { startRawServer, type RawHandler } from '../fixtures/raw-server.ts';
+import { post, sleep, within } from '../helpers/faults.ts';
+import { startProxy, type TestProxy } from '../helpers/proxy.ts';
+
+const closers: Array<{ close(): Promise<void> }> = [];
+after(async () => {
+  for (const c of closers.reverse()) await c.close();
+});
+
+const ENFORCE = fileURLToPath(new URL('../../config/enforce.yaml', import.meta.url));
+async function enforcePolicy(): Promise<Policy> {
+  const loaded = await loadPolicyFile(ENFORCE, { rewritable: REWRITABLE });
+  assert.ok(loaded.ok);
+  return loaded.policy;
+}
+
+async function setup(handler: RawHandler, policy?: Policy): Promise<TestProxy> {
+  const upstream = await startRawServer(handler);
+  const proxy = await startProxy(new URL('/mcp', upstream.url), policy ? { policy: () => policy } : {});
+  closers.push(upstream, proxy);
+  return proxy;
+}
+
+const SESSION = { 'mcp-session-id': 'sess-1', 'mcp-protocol-version': '2025-06-18' };
+const callBody = (id: unknown, tool: string) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: tool, arguments: {} } });
+const answer = (id: unknown, text: string) => JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }] } });
+const json = (res: Parameters<RawHandler>[1], body: string) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(body);
+};
+
+describe('an answer on the wrong exchange is a finding, never a match', () => {
+  for (const mode of ['audit', 'enforce'] as const) {
+    test(`${mode}: B's response carrying A's id leaves A waiting for its own answer`, async () => {
+      let releaseA: (() => void) | undefined;
+      const proxy = await setup(
+        (_req, res, body) => {
+          const { id } = JSON.parse(body.toString()) as { id: number };
+          if (id === 1) releaseA = () => json(res, answer(1, 'slow done'));
+          else json(res, answer(1, 'Error: quick failed')); // B answers with A's id
+        },
+        mode === 'enforce' ? await enforcePolicy() : undefined,
+      );
+      const a = post(proxy.url, callBody(1, 'slow'), SESSION);
+      await within(2000, 'A upstream', (async () => { while (!releaseA) await sleep(5); })());
+      const b = await post(proxy.url, callBody(2, 'quick'), SESSION);
+      await b.body.text();
+      const bRecord = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 2);
+      assert.equal(bRecord.outcome, 'invalid-response');
+      assert.ok(proxy.log.find((r) => r.msg === 'violation' && r.rule === 'answer-foreign-id' && r.id === 2));
+      assert.equal(proxy.log.find((r) => r.msg === 'exchange' && r.id === 1), undefined, 'A is still waiting');
+      releaseA!();
+      const aBody = (await (await a).body.json()) as { id: number; result: { content: Array<{ text: string }>; isError?: boolean } };
+      assert.deepEqual([aBody.id, aBody.result.content[0]!.text, aBody.result.isError], [1, 'slow done', undefined], 'A gets its own answer, untouched');
+      const aRecord = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 1);
+      assert.deepEqual([aRecord.tool, aRecord.outcome], ['slow', 'result']);
+    });
+  }
+
+  test('an id reused while in flight: each exchange judged with its own request', async () => {
+    const releases: Array<() => void> = [];
+    const proxy = await setup((_req, res, body) => {
+      const { params } = JSON.parse(body.toString()) as { params: { name: string } };
+      releases.push(() => json(res, answer(1, params.name === 'first' ? 'first done' : 'Error: second failed')));
+    });
+    const first = post(proxy.url, callBody(1, 'first'), SESSION);
+    await within(2000, 'first upstream', (async () => { while (releases.length < 1) await sleep(5); })());
+    const second = post(proxy.url, callBody(1, 'second'), SESSION);
+    await within(2000, 'second upstream', (async () => { while (releases.length < 2) await sleep(5); })());
+    releases[0]!(); // the first exchange's own answer: its request was replaced by the second
+    await (await first).body.text();
+    releases[1]!();
+    await (await second).body.text();
+    await proxy.log.waitFor((r) => r.msg === 'exchange' && r.tool === 'second' && r.outcome === 'result');
+    const silent = proxy.log.records.filter((r) => r.msg === 'violation' && r.rule === 'silent-success');
+    assert.deepEqual(silent.map((r) => r.tool), ['second'], 'the failure text is judged against the second call only');
+    assert.equal(proxy.exchanges().filter((r) => r.tool === 'second' && r.outcome === 'result').length, 1);
+    assert.ok(!proxy.exchanges().some((r) => r.tool === 'second' && r.outcome === 'invalid-response'), 'the first answer did not end the second request');
+  });
+});
+
+describe('an id with another type', () => {
+  test('audit: "3" for 3 is matched (as the SDK client does) and flagged', async () => {
+    const proxy = await setup((_req, res) => json(res, answer('3', 'ok')));
+    const res = await post(proxy.url, callBody(3, 'echo'), SESSION);
+    assert.equal(((await res.body.json()) as { id: unknown }).id, '3', 'audit changes nothing');
+    const record = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 3);
+    assert.equal(record.outcome, 'result');
+    assert.ok(proxy.log.find((r) => r.msg === 'violation' && r.rule === 'answer-id-type' && r.id === 3));
+  });
+
+  for (const [sent, back] of [
+    [3, '3'],
+    ['12', 12],
+  ] as const) {
+    test(`enforce: ${JSON.stringify(back)} for ${JSON.stringify(sent)} comes back as the request's own id`, async () => {
+      const proxy = await setup((_req, res) => json(res, answer(back, 'ok')), await enforcePolicy());
+      const res = await post(proxy.url, callBody(sent, 'echo'), SESSION);
+      const body = (await res.body.json()) as { id: unknown; result: { content: Array<{ text: string }> } };
+      assert.equal(body.id, sent);
+      assert.equal(body.result.content[0]!.text, 'ok');
+      assert.ok(await proxy.log.waitFor((r) => r.msg === 'rewrite' && r.rule === 'answer-id-type'));
+    });
+  }
+});
