@@ -115,8 +115,12 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     return done;
   };
 
-  /** Requests of this exchange that got no response on it: taken out of the table, judged and decided now. */
-  const abandon = (x: HttpExchange, outcome: string, http: ResponseHttp): Completed[] => {
+  /**
+   * Requests of this exchange that got no response on it: taken out of the table, judged and
+   * decided now. An unaudited answer is decided only while it has not gone out (enforce may block
+   * what it cannot read); once relayed there is nothing left to rewrite or block.
+   */
+  const abandon = (x: HttpExchange, outcome: string, http: ResponseHttp, decidable = outcome !== 'unaudited'): Completed[] => {
     const now = ctx.now();
     const out: Completed[] = [];
     for (const id of x.requestIds) {
@@ -124,8 +128,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       if (!c) continue;
       const subject = exchangeSubject(c, x.flow, http, x.bodyProblem, x.unmatched);
       judge(c, subject, stages(x));
-      // An unaudited answer has already gone to the client as it came: there is nothing left to rewrite or block.
-      if (outcome !== 'unaudited') decideFor(c, subject, stages(x));
+      if (decidable) decideFor(c, subject, stages(x));
       out.push(c);
     }
     return out;
@@ -193,10 +196,22 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       // text it would look like garbage): relayed as it came.
       const why = collected.reason === 'too-large' ? { limit: limits.auditBodyBytes } : { reason: 'unknown-content-encoding', contentEncoding: up.headers['content-encoding'] };
       logger.warn({ session, status: up.status, ...why }, 'unaudited body');
+      // Under enforce the policy decides what it cannot read before it goes out: with
+      // unaudited-response at block the client gets an error with its id, not the unread body.
+      const early = judgedAfterDelivery(x) ? undefined : abandon(x, 'unaudited', http, true);
+      const blocked = early?.find((c) => c.decision?.kind === 'reject');
+      if (early && blocked) {
+        await collected.rest.return?.();
+        up.body.destroy();
+        const status = statusOf(blocked) ?? 200;
+        sendJson(x.res, status, headers, rewriteBody(undefined, early.map((c) => changeOf(c, undefined)).filter((c) => c !== undefined))!);
+        log(x, early, { status, transport: 'json' });
+        return undefined;
+      }
       x.res.writeHead(up.status, headers);
       const sent = await streamRest(x.res, collected.head, collected.rest);
       if (sent.delivered && !x.res.writableEnded) x.res.end();
-      const unaudited = abandon(x, 'unaudited', http);
+      const unaudited = early ?? abandon(x, 'unaudited', http);
       for (const c of unaudited) c.responseBytes = sent.bytes;
       log(x, unaudited, http);
       return undefined;

@@ -91,3 +91,33 @@ describe('request bodies held at once', () => {
     assert.equal((await fourth).statusCode, 200);
   });
 });
+
+describe('an answer over the audit limit under enforce', () => {
+  const big = (id: unknown) => JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'x'.repeat(300 * 1024) }] } });
+  const serveBig: RawHandler = (_req, res, body) => {
+    const { id } = JSON.parse(body.toString()) as { id: unknown };
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(big(id));
+  };
+
+  test('unaudited-response: block: the client gets an error with its id instead of the unread body', async () => {
+    const { compilePolicy } = await import('../../src/policy/compile.ts');
+    const policy = compilePolicy({ mode: 'enforce', rules: { 'unaudited-response': 'block' } }, { source: 'test' });
+    const proxy = await setup(serveBig, { policy: () => policy, limits: { auditBodyBytes: 64 * 1024 } });
+    const res = await post(proxy.url, rpc(21));
+    assert.equal(res.statusCode, 200);
+    const body = (await res.body.json()) as { id: unknown; error: { code: number; data: { reason: string; rule: string } } };
+    assert.deepEqual([body.id, body.error.code, body.error.data.reason, body.error.data.rule], [21, -32603, 'WARDEN_BLOCKED', 'unaudited-response']);
+    const record = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 21);
+    assert.deepEqual([record.outcome, record.verdict], ['unaudited', 'block']);
+  });
+
+  test('the default (log) still relays it as it came, with the finding', async () => {
+    const { compilePolicy } = await import('../../src/policy/compile.ts');
+    const policy = compilePolicy({ mode: 'enforce' }, { source: 'test' });
+    const proxy = await setup(serveBig, { policy: () => policy, limits: { auditBodyBytes: 64 * 1024 } });
+    const res = await post(proxy.url, rpc(22));
+    assert.equal(await res.body.text(), big(22));
+    assert.ok(await proxy.log.waitFor((r) => r.msg === 'violation' && r.rule === 'unaudited-response' && r.id === 22));
+  });
+});
