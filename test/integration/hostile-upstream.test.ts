@@ -84,3 +84,49 @@ describe('an HTML 403 or 404 page answering a POST is judged and, under enforce,
     });
   }
 });
+
+describe('slowloris: the proxy\'s file descriptors come back', () => {
+  test('50 clients that trickle a head and never read: after the header timeout the proxy holds none of their sockets', { timeout: 30_000 }, async () => {
+    const { spawn } = await import('node:child_process');
+    const { readdirSync } = await import('node:fs');
+    const { connect } = await import('node:net');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'proxy', '--upstream', 'http://127.0.0.1:9/mcp', '--listen', '127.0.0.1:0', '--header-timeout', '300ms', '--no-pretty'], {
+      cwd: new URL('../../', import.meta.url),
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    closers.push(async () => void child.kill('SIGKILL'));
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    let port = 0;
+    for (let i = 0; i < 400 && port === 0; i++) {
+      port = Number(/"listen":"http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1] ?? 0);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    assert.ok(port > 0, 'the proxy started');
+    const fds = (): number => readdirSync(`/proc/${child.pid}/fd`).length;
+    const baseline = fds();
+    // Each sends half a request head, then neither writes nor reads again.
+    const sockets = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        new Promise<import('node:net').Socket>((resolve) => {
+          const socket = connect(port, '127.0.0.1', () => {
+            socket.write('POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\n');
+            socket.pause();
+            resolve(socket);
+          });
+          socket.on('error', () => {});
+        }),
+      ),
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    assert.ok(fds() >= baseline + 50, `${fds()} fds held during the attack (baseline ${baseline})`);
+    let now = fds();
+    for (let i = 0; i < 100 && now > baseline + 2; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      now = fds();
+    }
+    assert.ok(now <= baseline + 2, `${now} fds still open after the timeout (baseline ${baseline})`);
+    for (const socket of sockets) socket.destroy();
+    child.kill('SIGTERM');
+  });
+});
