@@ -284,3 +284,19 @@ describe('Expect: 100-continue', () => {
     assert.equal(upstream.requests[0]!.headers.expect, undefined);
   });
 });
+
+describe('the proxy\'s own answers to malformed HTTP are JSON-RPC errors with the right status', () => {
+  for (const [name, bytes, status, reason] of [
+    ['a garbage request line', 'NOT AN HTTP REQUEST\r\n\r\n', 400, 'WARDEN_BAD_REQUEST'],
+    ['headers over 16 KiB', `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'WARDEN_HEADERS_TOO_LARGE'],
+  ] as const) {
+    test(`${name}: ${status}`, async () => {
+      const { proxy } = await setup(jsonRpcResult({}));
+      const raw = await rawExchange(Number(proxy.url.port), bytes);
+      assert.match(raw, new RegExp(`^HTTP/1\\.1 ${status} `));
+      assert.match(raw, /content-type: application\/json/i);
+      const body = jsonRpcBody(raw) as unknown as { jsonrpc: string; id: unknown; error: { code: number; data: { reason: string } } };
+      assert.deepEqual([body.jsonrpc, body.id, body.error.code, body.error.data.reason], ['2.0', null, -32600, reason]);
+    });
+  }
+});
