@@ -19,6 +19,7 @@ import { classify, classifyPayload, type Message } from '../../src/codec/jsonrpc
 import { parseBlock, type SseEvent } from '../../src/codec/sse.ts';
 import { SseSplitter, type SsePiece } from '../../src/codec/sse-splitter.ts';
 import { cutAt, cutPlan, nearMissMessage, runs, sseBytes, sseText, unicodeText } from '../helpers/arbitraries.ts';
+import { SseRelaySplitter, type SseRelayPiece } from '../../src/codec/sse-splitter.ts';
 
 // ---------------------------------------------------------------------------------------------
 // SSE
@@ -404,6 +405,176 @@ describe('decodeJson and decodeJsonText: arbitrary bytes and text', () => {
         assert.deepEqual(d.payload, classifyPayload(parsed));
       }),
       runs(10_000),
+    );
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// SSE, as the relay splits it: comment lines at a block's start come out on their own (issue 16)
+
+/** What SseRelaySplitter returns for `chunks`, checking after every push what it holds and what it returned. */
+function relaySplit(chunks: readonly Buffer[], max: number, check: (pushed: number, returned: number) => void = () => {}): SseRelayPiece[] {
+  const s = new SseRelaySplitter(max);
+  const out: SseRelayPiece[] = [];
+  let pushed = 0;
+  let returned = 0;
+  for (const chunk of chunks) {
+    const pieces = s.push(chunk);
+    pushed += chunk.length;
+    for (const p of pieces) returned += p.raw.length;
+    out.push(...pieces);
+    check(pushed, returned);
+  }
+  out.push(...s.end());
+  return out;
+}
+
+interface Unit {
+  kind: 'comment' | 'block' | 'oversize';
+  raw: Buffer;
+  /** Where the unit starts in the stream. */
+  at: number;
+}
+
+/** The pieces as units: adjacent comment pieces merged into one, the oversize pieces of a block merged into one. */
+function relayUnits(pieces: readonly SseRelayPiece[]): Unit[] {
+  const units: Unit[] = [];
+  let at = 0;
+  let open: Buffer[] | undefined;
+  let openAt = 0;
+  for (const p of pieces) {
+    if (p.kind === 'oversize') {
+      if (!open) openAt = at;
+      open ??= [];
+      open.push(p.raw);
+      if (p.last) {
+        units.push({ kind: 'oversize', raw: Buffer.concat(open), at: openAt });
+        open = undefined;
+      } else assert.ok(p.raw.length > 0, 'an empty oversize piece that is not the last');
+    } else {
+      assert.equal(open, undefined, `a ${p.kind} piece in the middle of an oversize block`);
+      assert.ok(p.raw.length > 0, `an empty ${p.kind} piece`);
+      const last = units.at(-1);
+      if (p.kind === 'comment' && last?.kind === 'comment' && last.at + last.raw.length === at) last.raw = Buffer.concat([last.raw, p.raw]);
+      else units.push({ kind: p.kind, raw: p.raw, at });
+    }
+    at += p.raw.length;
+  }
+  assert.equal(open, undefined, 'an oversize block was never closed (no piece marked last)');
+  return units;
+}
+
+/**
+ * The units of a whole stream by the WHATWG line rules, written independently of the splitter: a
+ * line before any field line of its block that starts with ":" is a comment (its terminator with
+ * it; consecutive ones are one unit, the stream's BOM goes with the first); a blank line ends a
+ * block; whatever follows the last blank line is a comment when it is one, else one more block.
+ * `ready`: where each comment line's terminator starts.
+ */
+function referenceUnits(b: Buffer): { units: Array<{ comment: boolean; raw: Buffer }>; ready: number[] } {
+  const units: Array<{ comment: boolean; raw: Buffer }> = [];
+  const ready: number[] = [];
+  let i = b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0;
+  let start = 0;
+  let fields = false;
+  let tailComment = false;
+  const unit = (comment: boolean, end: number): void => {
+    const last = units.at(-1);
+    if (comment && last?.comment) last.raw = Buffer.concat([last.raw, b.subarray(start, end)]);
+    else units.push({ comment, raw: b.subarray(start, end) });
+    start = end;
+  };
+  while (i < b.length) {
+    let p = i;
+    while (p < b.length && b[p] !== 0x0a && b[p] !== 0x0d) p++;
+    const comment = !fields && p > i && b[i] === 0x3a;
+    if (p === b.length) {
+      tailComment = comment;
+      break;
+    }
+    let end = p + 1;
+    if (b[p] === 0x0d && b[end] === 0x0a) end++;
+    if (p === i) {
+      unit(false, end);
+      fields = false;
+    } else if (comment) {
+      ready.push(p);
+      unit(true, end);
+    } else fields = true;
+    i = end;
+  }
+  if (start < b.length) unit(!fields && tailComment, b.length);
+  return { units, ready };
+}
+
+const fieldsOf = (e: SseEvent) => ({ event: e.event, data: e.data, id: e.id, retry: e.retry });
+
+describe('SseRelaySplitter: comment lines at a block\'s start come out as soon as they are complete, at any cut', () => {
+  test('the pieces concatenate to the input, are the same units for every cut, follow the line rules, and each block reads as the whole block it came from', () => {
+    fc.assert(
+      fc.property(sseBytes(), cutPlan, (bytes, plan) => {
+        const pieces = relaySplit(cutAt(bytes, plan(bytes)), UNLIMITED);
+        assert.ok(Buffer.concat(pieces.map((p) => p.raw)).equals(bytes), 'the pieces do not concatenate to the input');
+        const units = relayUnits(pieces);
+        assert.ok(units.every((u) => u.kind !== 'oversize'), 'an oversize piece below the limit');
+        const whole = relayUnits(relaySplit([bytes], UNLIMITED));
+        const shown = (us: ReadonlyArray<{ kind?: string; comment?: boolean; raw: Buffer }>) => us.map((u) => `${u.kind === 'comment' || u.comment ? 'C' : 'B'}:${u.raw.toString('hex')}`);
+        assert.deepEqual(shown(units), shown(whole), 'the units depend on the cut');
+        assert.deepEqual(shown(units), shown(referenceUnits(bytes).units), 'the units differ from the line rules');
+        // Every block of SseSplitter is some comment lines and then (unless they were all) one block here, read the same.
+        let u = 0;
+        let at = 0;
+        referenceBlocks(bytes).forEach((block, k) => {
+          const end = at + block.length;
+          const inside: Unit[] = [];
+          while (u < units.length && units[u]!.at < end) inside.push(units[u++]!);
+          assert.ok(inside.length > 0 && inside[0]!.at === at, `block ${k} does not start a unit`);
+          const events = inside.filter((x) => x.kind !== 'comment');
+          assert.ok(events.length <= 1 && (events.length === 0 || events[0] === inside.at(-1)), `block ${k}: comments after its event`);
+          if (events.length === 1) {
+            const e = events[0]!;
+            assert.deepEqual(fieldsOf(parseBlock(e.raw, e.at === 0)), fieldsOf(parseBlock(block, k === 0)), `block ${k} reads differently`);
+          }
+          at = end;
+        });
+        assert.equal(u, units.length, 'units past the last block');
+      }),
+      runs(8_000),
+    );
+  });
+
+  test('a comment line at a block\'s start is returned once its terminator arrives, without waiting for a blank line', () => {
+    fc.assert(
+      fc.property(sseBytes(), cutPlan, (bytes, plan) => {
+        const { ready } = referenceUnits(bytes);
+        relaySplit(cutAt(bytes, plan(bytes)), UNLIMITED, (pushed, returned) => {
+          const due = ready.filter((p) => p < pushed).at(-1);
+          if (due !== undefined) assert.ok(returned > due, `a comment line ended at byte ${due} of the ${pushed} pushed; only ${returned} returned`);
+        });
+      }),
+      runs(5_000),
+    );
+  });
+
+  test('with a small maxBlockBytes: comments are never oversize, a block is oversize exactly when longer than the limit, and the splitter holds at most the limit (4 bytes: a BOM and a CR)', () => {
+    fc.assert(
+      fc.property(sseBytes(), cutPlan, fc.integer({ min: 1, max: 48 }), (bytes, plan, max) => {
+        const bound = Math.max(max, 4);
+        const pieces = relaySplit(cutAt(bytes, plan(bytes)), max, (pushed, returned) => assert.ok(pushed - returned <= bound, `the splitter holds ${pushed - returned} bytes, more than ${bound}`));
+        assert.ok(Buffer.concat(pieces.map((p) => p.raw)).equals(bytes), 'the pieces do not concatenate to the input');
+        for (const p of pieces) if (p.kind === 'block') assert.ok(p.raw.length <= max, `a whole block of ${p.raw.length} bytes over the limit ${max}`);
+        const units = relayUnits(pieces);
+        const reference = referenceUnits(bytes).units;
+        assert.deepEqual(
+          units.map((x) => `${x.kind === 'comment' ? 'C' : 'B'}:${x.raw.toString('hex')}`),
+          reference.map((x) => `${x.comment ? 'C' : 'B'}:${x.raw.toString('hex')}`),
+          'the units differ from the line rules',
+        );
+        units.forEach((x, k) => {
+          if (x.kind !== 'comment') assert.equal(x.kind === 'oversize', x.raw.length > max, `unit ${k} (${x.raw.length} bytes, limit ${max}) is ${x.kind}`);
+        });
+      }),
+      runs(8_000),
     );
   });
 });
