@@ -7,6 +7,10 @@ import { createHash } from 'node:crypto';
 export interface Tool {
   name: string;
   inputSchema: unknown;
+  /** 2025-06-18+: what structuredContent must validate against. */
+  outputSchema?: unknown;
+  /** A digest of each field of the tool's definition (description, schemas, annotations...): what drift compares. */
+  fields?: Readonly<Record<string, string>>;
 }
 
 export interface Catalogue {

@@ -100,6 +100,7 @@ export class Correlator {
     if (from === 'server' && msg.method === 'notifications/tools/list_changed') {
       flow.session.toolsComplete = false;
       flow.session.toolsFromFirstPage = false;
+      flow.session.toolsChangeAnnounced = true;
     }
   }
 

@@ -23,6 +23,12 @@ export interface Session extends CatalogueHolder {
   toolsComplete: boolean;
   /** A first page (no cursor) was seen since the catalogue was last reset. */
   toolsFromFirstPage: boolean;
+  /** Each tool's field digests in the complete catalogue before the tools/list now being read (what drift compares with; digests only, so no old schema is held). */
+  previousTools?: ReadonlyMap<string, Readonly<Record<string, string>>>;
+  /** notifications/tools/list_changed came since the last tools/list (then a change is announced). */
+  toolsChangeAnnounced?: boolean;
+  /** Whether the change a tools/list shows was announced (read by the drift rule). */
+  listAnnounced?: boolean;
 }
 
 export interface SessionLimits {
@@ -61,6 +67,21 @@ export function emptySession(key: string, sessionId: string | undefined): Sessio
     toolsComplete: false,
     toolsFromFirstPage: false,
   };
+}
+
+/** A short digest of each field of a tool definition; a field too deep to serialise reads as such. */
+function fieldDigests(tool: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(tool)) {
+    let text: string;
+    try {
+      text = JSON.stringify(value) ?? 'undefined';
+    } catch {
+      text = '(unreadable)';
+    }
+    out[key] = createHash('sha1').update(text).digest('base64url').slice(0, 12);
+  }
+  return out;
 }
 
 /** The session no longer knows any tools (its catalogue was dropped). */
@@ -140,6 +161,12 @@ export class SessionStore {
    * page is in, the catalogue is shared with every session that lists the same tools.
    */
   addTools(session: Session, tools: unknown, firstPage: boolean, lastPage: boolean): void {
+    // What this list replaces, for the drift rule: only a complete catalogue says what changed.
+    if (firstPage) {
+      session.previousTools = session.toolsComplete ? new Map([...session.tools].map(([name, tool]) => [name, tool.fields ?? {}])) : undefined;
+      session.listAnnounced = session.toolsChangeAnnounced === true;
+      session.toolsChangeAnnounced = false;
+    }
     // A shared map is never edited: the session gets its own to fill.
     this.catalogues.release(session);
     const own = new Map(firstPage ? [] : session.tools);
@@ -154,8 +181,8 @@ export class SessionStore {
           break;
         }
         if (typeof tool === 'object' && tool !== null && typeof (tool as { name?: unknown }).name === 'string') {
-          const { name, inputSchema } = tool as { name: string; inputSchema?: unknown };
-          own.set(name, { name, inputSchema });
+          const { name, inputSchema, outputSchema } = tool as { name: string; inputSchema?: unknown; outputSchema?: unknown };
+          own.set(name, { name, inputSchema, outputSchema, fields: fieldDigests(tool as Record<string, unknown>) });
         }
       }
     }

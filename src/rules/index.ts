@@ -5,11 +5,12 @@ import { CODE_RULES } from './codes.ts';
 import { LEAK_RULES, leakRules, type LeakPattern } from './leaks.ts';
 import { PROTOCOL_RULES } from './protocol.ts';
 import { silentSuccessRule } from './silent-success.ts';
+import { TOOL_CATALOGUE_RULES } from './tool-catalogue.ts';
 import { TOOL_RULES } from './tools.ts';
 import type { Rule } from './types.ts';
 import { UNREADABLE_RULES } from './unreadable.ts';
 
-export const RULES: readonly Rule[] = [...TOOL_RULES, ...CODE_RULES, ...BODY_RULES, ...PROTOCOL_RULES, ...ANSWER_ID_RULES, ...LEAK_RULES, ...UNREADABLE_RULES];
+export const RULES: readonly Rule[] = [...TOOL_RULES, ...TOOL_CATALOGUE_RULES, ...CODE_RULES, ...BODY_RULES, ...PROTOCOL_RULES, ...ANSWER_ID_RULES, ...LEAK_RULES, ...UNREADABLE_RULES];
 
 /** Patterns a policy adds to (or puts in place of) the built-in ones. */
 export interface RulePatterns {

@@ -152,18 +152,34 @@ describe('SessionStore.addTools', () => {
     assert.deepEqual(names(session.tools), ['a', 'b']);
     s.addTools(session, [{ name: 'c', inputSchema: { type: 'object', properties: { x: {} } } }], false, true);
     assert.deepEqual(names(session.tools), ['a', 'b', 'c']);
-    assert.deepEqual(session.tools.get('a'), { name: 'a', inputSchema: { type: 'object' } });
-    assert.deepEqual(session.tools.get('b'), { name: 'b', inputSchema: undefined });
+    assert.deepEqual(session.tools.get('a')?.inputSchema, { type: 'object' });
+    assert.equal(session.tools.get('b')?.inputSchema, undefined);
     assert.deepEqual(session.tools.get('c')?.inputSchema, { type: 'object', properties: { x: {} } });
   });
 
-  test('extra tool fields are not kept; a repeated name keeps the latest schema', () => {
+  test('extra tool fields are kept only as digests (for drift); a repeated name keeps the latest schema', () => {
     const s = store();
     const session = s.open('k', undefined, 0);
     s.addTools(session, [{ name: 'a', description: 'd', annotations: {}, inputSchema: { v: 1 } }], true, false);
-    s.addTools(session, [{ name: 'a', inputSchema: { v: 2 } }], false, true);
-    assert.deepEqual(session.tools.get('a'), { name: 'a', inputSchema: { v: 2 } });
+    s.addTools(session, [{ name: 'a', inputSchema: { v: 2 }, outputSchema: { type: 'object' } }], false, true);
+    const a = session.tools.get('a')!;
+    assert.deepEqual([a.name, a.inputSchema, a.outputSchema], ['a', { v: 2 }, { type: 'object' }]);
+    assert.deepEqual(Object.keys(a.fields ?? {}).sort(), ['inputSchema', 'name', 'outputSchema']);
+    assert.ok(Object.values(a.fields ?? {}).every((d) => /^[\w-]{12}$/.test(d)), 'digests, not the values');
     assert.equal(session.tools.size, 1);
+  });
+
+  test('the previous complete catalogue is kept for one list, with whether a change was announced', () => {
+    const s = store();
+    const session = s.open('k', undefined, 0);
+    s.addTools(session, [{ name: 'a', inputSchema: {} }], true, true);
+    const first = session.tools.get('a')!.fields;
+    s.addTools(session, [{ name: 'b', inputSchema: {} }], true, true);
+    assert.deepEqual([...session.previousTools!], [['a', first]]);
+    assert.equal(session.listAnnounced, false);
+    session.toolsChangeAnnounced = true;
+    s.addTools(session, [{ name: 'c', inputSchema: {} }], true, true);
+    assert.equal(session.listAnnounced, true);
   });
 
   test('junk entries are skipped', () => {
