@@ -18,6 +18,11 @@ export const CLIENT_METHODS: Readonly<Record<string, ReadonlySet<string>>> = {
   ]),
 };
 
+/** The methods a version the spec defines has; undefined for any other string (never a prototype key such as "constructor"). */
+export function methodsOf(version: string | undefined): ReadonlySet<string> | undefined {
+  return version !== undefined && Object.hasOwn(CLIENT_METHODS, version) ? CLIENT_METHODS[version] : undefined;
+}
+
 /** The server capability (a key of ServerCapabilities) a request method needs, if any. */
 export function capabilityFor(method: string): string | undefined {
   const family = method.split('/')[0];
@@ -41,7 +46,7 @@ export function capabilityFor(method: string): string | undefined {
  * its capabilities at all). Undefined when the proxy cannot tell.
  */
 export function isUnknownMethod(method: string, version: string | undefined, serverCapabilities: Record<string, unknown> | undefined): boolean | undefined {
-  const known = version === undefined ? undefined : CLIENT_METHODS[version];
+  const known = methodsOf(version);
   if (known && !known.has(method)) return true;
   const capability = capabilityFor(method);
   // 2024-11-05 has no completions capability a server could declare.

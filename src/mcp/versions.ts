@@ -35,13 +35,37 @@ export const LATEST_VERSION = '2026-07-28';
 /** What the spec says a server assumes when a legacy request names no version (R44). */
 export const DEFAULT_LEGACY_VERSION = '2025-03-26';
 
+/** The newest version of each era: what judges traffic of that era that names a version nobody defined. */
+export const LATEST_OF: Readonly<Record<Era, string>> = {
+  legacy: VERSIONS.filter((v) => v.era === 'legacy').at(-1)!.version,
+  modern: VERSIONS.filter((v) => v.era === 'modern').at(-1)!.version,
+};
+
+/** The row of a version the spec defines; undefined for any other string (never a guess). */
 export function versionInfo(version: string | undefined): VersionInfo | undefined {
   return version === undefined ? undefined : byVersion.get(version);
 }
 
-/** Era of a version string; unknown strings are judged by whether they sort after the last legacy one. */
-export function eraOf(version: string): Era {
-  return versionInfo(version)?.era ?? (version > '2025-11-25' ? 'modern' : 'legacy');
+/**
+ * Era of a version the spec defines; undefined for any other string. A version string nobody
+ * defined says nothing about its era (it does not sort into one): how the message was sent does,
+ * and only the caller knows that (see judgingVersion).
+ */
+export function eraOf(version: string): Era | undefined {
+  return versionInfo(version)?.era;
+}
+
+/**
+ * The version whose rules judge traffic that names `version`, sent the way of `sentAs`: the
+ * version itself when the spec defines it; for a version nobody defined (a client asking for
+ * 2027-01-01), the newest version of the era the message was sent in, whose rules say how a
+ * server turns an unsupported version away (2026-07-28: -32022 with data.supported on HTTP 400,
+ * R19; legacy: initialize answered with a version the server supports, or an error, R15).
+ * Undefined when there is no version, or no era to judge it by.
+ */
+export function judgingVersion(version: string | undefined, sentAs: Era | undefined): string | undefined {
+  if (version === undefined || byVersion.has(version)) return version;
+  return sentAs === undefined ? undefined : LATEST_OF[sentAs];
 }
 
 /** _meta keys of the modern era. */

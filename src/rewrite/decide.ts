@@ -6,7 +6,7 @@ import type { JsonRpcId } from '../codec/jsonrpc.ts';
 import type { Action, Policy } from '../policy/types.ts';
 import { excerpt } from '../rules/evidence.ts';
 import type { ExchangeSubject, Finding, Severity } from '../rules/types.ts';
-import { copyOf } from './message.ts';
+import { copyOf, isModern } from './message.ts';
 import type { Decision, ResponseMessage, Rewriter } from './types.ts';
 
 export interface PolicedFinding extends Finding {
@@ -51,7 +51,9 @@ export interface DecideInput {
 export function decide({ findings, subject, policy, rewriters, party, modern }: DecideInput): Decision {
   if (policy.mode !== 'enforce') return { kind: 'pass' };
   const block = findings.find((f) => f.action === 'block');
-  if (block) return { kind: 'reject', ...blockReply(block, party, subject.request.id, modern), rules: [block.rule] };
+  // The subject's version is the one judging it (a version nobody defined is judged by its era's
+  // newest: rules/subjects.ts), so its era decides the block's status too.
+  if (block) return { kind: 'reject', ...blockReply(block, party, subject.request.id, modern || isModern(subject.version)), rules: [block.rule] };
 
   const original = subject.response && subject.response.kind !== 'notification' && subject.response.kind !== 'request' ? subject.response.value : undefined;
   let message: ResponseMessage | undefined;

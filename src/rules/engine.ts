@@ -1,7 +1,24 @@
 // Runs the rules that apply to a subject and its version. A rule that throws is a bug in the
 // rule, never a reason to drop the traffic: it is reported and skipped.
 import type { Finding, Rule, Subject } from './types.ts';
+import { judgedVersion, messagesOf, type SentMessage } from './read.ts';
 import { ALL } from './versions.ts';
+
+/**
+ * The subject as the rules judge it: a version string nobody defined never selects a rule table.
+ * Exchange subjects come with their judging version already (subjects.ts); a POST's subject is
+ * built with the version its flow resolved, so it is mapped here the same way (read.ts
+ * judgedVersion: the era the POST was sent in), and judged by the version-free rules alone when
+ * nothing says which era.
+ */
+function judgedSubject(subject: Subject): Subject {
+  if (subject.version === undefined || ALL.includes(subject.version)) return subject;
+  const version =
+    subject.kind === 'post'
+      ? judgedVersion(subject.version, messagesOf(subject.request) as readonly SentMessage[], subject.requestHeaders, subject.session)
+      : judgedVersion(subject.version, [subject.request], subject.requestHeaders, subject.session);
+  return { ...subject, version };
+}
 
 /** Whether a rule judges traffic of `version`; traffic of unknown version meets only version-free rules. */
 export function appliesTo(rule: Rule, version: string | undefined): boolean {
@@ -42,7 +59,8 @@ export class RuleEngine {
    * a request before it is forwarded (so a policy can block or fix it), the server's rules judge
    * what came back.
    */
-  evaluate(subject: Subject, party?: Rule['party']): Finding[] {
+  evaluate(given: Subject, party?: Rule['party']): Finding[] {
+    const subject = judgedSubject(given);
     const findings: Finding[] = [];
     for (const rule of this.select(subject.kind, party, subject.version)) {
       try {

@@ -9,8 +9,9 @@ import { TOOL_CATALOGUE_RULES } from './tool-catalogue.ts';
 import { TOOL_RULES } from './tools.ts';
 import type { Rule } from './types.ts';
 import { UNREADABLE_RULES } from './unreadable.ts';
+import { UNSUPPORTED_VERSION_RULES } from './unsupported-version.ts';
 
-export const RULES: readonly Rule[] = [...TOOL_RULES, ...TOOL_CATALOGUE_RULES, ...CODE_RULES, ...BODY_RULES, ...PROTOCOL_RULES, ...ANSWER_ID_RULES, ...LEAK_RULES, ...UNREADABLE_RULES];
+export const RULES: readonly Rule[] = [...TOOL_RULES, ...TOOL_CATALOGUE_RULES, ...CODE_RULES, ...BODY_RULES, ...PROTOCOL_RULES, ...ANSWER_ID_RULES, ...LEAK_RULES, ...UNREADABLE_RULES, ...UNSUPPORTED_VERSION_RULES];
 
 /** Patterns a policy adds to (or puts in place of) the built-in ones. */
 export interface RulePatterns {

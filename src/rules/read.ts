@@ -4,7 +4,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Decoded } from '../codec/json-body.ts';
 import type { Message } from '../codec/jsonrpc.ts';
-import { META, versionInfo } from '../mcp/versions.ts';
+import type { Session } from '../exchange/sessions.ts';
+import { H } from '../mcp/headers.ts';
+import { type Era, judgingVersion, META, versionInfo } from '../mcp/versions.ts';
 import { asRecord, excerpt, pointer } from './evidence.ts';
 import type { ExchangeRule, ExchangeSubject, Report } from './types.ts';
 import { ALL } from './versions.ts';
@@ -55,6 +57,42 @@ export const isModern = (version: string | undefined): boolean => versionInfo(ve
 export const isLegacy = (version: string | undefined): boolean => versionInfo(version)?.era === 'legacy';
 /** The version when the spec defines it; undefined for none or an unknown one. */
 export const knownVersion = (v: string | undefined): string | undefined => (v !== undefined && ALL.includes(v) ? v : undefined);
+
+/** What a message says about how it was sent: its method (if any) and params. */
+export interface SentMessage {
+  method?: unknown;
+  params?: unknown;
+}
+
+/**
+ * The era traffic was sent in, read from how it was sent, never from the version string it names:
+ * a `_meta` protocolVersion is carried only by 2026-07-28 requests (modern); initialize, an
+ * Mcp-Session-Id, or a session that initialize negotiated belong to the legacy handshake; the
+ * MCP-Protocol-Version header with none of those is a 2026-07-28 request missing its `_meta`.
+ * Undefined when nothing says.
+ */
+export function sentEra(messages: readonly SentMessage[], headers: IncomingHttpHeaders, session: Session): Era | undefined {
+  if (messages.some((m) => metaVersion(m.params) !== undefined)) return 'modern';
+  if (messages.some((m) => m.method === 'initialize') || headerOf(headers, H.sessionId) !== undefined || session.protocolVersion !== undefined) return 'legacy';
+  return headerOf(headers, H.protocolVersion) !== undefined ? 'modern' : undefined;
+}
+
+/**
+ * The version whose rules judge traffic that names `version` (the one the flow resolved). A
+ * version the spec defines judges itself. A version string nobody defined (a client asking for
+ * 2027-01-01) is a fact about the request, never the name of a rule table: such traffic is judged
+ * by the rules for unsupported versions of the era it was sent in (see sentEra), i.e. by that era's
+ * newest version (mcp/versions.ts judgingVersion), or, in a legacy session whose negotiated
+ * version the spec defines, by that version (an initialize negotiates anew: the newest legacy one).
+ * No era, no table: undefined, and only the version-free rules judge it.
+ */
+export function judgedVersion(version: string | undefined, messages: readonly SentMessage[], headers: IncomingHttpHeaders, session: Session): string | undefined {
+  if (version === undefined || knownVersion(version) !== undefined) return version;
+  const era = sentEra(messages, headers, session);
+  const negotiated = knownVersion(session.protocolVersion);
+  if (era === 'legacy' && negotiated !== undefined && isLegacy(negotiated) && !messages.some((m) => m.method === 'initialize')) return negotiated;
+  return judgingVersion(version, era);
+}
 
 // ---- request params ----
 

@@ -1,9 +1,13 @@
-// Builds the subjects rules judge from what the transport saw.
+// Builds the subjects rules judge from what the transport saw. A subject's version is the one whose
+// rules judge it (read.ts judgedVersion): the request's own when the spec defines it; for a
+// version string nobody defined, the newest version of the era the request was sent in (the
+// request itself keeps the string it named: `subject.request.protocolVersion`).
 import type { Decoded } from '../codec/json-body.ts';
 import type { Message } from '../codec/jsonrpc.ts';
 import type { Completed, Flow } from '../exchange/correlate.ts';
 import type { OpenRequest } from '../exchange/table.ts';
 import { excerpt } from './evidence.ts';
+import { judgedVersion } from './read.ts';
 import type { BodyProblem, ExchangeSubject } from './types.ts';
 
 /** The HTTP side of a response, as the client received it. */
@@ -23,7 +27,7 @@ export function exchangeSubject(
 ): ExchangeSubject {
   return {
     kind: 'exchange',
-    version: c.request.protocolVersion,
+    version: judgedVersion(c.request.protocolVersion, [c.request], c.request.headers, flow.session),
     request: c.request,
     requestHeaders: c.request.headers,
     response: c.response,
@@ -42,7 +46,7 @@ export function exchangeSubject(
 export function pendingSubject(request: OpenRequest, flow: Flow): ExchangeSubject {
   return {
     kind: 'exchange',
-    version: request.protocolVersion,
+    version: judgedVersion(request.protocolVersion, [request], request.headers, flow.session),
     request,
     requestHeaders: request.headers,
     response: undefined,

@@ -1,6 +1,6 @@
 // Methods a server does not serve: they must get -32601 (Method not found), and a 2026-07-28
 // server must serve server/discover (R20, R23).
-import { capabilityFor, CLIENT_METHODS, isUnknownMethod } from '../mcp/methods.ts';
+import { capabilityFor, isUnknownMethod, methodsOf } from '../mcp/methods.ts';
 import { excerpt } from './evidence.ts';
 import { atCode, codeRule, legacyServer, MODERN_REJECTIONS, probeAnswer } from './error-answers.ts';
 import { answerRule, describeError, errorMessage, integerCode, isModern, missingMeta } from './read.ts';
@@ -28,7 +28,7 @@ export const unknownMethodWrongCode: ExchangeRule = answerRule(
     const { method } = s.request;
     // Rejections a modern server makes before routing the method: headers, version, capabilities, _meta.
     if (isModern(s.version) && (MODERN_REJECTIONS.has(code) || (code === -32602 && missingMeta(s.request.params).length > 0))) return [];
-    const spec = CLIENT_METHODS[s.version]?.has(method) ?? false;
+    const spec = methodsOf(s.version)?.has(method) ?? false;
     const capability = capabilityFor(method);
     // 2024-11-05 has no `completions` capability: a server could not declare it.
     if (spec && capability === 'completions' && until('2024-11-05').includes(s.version)) return [];
