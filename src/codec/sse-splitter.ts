@@ -69,9 +69,9 @@ class Splitter {
       if (nextLf < i) nextLf = indexOrEnd(buf, LF, i);
       if (nextCr < i) nextCr = indexOrEnd(buf, CR, i);
       const p = Math.min(nextLf, nextCr);
-      if (this.#early && this.#atLineStart && p > i) {
-        // A line begins at i: a comment when no field line of its block came before it.
-        this.#comment = !this.#fields && buf[i] === COLON;
+      if (this.#early && !this.#fields && this.#atLineStart && p > i) {
+        // A line begins at i before any field line of its block: a comment, or the first field line.
+        this.#comment = buf[i] === COLON;
         if (!this.#comment) {
           this.#fields = true;
           if (run >= 0) start = this.#comments(out, buf, start, run);
