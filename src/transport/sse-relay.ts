@@ -1,7 +1,9 @@
 // Relays an SSE body event by event: each complete event block is read, handed to onEvent, and
 // written to the client before the next one: byte for byte, or as onEvent re-encoded it (when
 // nothing can be rewritten: written first, read after). Nothing is held beyond the event in
-// progress; an event over the size limit passes through unread.
+// progress; an event over the size limit passes through unread. What cannot be part of an event
+// (comment lines before a block's first field, keep-alives) is relayed as soon as its line is
+// complete, without waiting for a blank line.
 //
 // A compressed stream is relayed in one of two ways. When events may be rewritten (enforce) the
 // caller hands relaySse the decoded stream and sends it without Content-Encoding: an event can
@@ -9,11 +11,13 @@
 // chunks as they came and reads a decoded copy.
 import type { ServerResponse } from 'node:http';
 import type { Duplex, Readable } from 'node:stream';
+import type { JsonRpcId } from '../codec/jsonrpc.ts';
 import type { ProxyError } from '../errors.ts';
 import { parseBlock, hasData } from '../codec/sse.ts';
-import { SseSplitter, type SsePiece } from '../codec/sse-splitter.ts';
+import { SseRelaySplitter, type SseRelayPiece } from '../codec/sse-splitter.ts';
 import { isDecodeError } from './content-coding.ts';
-import { writeChunk } from './egress.ts';
+import { sseEvent } from '../rewrite/encode.ts';
+import { proxyErrorBody, writeChunk } from './egress.ts';
 import { toProxyError } from './upstream.ts';
 
 export interface SseSummary {
@@ -30,15 +34,60 @@ export interface SseSummary {
   undecodable: Error | undefined;
   /** The client went away before the stream ended. */
   clientGone: boolean;
+  /**
+   * Where the client's copy of the stream stops when not at an event's end: inside an event the
+   * server never finished ('event': at a line's start, 'line': in the middle of one). Set only by
+   * relaySse (mirrorSse's client copy is in the server's coding: nothing can be appended to it).
+   */
+  cutInside: 'event' | 'line' | undefined;
+}
+
+/** The event type a cut-off event is closed under: MCP clients read only `message` events (and untyped ones). */
+export const CUT_EVENT = 'mcp-warden-truncated';
+
+/**
+ * What to write before an event of the proxy's own so that the client reads it on its own: the
+ * event the server left unfinished is ended and closed under CUT_EVENT, which clients ignore.
+ * Empty when the stream stopped at an event's end.
+ */
+export function closeCut(summary: SseSummary): string {
+  if (summary.cutInside === undefined) return '';
+  return `${summary.cutInside === 'line' ? '\n' : ''}event: ${CUT_EVENT}\n\n`;
+}
+
+/** An answer the proxy writes on a stream for a request still waiting: a message the policy built, or the proxy's own error with the request's id. */
+export type StreamAnswer = { message: unknown } | { error: ProxyError; id: JsonRpcId };
+
+/** The bytes that end a stream with answers of the proxy's own: one event each, after closing what the server left unfinished. */
+export function answerEvents(summary: SseSummary, answers: readonly StreamAnswer[]): Buffer {
+  const events = answers.map((a) => sseEvent('message' in a ? JSON.stringify(a.message) : proxyErrorBody(a.error, [a.id], false)));
+  const cut = closeCut(summary);
+  return Buffer.concat(cut === '' ? events : [Buffer.from(cut), ...events]);
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+
+/** Where the client's stream stops after `piece` (`tail`: the stream's end returned it, maybe unterminated). */
+function cutAfter(piece: SseRelayPiece, tail: boolean, before: SseSummary['cutInside']): SseSummary['cutInside'] {
+  const raw = piece.raw;
+  if (raw.length === 0) return before;
+  const last = raw[raw.length - 1];
+  const lineEnded = last === LF || last === CR;
+  // Comment lines open no event; a block pushed whole (or an oversize one's last piece) closed its own.
+  if (piece.kind === 'comment') return lineEnded ? undefined : 'line';
+  if (!tail && (piece.kind === 'block' || piece.last)) return undefined;
+  return lineEnded ? 'event' : 'line';
 }
 
 /** Event bookkeeping for one stream: counts what each piece is and returns an event's data, if it has any. */
-function eventReader(summary: SseSummary): (piece: SsePiece) => string | undefined {
+function eventReader(summary: SseSummary): (piece: SseRelayPiece) => string | undefined {
   let before = 0; // bytes of the stream ahead of the piece
   return (piece) => {
     const streamStart = before === 0;
     before += piece.raw.length;
-    if (piece.kind !== 'block') {
+    if (piece.kind === 'comment') return undefined;
+    if (piece.kind === 'oversize') {
       if (piece.last) summary.unaudited++;
       return undefined;
     }
@@ -49,7 +98,7 @@ function eventReader(summary: SseSummary): (piece: SsePiece) => string | undefin
   };
 }
 
-const emptySummary = (): SseSummary => ({ events: 0, unaudited: 0, bytes: 0, sawEventId: false, error: undefined, undecodable: undefined, clientGone: false });
+const emptySummary = (): SseSummary => ({ events: 0, unaudited: 0, bytes: 0, sawEventId: false, error: undefined, undecodable: undefined, clientGone: false, cutInside: undefined });
 
 /** How a stream failed: its bytes stopped decoding, or the upstream broke it. */
 function failed(summary: SseSummary, err: unknown): void {
@@ -67,10 +116,10 @@ export async function relaySse(
   onEvent: (data: string, size: number, raw: Buffer) => Buffer | undefined,
 ): Promise<SseSummary> {
   const summary = emptySummary();
-  const splitter = new SseSplitter(maxEventBytes);
+  const splitter = new SseRelaySplitter(maxEventBytes);
   const read = eventReader(summary);
 
-  const forward = async (pieces: SsePiece[]): Promise<boolean> => {
+  const forward = async (pieces: SseRelayPiece[], tail = false): Promise<boolean> => {
     // Events that arrived in one chunk leave in one write: a write per event cost a system call
     // each. Read-after-write events are read once their chunk is out.
     let corked = pieces.length > 1;
@@ -88,6 +137,7 @@ export async function relaySse(
         const data = read(piece);
         if (data !== undefined && !readAfterWrite) out = onEvent(data, piece.raw.length, piece.raw) ?? piece.raw;
         summary.bytes += out.length;
+        summary.cutInside = piece.kind === 'block' && !tail ? undefined : cutAfter(piece, tail, summary.cutInside);
         const written = writeChunk(res, out);
         if (data !== undefined && readAfterWrite) unread.push({ data, raw: piece.raw });
         if (written !== true) {
@@ -114,7 +164,7 @@ export async function relaySse(
       }
     }
     // A tail without its closing blank line is still a message that can be delivered.
-    if (!(await forward(splitter.end()))) summary.clientGone = true;
+    if (!(await forward(splitter.end(), true))) summary.clientGone = true;
   } catch (err) {
     failed(summary, err);
   }
@@ -135,9 +185,9 @@ export async function mirrorSse(
   onEvent: (data: string, size: number, raw: Buffer) => void,
 ): Promise<SseSummary> {
   const summary = emptySummary();
-  const splitter = new SseSplitter(maxEventBytes);
+  const splitter = new SseRelaySplitter(maxEventBytes);
   const read = eventReader(summary);
-  const readAll = (pieces: SsePiece[]): void => {
+  const readAll = (pieces: SseRelayPiece[]): void => {
     for (const piece of pieces) {
       const data = read(piece);
       if (data !== undefined) onEvent(data, piece.raw.length, piece.raw);
