@@ -29,7 +29,8 @@ import { readBody, upstreamHeaders, type BodyBudget } from './ingress.ts';
 import { decodedRequestBody } from './request-coding.ts';
 import { judgeClientRequest, judgePost } from './request-verdicts.ts';
 import { collect, streamRest } from './relay.ts';
-import { mirrorSse, relaySse } from './sse-relay.ts';
+import { answerEvents, mirrorSse, relaySse, type StreamAnswer } from './sse-relay.ts';
+import { mediaType } from './media-type.ts';
 import { toProxyError, type Upstream, type UpstreamResponse } from './upstream.ts';
 
 export interface EndpointContext {
@@ -73,8 +74,8 @@ export interface HttpExchange {
 
 const MAX_UNMATCHED = 8;
 
-const contentType = (headers: UpstreamResponse['headers']): string =>
-  String(headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+/** The response's media type: a Content-Type sent twice naming one type is that type (a stream stays a stream). */
+const contentType = (headers: UpstreamResponse['headers']): string => mediaType(headers['content-type']);
 
 /** What a decided exchange puts in place of the server's message, if anything. */
 const changeOf = (c: Completed, target: Message | undefined): BodyChange | undefined =>
@@ -320,13 +321,25 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       // An event too large to read may have been the answer: it was delivered, unread, not missed.
       const unread = summary.unaudited > 0 || coding.kind === 'unknown';
       const outcome = x.gone.aborted ? 'client-closed' : unread ? 'unaudited' : summary.undecodable ? 'invalid-response' : 'no-response';
-      const ended: ExchangeHttp = summary.error && !x.gone.aborted ? { ...http, proxyError: summary.error.code } : http;
-      const abandoned = abandon(x, outcome, { ...frameHttp, proxyError: ended.proxyError });
-      // A response the server never sent, built by the policy, closes the stream.
-      for (const c of abandoned) {
-        const change = changeOf(c, undefined);
-        // Never into a stream that is still in the server's coding: the client would decode it as garbage.
-        if (change && !x.res.destroyed && (coding.kind === 'identity' || decoded)) x.res.write(sseEvent(JSON.stringify(change.message)));
+      const broken = summary.error && !x.gone.aborted ? summary.error.code : undefined;
+      // The proxy gave up on the stream: the upstream broke it, or its bytes, decoded for the client, stopped decoding.
+      const gaveUp = x.gone.aborted
+        ? undefined
+        : (summary.error ?? (decoded && summary.undecodable ? new ProxyError('WARDEN_UPSTREAM_PROTOCOL', 'Upstream MCP server sent a stream that does not decode as its Content-Encoding') : undefined));
+      const ended: ExchangeHttp = gaveUp ? { ...http, proxyError: gaveUp.code } : http;
+      const abandoned = abandon(x, outcome, { ...frameHttp, proxyError: broken });
+      // Each request still waiting gets one answer before the stream ends, if the client is still
+      // there: the response the policy built, else, when the proxy gave up, its own error with the
+      // request's id. Never into a stream still in the server's coding (the client would decode it
+      // as garbage), and no error after an event too large to read: that may have been the answer.
+      if (!x.gone.aborted && !x.res.destroyed && (coding.kind === 'identity' || decoded)) {
+        const answers: StreamAnswer[] = [];
+        for (const c of abandoned) {
+          const change = changeOf(c, undefined);
+          if (change) answers.push({ message: change.message });
+          else if (gaveUp && !unread) answers.push({ error: gaveUp, id: c.request.id });
+        }
+        if (answers.length > 0) x.res.write(answerEvents(summary, answers));
       }
       log(x, abandoned, ended);
     }
