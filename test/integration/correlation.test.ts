@@ -113,3 +113,26 @@ describe('an id with another type', () => {
     });
   }
 });
+
+describe('a client that closes an SSE call', () => {
+  test('on a stream whose events carry ids: logged client-closed at once, nothing left open', async () => {
+    const proxy = await setup((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('id: ev-1\ndata: \n\n'); // the priming event: resumable, then silence
+    });
+    const { request } = await import('undici');
+    const controller = new AbortController();
+    const res = await request(proxy.url, {
+      method: 'POST',
+      body: callBody(9, 'slow'),
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...SESSION },
+      signal: controller.signal,
+    });
+    res.body.on('error', () => {});
+    await new Promise((r) => setTimeout(r, 100));
+    controller.abort();
+    const record = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 9, 3000);
+    assert.equal(record.outcome, 'client-closed');
+    assert.equal(record.expired, undefined);
+  });
+});
