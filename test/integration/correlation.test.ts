@@ -136,3 +136,28 @@ describe('a client that closes an SSE call', () => {
     assert.equal(record.expired, undefined);
   });
 });
+
+describe('answers on a GET stream (resumption)', () => {
+  test('enforce: a broken answer replayed on the GET with Last-Event-ID is rewritten like one on the POST\'s stream', async () => {
+    const proxy = await setup(async (req, res) => {
+      if (req.method === 'POST') {
+        // The priming event, then the server closes the stream before answering (SEP-1699 polling).
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end('id: ev-1\nretry: 10\ndata: \n\n');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`id: ev-2\nevent: message\ndata: ${answer(4, 'Error: could not open /srv/reports/q4.csv')}\n\n`);
+    }, await enforcePolicy());
+    const first = await post(proxy.url, callBody(4, 'report'), SESSION);
+    await first.body.text();
+    const { request } = await import('undici');
+    const resumed = await request(proxy.url, { method: 'GET', headers: { accept: 'text/event-stream', 'last-event-id': 'ev-1', ...SESSION } });
+    const text = await resumed.body.text();
+    const data = JSON.parse(/^data: (.*)$/m.exec(text)![1]!) as { id: number; result: { isError?: boolean } };
+    assert.equal(data.id, 4);
+    assert.equal(data.result.isError, true, `the GET's answer was not rewritten: ${text}`);
+    const record = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 4);
+    assert.deepEqual([record.transport, record.verdict], ['get-sse', 'rewrite']);
+  });
+});
