@@ -3,6 +3,7 @@
 // 2026-07-28 pairs with a status (-32601 → 404, -32020..-32022 → 400) also asks for that status.
 import { isUnknownMethod } from '../mcp/methods.ts';
 import { codeRange, isDefinedFor } from '../rules/codes.ts';
+import { isTransportRejection } from '../rules/error-answers.ts';
 import type { ExchangeSubject } from '../rules/types.ts';
 import type { ResponseMessage, Rewriter, Rewritten } from './types.ts';
 import {
@@ -13,6 +14,7 @@ import {
   integerCode,
   INTERNAL_ERROR,
   INVALID_PARAMS,
+  INVALID_REQUEST,
   isModern,
   METHOD_NOT_FOUND,
   missingMeta,
@@ -21,9 +23,15 @@ import {
   RESOURCE_NOT_FOUND,
 } from './message.ts';
 
-/** The standard code for an undefined one: -32601 when the method is one the server does not implement, else -32603. */
-const standardCode = (s: ExchangeSubject): number =>
-  isUnknownMethod(s.request.method, s.version, s.session.serverCapabilities) === true ? METHOD_NOT_FOUND : INTERNAL_ERROR;
+/**
+ * The standard code for an undefined one, as the finding's fix says (rules/error-answers.ts
+ * fixFor): -32600 (Invalid Request) on a 4xx, a transport rejection (no valid session, 406, 415);
+ * else -32601 when the method is one the server does not implement, else -32603.
+ */
+const standardCode = (s: ExchangeSubject): number => {
+  if (isTransportRejection(s.status)) return INVALID_REQUEST;
+  return isUnknownMethod(s.request.method, s.version, s.session.serverCapabilities) === true ? METHOD_NOT_FOUND : INTERNAL_ERROR;
+};
 
 /** The error to rewrite (and the message holding it), with its integer code. */
 function codedError(message: ResponseMessage | undefined, s: ExchangeSubject) {
@@ -36,7 +44,8 @@ function codedError(message: ResponseMessage | undefined, s: ExchangeSubject) {
 
 /**
  * reserved-code: a code in -32768..-32100 outside the five standard ones, or one in
- * -32099..-32020 the version does not define (-32042 is retired-code's), becomes -32601 or -32603.
+ * -32099..-32020 the version does not define (-32042 is retired-code's), becomes -32600 (on a
+ * 4xx), -32601 or -32603.
  */
 export const reservedCodeRewriter: Rewriter = defineRewriter(['reserved-code'], (message, { subject: s }) => {
   const e = codedError(message, s);
@@ -47,7 +56,7 @@ export const reservedCodeRewriter: Rewriter = defineRewriter(['reserved-code'], 
   return recoded(e.m, e.error, standardCode(s), s);
 });
 
-/** legacy-range-code: a code in -32000..-32019 (not -32002) becomes -32601 or -32603. */
+/** legacy-range-code: a code in -32000..-32019 (not -32002) becomes -32600 (on a 4xx), -32601 or -32603. */
 export const legacyRangeRewriter: Rewriter = defineRewriter(['legacy-range-code'], (message, { subject: s }) => {
   const e = codedError(message, s);
   if (!e || codeRange(e.code) !== 'legacy' || e.code === RESOURCE_NOT_FOUND) return undefined;

@@ -5,11 +5,13 @@
 import { jsonText } from '../codec/json-text.ts';
 import type { JsonRpcId } from '../codec/jsonrpc.ts';
 import { META, versionInfo } from '../mcp/versions.ts';
+import { idlessAllowed } from '../rules/error-envelope.ts';
 import { asRecord } from '../rules/evidence.ts';
 import type { ExchangeSubject } from '../rules/types.ts';
 import { copyJson } from '../rules/walk.ts';
 import type { ResponseMessage, RewriteContext, Rewriter, Rewritten } from './types.ts';
 
+export const INVALID_REQUEST = -32600;
 export const METHOD_NOT_FOUND = -32601;
 export const INVALID_PARAMS = -32602;
 export const INTERNAL_ERROR = -32603;
@@ -63,8 +65,10 @@ export function idlessError(s: ExchangeSubject): Record<string, unknown> | undef
 /**
  * The message a rewriter works on: the one it is handed, or, when the server's answer to the
  * request is an error that carried no id (the rules judge it as the request's answer; it sits in
- * `subject.unmatched`), a copy of that error given the request's id: an error with a null id is
- * valid in no version's schema, and the request's id is the one it answers.
+ * `subject.unmatched`), a copy of that error. The copy gets the request's id where error-id-null
+ * says the id is missing (an error with a null id is valid in no version's schema, and the
+ * request's id is the one it answers); a transport rejection, which may be id-less (R6), keeps its
+ * id as the server sent it: a rewrite never changes an id without the finding that says why.
  */
 export function current(message: ResponseMessage | undefined, s: ExchangeSubject): ResponseMessage | undefined {
   if (message !== undefined) return message;
@@ -73,7 +77,7 @@ export function current(message: ResponseMessage | undefined, s: ExchangeSubject
   if (!idless) return undefined;
   const copy = copyOf(idless) as ResponseMessage | undefined;
   if (!copy) return undefined;
-  copy.id = s.request.id;
+  if (!idlessAllowed(s)) copy.id = s.request.id;
   return copy;
 }
 
@@ -192,13 +196,15 @@ export function conformError(error: ErrorObject): boolean {
  * What every rewritten message is made to be, whatever rule asked for the rewrite: a JSON-RPC
  * response of the session's version per its schema. A rewrite for one rule must not send out a
  * message the schema rejects because of another defect of the server's: an error whose code or
- * message has the wrong type (R5), a null or missing id although the request's was readable (R6),
+ * message has the wrong type (R5), a null or missing id although the request's was readable (R6:
+ * where error-id-null fires, not on a transport rejection, which may be id-less),
  * a 2026-07-28 result without resultType (R64). Shapes of particular results (a CallToolResult's
  * content blocks) are left as they are.
  */
 export function conform(message: ResponseMessage, s: ExchangeSubject): void {
   message.jsonrpc = '2.0';
-  if ((message.id === null || message.id === undefined) && s.request.from === 'client') message.id = s.request.id;
+  // Where error-id-null fires: an id-less transport rejection keeps its id (see current).
+  if ((message.id === null || message.id === undefined) && s.request.from === 'client' && !idlessAllowed(s)) message.id = s.request.id;
   const error = errorOf(message);
   if (error) conformError(error);
   const result = resultOf(message);

@@ -24,7 +24,7 @@ export const reservedCode: ExchangeRule = codeRule(
         {
           ...at,
           message: `error code ${code} is reserved by JSON-RPC 2.0 (-32768..-32100) and defined by no spec`,
-          fix: fixFor(code, s.version),
+          fix: fixFor(code, s.version, s.status),
         },
       ];
     }
@@ -35,14 +35,14 @@ export const reservedCode: ExchangeRule = codeRule(
     const def = definitionOf(code);
     const what = def ? `is ${def.name}, defined only in ${definedIn(code)}, not in ${s.version}` : 'is defined by no version of the spec';
     if (isModern(s.version)) {
-      return [{ ...at, message: `error code ${code} ${what}: 2026-07-28 forbids emitting undefined codes in -32020..-32099`, fix: fixFor(code, s.version) }];
+      return [{ ...at, message: `error code ${code} ${what}: 2026-07-28 forbids emitting undefined codes in -32020..-32099`, fix: fixFor(code, s.version, s.status) }];
     }
     return [
       {
         ...at,
         severity: 'warning',
         message: `error code ${code} ${what}; JSON-RPC 2.0 leaves -32000..-32099 to implementations, but MCP now owns -32020..-32099`,
-        fix: fixFor(code, s.version),
+        fix: fixFor(code, s.version, s.status),
       },
     ];
   },

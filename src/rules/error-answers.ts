@@ -59,6 +59,13 @@ export const codeRule = (
 
 const OUTSIDE = 'an application code outside -32768..-32000';
 
+/**
+ * Whether an error came with a 4xx status: the server refused the HTTP request (no session, not
+ * acceptable, unsupported media type, ...), and the JSON-RPC code for that is -32600 (Invalid
+ * Request). A 5xx is a failure of the server, -32603.
+ */
+export const isTransportRejection = (status: number | undefined): boolean => status !== undefined && status >= 400 && status < 500;
+
 /** What to send instead of a code the version does not define. */
 export function fixFor(code: number, version: string | undefined, status?: number): string {
   if (code === -32022 && isLegacy(version)) return 'reject an unsupported version with -32602 and data { supported, requested } (the legacy example), or negotiate one the server supports';
@@ -68,6 +75,6 @@ export function fixFor(code: number, version: string | undefined, status?: numbe
     const now = { [-32001]: -32020, [-32003]: -32021, [-32004]: -32022 }[code];
     return `${code} was a pre-release draft code: send ${now} (with HTTP 400) if that is what is meant; otherwise a standard code (-32602 invalid params, -32603 internal error) or ${OUTSIDE}`;
   }
-  if ((status ?? 0) >= 400) return `a transport rejection is said by its HTTP status (${status}); a JSON-RPC body with it should use -32600 (Invalid Request) or ${OUTSIDE}`;
+  if (isTransportRejection(status)) return `a transport rejection is said by its HTTP status (${status}); a JSON-RPC body with it should use -32600 (Invalid Request) or ${OUTSIDE}`;
   return `use the code the spec defines for the case (-32602 invalid params, -32601 method not found, -32603 internal error) or ${OUTSIDE}`;
 }

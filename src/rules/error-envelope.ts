@@ -3,7 +3,7 @@ import { versionInfo } from '../mcp/versions.ts';
 import { excerpt } from './evidence.ts';
 import { answerError, atCode, idless } from './error-answers.ts';
 import { integerCode } from './read.ts';
-import type { ExchangeRule, Report } from './types.ts';
+import type { ExchangeRule, ExchangeSubject, Report } from './types.ts';
 import { ALL, until } from './versions.ts';
 
 export const errorShape: ExchangeRule = {
@@ -38,6 +38,16 @@ export const errorShape: ExchangeRule = {
   },
 };
 
+/**
+ * Whether an error with a null or missing id may answer this request as it is: a transport-level
+ * rejection (an HTTP error status) may be id-less from 2025-03-26 on (R6, rules.md section 5 (6));
+ * on 2xx, and in 2024-11-05, the id is required. A rewrite keeps such an error's id as the server
+ * sent it: it fills in the request's id only where error-id-null says it is missing.
+ */
+export function idlessAllowed(s: ExchangeSubject): boolean {
+  return (s.status ?? 200) >= 400 && (s.version === undefined || !until('2024-11-05').includes(s.version));
+}
+
 export const errorIdNull: ExchangeRule = {
   id: 'error-id-null',
   group: 'framing',
@@ -63,7 +73,7 @@ export const errorIdNull: ExchangeRule = {
     }
     // A 4xx/5xx body is a transport-level rejection, which may be id-less from 2025-03-26 on (R6);
     // 2024-11-05 allows it nowhere, and the spec disagrees with itself on it (rules.md section 5 (6)).
-    if (s.version === undefined || !until('2024-11-05').includes(s.version)) return [];
+    if (idlessAllowed(s)) return [];
     return [
       {
         ...base,

@@ -170,6 +170,38 @@ describe('codes', () => {
     });
   }
 
+  test('a transport rejection (4xx) gets -32600, as the finding\'s fix says; a 5xx is a failure, -32603', () => {
+    for (const version of ALL_VERSIONS) {
+      for (const status of [400, 404, 406, 415]) {
+        const s = subject({ version, status, response: errorMsg(-32000, 'Bad Request: No valid session ID provided') });
+        assert.deepEqual(run('legacy-range-code', s), { message: errorMsg(-32600, 'Bad Request: No valid session ID provided', { originalCode: -32000 }) });
+        // Under 2026-07-28 such a 4xx is a legacy-only server's answer to an era probe: not judged (error-answers.ts probeAnswer).
+        const fix = CODE_RULES.find((r) => r.id === 'legacy-range-code')!.check(s as never)[0]?.fix;
+        if (version !== MODERN) assert.match(String(fix), /-32600/);
+        assert.equal(run('reserved-code', subject({ version, status, method: 'ping', response: errorMsg(-32150, 'x') }))?.message.error?.code, -32600);
+      }
+      assert.equal(run('legacy-range-code', subject({ version, status: 500, response: errorMsg(-32000, 'x') }))?.message.error?.code, -32603);
+    }
+  });
+
+  test('an id-less transport rejection keeps its id as the server sent it; error-id-null\'s own cases get the request\'s id', () => {
+    const apply = (s: ExchangeSubject, rule: string) => rewriterFor(rule).apply(undefined, { subject: s, finding: finding(rule), marker: MARKER });
+    for (const version of ['2025-03-26', '2025-06-18', '2025-11-25', MODERN]) {
+      for (const status of [400, 406, 415, 500]) {
+        const nullId = subject({ version, status, unmatched: [errorMsg(-32000, 'Bad Request', undefined, null)] });
+        assert.deepEqual(apply(nullId, 'legacy-range-code')?.message, errorMsg(status < 500 ? -32600 : -32603, 'Bad Request', { originalCode: -32000 }, null), `${version} ${status}`);
+        const absent = subject({ version, status, unmatched: [{ jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request' } }] });
+        const out = apply(absent, 'legacy-range-code')?.message;
+        assert.ok(out && !('id' in out), `${version} ${status}: ${JSON.stringify(out)}`);
+        assert.equal(CODE_RULES.find((r) => r.id === 'error-id-null')!.check(nullId as never).length, 0, 'no finding asks for the id');
+      }
+    }
+    // 2024-11-05 requires the id on a rejection too (error-id-null fires): it is filled in.
+    const v1 = subject({ version: '2024-11-05', status: 400, unmatched: [errorMsg(-32000, 'Bad Request', undefined, null)] });
+    assert.equal(CODE_RULES.find((r) => r.id === 'error-id-null')!.check(v1 as never).length, 1);
+    assert.deepEqual(apply(v1, 'legacy-range-code')?.message, errorMsg(-32600, 'Bad Request', { originalCode: -32000 }));
+  });
+
   test('an unknown method gets -32601, with HTTP 404 under 2026-07-28 on a JSON response', () => {
     const legacy = subject({ version: '2025-06-18', method: 'tasks/get', response: errorMsg(-32000, 'nope') });
     assert.deepEqual(run('legacy-range-code', legacy), { message: errorMsg(-32601, 'nope', { originalCode: -32000 }) });
