@@ -84,8 +84,10 @@ export function createProxy(options: ProxyOptions) {
   let guard: HostGuard = createHostGuard(options.guard ?? {}, '127.0.0.1');
   const sessions = new SessionStore(limits, (dropped) => logger.warn({ ...dropped, limit: limits.maxCatalogueBytes }, 'catalogue dropped'));
   const table = new RequestTable(limits.maxOpenRequests, limits.requestIdleMs, (request, why) => {
-    const c = { request, response: undefined, outcome: 'no-response', durationMs: performance.now() - request.startedAt, responseBytes: 0, findings: [] };
-    logExchange(logger, c, { status: undefined, transport: 'none', expired: why });
+    // A dropped stream not resumed in time was the client's doing; the rest the proxy gave up on.
+    const closed = why === 'client-closed';
+    const c = { request, response: undefined, outcome: closed ? 'client-closed' : 'no-response', durationMs: performance.now() - request.startedAt, responseBytes: 0, findings: [] };
+    logExchange(logger, c, { status: undefined, transport: 'none', expired: closed ? undefined : why });
     metrics.exchange(c, undefined, () => false);
   }, limits.maxOpenRequestsPerSession);
   const correlator = new Correlator(table, sessions);
@@ -197,7 +199,7 @@ export function createProxy(options: ProxyOptions) {
     const now = performance.now();
     table.sweep(now);
     sessions.sweep(now);
-  }, Math.min(limits.requestIdleMs, limits.sessionIdleMs, 60_000));
+  }, Math.min(limits.requestIdleMs, limits.sessionIdleMs, limits.resumeWindowMs, 5_000));
   sweeper.unref();
 
   return {

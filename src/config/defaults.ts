@@ -21,6 +21,8 @@ export interface Limits {
   sessionIdleMs: number;
   /** An open request unanswered this long (ms) is logged as no-response and forgotten. */
   requestIdleMs: number;
+  /** A legacy SSE stream the client dropped may be resumed with Last-Event-ID this long (ms); then its requests are logged client-closed. */
+  resumeWindowMs: number;
   /** Time (ms) the upstream has to send response headers. */
   upstreamHeadersTimeoutMs: number;
   /** Longest silence (ms) between two chunks of an upstream body; 0 disables. */
@@ -50,6 +52,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   maxSessions: 10_000,
   sessionIdleMs: 30 * 60_000,
   requestIdleMs: 10 * 60_000,
+  resumeWindowMs: 30_000,
   upstreamHeadersTimeoutMs: 60_000,
   upstreamBodyTimeoutMs: 5 * 60_000,
   upstreamConnectTimeoutMs: 10_000,

@@ -139,6 +139,12 @@ export class Correlator {
     return request !== undefined && (flow.exchange === undefined || request.exchange === undefined || request.exchange === flow.exchange);
   }
 
+  /** An open request is given up at `at` unless answered first (a dropped stream that may still be resumed). */
+  expire(scope: string, from: Sender, id: JsonRpcId, at: number, exchange?: number): void {
+    const open = this.table.peek(scope, from, id);
+    if (open && (exchange === undefined || open.exchange === undefined || open.exchange === exchange)) this.table.deadline(scope, from, id, at);
+  }
+
   private learn(request: OpenRequest, msg: Message, flow: Flow, newSessionId: string | undefined, now: number): void {
     if (msg.kind !== 'result') return;
     const result = asRecord(msg.result);

@@ -37,15 +37,20 @@ export interface OpenRequest {
 
 export const requestKey = (scope: string, from: Sender, id: JsonRpcId): string => `${scope}|${from}|${idKey(id)}`;
 
+/** Why the proxy stopped waiting for a response: the table was full, it idled out, its id was reused, or the client dropped its stream and did not resume it in time. */
+export type Unanswered = 'capacity' | 'idle' | 'replaced' | 'client-closed';
+
 export class RequestTable {
   private readonly open: BoundedMap<string, OpenRequest>;
+  /** Requests given up at a time of their own (dropped streams awaiting resumption). */
+  private readonly deadlines = new Map<string, number>();
   /** Each owner's open keys, oldest first. */
   private readonly byOwner = new Map<string, Set<string>>();
 
   constructor(
     private readonly maxOpen: number,
     idleMs: number,
-    private readonly onUnanswered: (req: OpenRequest, why: 'capacity' | 'idle' | 'replaced') => void,
+    private readonly onUnanswered: (req: OpenRequest, why: Unanswered) => void,
     private readonly maxPerOwner: number = maxOpen,
   ) {
     // Capacity is enforced here, per owner; the map only expires idle entries.
@@ -84,7 +89,18 @@ export class RequestTable {
     return this.remove(requestKey(scope, from, id));
   }
 
+  /** The request under this key is given up at `at` (reported `client-closed`) unless answered first. */
+  deadline(scope: string, from: Sender, id: JsonRpcId, at: number): void {
+    const key = requestKey(scope, from, id);
+    if (this.open.peek(key)) this.deadlines.set(key, at);
+  }
+
   sweep(now: number): void {
+    for (const [key, at] of this.deadlines) {
+      if (at > now) continue;
+      const req = this.remove(key);
+      if (req) this.onUnanswered(req, 'client-closed');
+    }
     this.open.sweep(now);
   }
 
@@ -95,6 +111,7 @@ export class RequestTable {
   }
 
   private forget(key: string, req: OpenRequest): void {
+    this.deadlines.delete(key);
     const owner = req.owner ?? req.scope;
     const mine = this.byOwner.get(owner);
     mine?.delete(key);

@@ -312,9 +312,13 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       logger.warn({ session, status: up.status, contentEncoding: up.headers['content-encoding'], events: summary.events, detail }, 'undecodable stream');
       x.bodyProblem ??= { problem: 'not-utf8', excerpt: detail };
     }
-    // A legacy session whose stream the server ended after event ids may resume it on a GET: keep
-    // waiting then. A client that closed the stream itself has cancelled: its requests end now.
-    const resumable = !x.gone.aborted && x.flow.sessionId !== undefined && summary.sawEventId && eraOf(x.flow.protocolVersion ?? '') === 'legacy';
+    // A legacy session whose stream carried event ids may resume it on a GET: keep waiting then.
+    // A client that dropped such a stream may resume it too (legacy disconnection is no
+    // cancellation), but only for a while: past the resumption window it is logged client-closed.
+    const resumable = x.flow.sessionId !== undefined && summary.sawEventId && eraOf(x.flow.protocolVersion ?? '') === 'legacy';
+    if (resumable && x.gone.aborted) {
+      for (const id of x.requestIds) correlator.expire(x.flow.scope, 'client', id, ctx.now() + limits.resumeWindowMs, x.flow.exchange);
+    }
     if (summary.unaudited > 0) {
       logger.warn({ session: x.flow.sessionId ?? null, events: summary.unaudited, limit: limits.auditEventBytes }, 'unaudited event');
     }

@@ -115,11 +115,13 @@ describe('an id with another type', () => {
 });
 
 describe('a client that closes an SSE call', () => {
-  test('on a stream whose events carry ids: logged client-closed at once, nothing left open', async () => {
-    const proxy = await setup((_req, res) => {
+  test('on a legacy stream whose events carry ids: open for a resumption until the window closes, then logged client-closed', async () => {
+    const upstream = await startRawServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write('id: ev-1\ndata: \n\n'); // the priming event: resumable, then silence
     });
+    const proxy = await startProxy(new URL('/mcp', upstream.url), { limits: { resumeWindowMs: 300 } });
+    closers.push(upstream, proxy);
     const { request } = await import('undici');
     const controller = new AbortController();
     const res = await request(proxy.url, {
@@ -131,6 +133,8 @@ describe('a client that closes an SSE call', () => {
     res.body.on('error', () => {});
     await new Promise((r) => setTimeout(r, 100));
     controller.abort();
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(proxy.log.find((r) => r.msg === 'exchange' && r.id === 9), undefined, 'still resumable');
     const record = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 9, 3000);
     assert.equal(record.outcome, 'client-closed');
     assert.equal(record.expired, undefined);

@@ -5,7 +5,7 @@ import { classify, type JsonRpcId, type Message } from '../../src/codec/jsonrpc.
 import { Correlator, declaredVersion, outcomeOf, toolName, type Flow } from '../../src/exchange/correlate.ts';
 import { resolveFlow } from '../../src/exchange/flow.ts';
 import { SessionStore, sessionKey } from '../../src/exchange/sessions.ts';
-import { RequestTable, requestKey, type OpenRequest } from '../../src/exchange/table.ts';
+import { RequestTable, requestKey, type OpenRequest, type Unanswered } from '../../src/exchange/table.ts';
 
 type Request = Extract<Message, { kind: 'request' }>;
 
@@ -19,7 +19,7 @@ const error = (id: JsonRpcId | null, code: unknown, message = 'x'): Message => c
 const notification = (method: string, params?: unknown): Message => classify({ jsonrpc: '2.0', method, params });
 
 function setup(opts: { maxOpen?: number; idleMs?: number } = {}) {
-  const unanswered: Array<{ req: OpenRequest; why: 'capacity' | 'idle' | 'replaced' }> = [];
+  const unanswered: Array<{ req: OpenRequest; why: Unanswered }> = [];
   const table = new RequestTable(opts.maxOpen ?? 100, opts.idleMs ?? 60_000, (req, why) => unanswered.push({ req, why }));
   const sessions = new SessionStore({ maxSessions: 100, sessionIdleMs: 600_000, maxToolsPerSession: 1000 });
   const correlator = new Correlator(table, sessions);
@@ -445,6 +445,20 @@ describe('RequestTable', () => {
     assert.deepEqual(unanswered.map((r) => r.id), [0, 1, 2, 3, 4, 5, 6]);
     assert.equal(table.size, 4);
     assert.equal(table.take('sid:calm', 'client', 1), other);
+  });
+
+  test('a deadline gives a request up as client-closed unless it is answered first', () => {
+    const { table, unanswered } = setup();
+    table.add(open(1), 0);
+    table.add(open(2), 0);
+    table.deadline('x:1', 'client', 1, 100);
+    table.deadline('x:1', 'client', 2, 100);
+    assert.ok(table.take('x:1', 'client', 2), 'answered in time');
+    table.sweep(99);
+    assert.equal(unanswered.length, 0);
+    table.sweep(100);
+    assert.deepEqual(unanswered.map((u) => [u.req.id, u.why]), [[1, 'client-closed']]);
+    assert.equal(table.size, 0);
   });
 
   test('a full table evicts from the busiest owner first', () => {
