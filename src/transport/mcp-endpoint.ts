@@ -15,7 +15,7 @@ import { eraOf } from '../mcp/versions.ts';
 import { decideFor, judge, runPipeline, type Frame, type StageContext } from '../pipeline.ts';
 import type { Policy } from '../policy/types.ts';
 import { nullIdError, rewriteBody, type BodyChange } from '../rewrite/apply.ts';
-import { sseEvent, encodeSseEvent } from '../rewrite/encode.ts';
+import { encodeSseEvent } from '../rewrite/encode.ts';
 import type { Runtime } from '../policy/runtime.ts';
 import { bodyProblemOf, exchangeSubject, type ResponseHttp } from '../rules/subjects.ts';
 import type { BodyProblem } from '../rules/types.ts';

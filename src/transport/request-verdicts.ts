@@ -15,6 +15,7 @@ import { loggedHeaders } from '../sinks/redact.ts';
 import { logDecision, logExchange, logFindings, whereOf, type FindingContext } from '../sinks/exchange-log.ts';
 import { upstreamHeaders } from './ingress.ts';
 import type { HttpExchange } from './mcp-endpoint.ts';
+import { mediaType } from './media-type.ts';
 import type { UpstreamResponse } from './upstream.ts';
 
 const appliedIn = (open: OpenRequest): Set<string> => new Set(open.decision && open.decision.kind !== 'pass' ? open.decision.rules : []);
@@ -111,7 +112,7 @@ export function judgePost(x: HttpExchange, inbound: Frame, up: UpstreamResponse,
       requestHeaders: x.req.headers,
       request: inbound.decoded!,
       status: up.status,
-      contentType: String(up.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase() || undefined,
+      contentType: mediaType(up.headers['content-type']) || undefined,
       responseHeaders: up.headers,
       response: reply?.decoded,
       responseBytes: reply?.size ?? 0,

@@ -23,3 +23,14 @@ export async function within<T>(ms: number, what: string, p: Promise<T>): Promis
     clearTimeout(timer);
   }
 }
+
+/**
+ * Splits an SSE body the proxy ended after the upstream broke it: what the server sent (`head`,
+ * complete events only), then the proxy's own error event for the request still waiting.
+ */
+export function brokenStream(text: string, head: string): { head: string; error: { id: unknown; code: number; reason: string } | undefined } {
+  const rest = text.startsWith(head) ? text.slice(head.length) : text;
+  const data = /^data: (.*)$/m.exec(rest)?.[1];
+  const parsed = data ? (JSON.parse(data) as { id: unknown; error: { code: number; data: { reason: string } } }) : undefined;
+  return { head: text.slice(0, head.length), error: parsed && { id: parsed.id, code: parsed.error.code, reason: parsed.error.data.reason } };
+}

@@ -21,7 +21,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { byTool, html500, jsonRpcResult, resetAfter, sseEvents, stall, startRawServer, type RawHandler, type RawServer } from '../fixtures/raw-server.ts';
 import { closeServer, listen } from '../helpers/net.ts';
-import { ACCEPT, call, post, sleep, within } from '../helpers/faults.ts';
+import { ACCEPT, brokenStream, call, post, sleep, within } from '../helpers/faults.ts';
 import { startProxy, type TestProxy } from '../helpers/proxy.ts';
 
 
@@ -127,7 +127,7 @@ describe('resets and closes', () => {
     await assertStillServes(proxy);
   });
 
-  test('a TCP RST in the middle of an SSE stream: every complete event delivered, then a clean end; stream broken logged', async () => {
+  test('a TCP RST in the middle of an SSE stream: every complete event delivered, then an error with the id and a clean end; stream broken logged', async () => {
     const events = [
       'event: message\nid: 1\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}\n\n',
       ': keepalive\n\n',
@@ -138,7 +138,9 @@ describe('resets and closes', () => {
     assert.equal(res.statusCode, 200);
     assert.equal(res.headers['content-type'], 'text/event-stream');
     // undici would reject a body that was cut: text() resolving means the stream ended cleanly.
-    assert.equal(await res.body.text(), events.join(''), 'every complete event, none of the broken one');
+    const got = brokenStream(await res.body.text(), events.join(''));
+    assert.equal(got.head, events.join(''), 'every complete event, none of the broken one');
+    assert.deepEqual(got.error, { id: 'rst-sse', code: -32603, reason: 'WARDEN_UPSTREAM_RESET' }, 'then the proxy\'s error for the waiting request');
     const record = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 'rst-sse');
     assert.equal(record.outcome, 'no-response');
     assert.equal(record.transport, 'sse');
@@ -261,7 +263,10 @@ describe('one proxy through every fault in turn', () => {
     await expectProxyError(await post(proxy.url, call('reset-json', 'resetJson')), 502, 'reset-json', 'WARDEN_UPSTREAM_RESET');
     await assertStillServes(proxy);
     const resetSse = await post(proxy.url, call('reset-sse', 'resetSse'));
-    assert.equal(await resetSse.body.text(), 'data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"one"}}\n\n');
+    const sseHead = 'data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"one"}}\n\n';
+    const resetGot = brokenStream(await resetSse.body.text(), sseHead);
+    assert.equal(resetGot.head, sseHead);
+    assert.equal(resetGot.error?.id, 'reset-sse');
     await assertStillServes(proxy);
     const html = await post(proxy.url, call('html', 'html'));
     assert.equal(html.statusCode, 500);

@@ -7,6 +7,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request } from 'undici';
 import { startRawServer, html500, jsonRpcResult, resetAfter, sseEvents, stall, type RawServer } from '../fixtures/raw-server.ts';
 import { startProxy, type TestProxy } from '../helpers/proxy.ts';
+import { brokenStream } from '../helpers/faults.ts';
 
 const ACCEPT = 'application/json, text/event-stream';
 const rpc = (id: unknown, method = 'tools/call', params: unknown = { name: 'echo', arguments: {} }) =>
@@ -234,12 +235,14 @@ describe('upstream failures become JSON-RPC errors with the request id', () => {
     assert.equal(body.error.data.reason, 'WARDEN_UPSTREAM_RESET');
   });
 
-  test('reset in the middle of an SSE stream: delivered events arrive, then a clean end', async () => {
+  test('reset in the middle of an SSE stream: delivered events arrive, then an error with the id, then a clean end', async () => {
     const first = 'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}\n\n';
     const { proxy } = await setup(resetAfter(`${first}data: {"jsonrpc":"2.0","id":6,`));
     const res = await post(proxy.url, rpc(6));
     assert.equal(res.statusCode, 200);
-    assert.equal(await res.body.text(), first, 'the whole first event, none of the broken one');
+    const got = brokenStream(await res.body.text(), first);
+    assert.equal(got.head, first, 'the whole first event, none of the broken one');
+    assert.deepEqual(got.error, { id: 6, code: -32603, reason: 'WARDEN_UPSTREAM_RESET' });
     const record = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 6);
     assert.equal(record.outcome, 'no-response');
     assert.equal(record.proxyError, 'WARDEN_UPSTREAM_RESET');
