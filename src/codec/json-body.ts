@@ -1,6 +1,6 @@
 // Decodes a complete body (or SSE data) into a JSON value without throwing. Distinguishes what a
 // rule needs to know: empty, not UTF-8, not JSON, HTML.
-import { classifyPayload, type Payload } from './jsonrpc.ts';
+import { classifyPayload, rememberSource, type Payload } from './jsonrpc.ts';
 
 export type Decoded =
   | { ok: true; payload: Payload }
@@ -23,7 +23,10 @@ export function decodeJsonText(text: string): Decoded {
   if (trimmed === '') return { ok: false, problem: 'empty', detail: 'body is empty' };
   if (trimmed.startsWith('<')) return { ok: false, problem: 'html', detail: 'body looks like HTML or XML' };
   try {
-    return { ok: true, payload: classifyPayload(JSON.parse(trimmed)) };
+    const payload = classifyPayload(JSON.parse(trimmed));
+    // The ids' raw text is read from it only if a rewrite or a big id needs it (jsonrpc.ts idTokenOf).
+    rememberSource(payload, trimmed);
+    return { ok: true, payload };
   } catch (err) {
     // V8 quotes a piece of the body in its message; the body may hold secrets, so the quote goes.
     return { ok: false, problem: 'not-json', detail: (err as Error).message.replace(/(?:\.\.\.)?".*"(?:\.\.\.)?/s, '"…"') };

@@ -1,5 +1,7 @@
 // Classifies any decoded JSON value as a JSON-RPC 2.0 message. Total: every input yields a value,
-// nothing throws. Rules (issue 3) judge the shape; this module only names what it sees.
+// nothing throws. Rules (issue 3) judge the shape; this module only names what it sees. It also
+// keeps, for messages decoded from JSON text, the raw text of each id (idTokenOf, id-token.ts).
+import { canonicalNumber, messageSpans, type MessageSpan } from './id-token.ts';
 
 export type JsonRpcId = string | number;
 
@@ -56,5 +58,55 @@ export function classifyPayload(value: unknown): Payload {
   return { batch: false, messages: [classify(value)] };
 }
 
-/** Key of an id that keeps 1 and "1" apart. */
-export const idKey = (id: JsonRpcId): string => (typeof id === 'number' ? `n:${id}` : `s:${id}`);
+/**
+ * Key of an id that keeps 1 and "1" apart. A number beyond 2^53 is keyed by its raw token when it
+ * is given (idTokenOf): JSON.parse rounds 9007199254740993 and 9007199254740992 to one double, and
+ * they are two ids. Every other number is keyed by its value (1, 1.0 and 1e0 are one id, as for
+ * any JSON reader); a token is spelled one way whatever its form (9.007199254740993e15 is
+ * 9007199254740993).
+ */
+export function idKey(id: JsonRpcId, token?: string): string {
+  if (typeof id !== 'number') return `s:${id}`;
+  if (token === undefined || Number.isSafeInteger(id) || !Number.isInteger(id)) return `n:${id}`;
+  return `n:${canonicalNumber(token)}`;
+}
+
+interface Source {
+  /** The JSON text the payload was parsed from. */
+  text: string;
+  batch: boolean;
+  spans?: MessageSpan[];
+}
+
+/** Where each message decoded from JSON text came from: its payload's text and its index in it. */
+const SOURCES = new WeakMap<Message, { source: Source; index: number }>();
+
+/** Remembers the text a payload was parsed from (json-body.ts), for idTokenOf and rawTextOf; nothing is read until then. */
+export function rememberSource(payload: Payload, text: string): void {
+  const source: Source = { text, batch: payload.batch };
+  payload.messages.forEach((m, index) => SOURCES.set(m, { source, index }));
+}
+
+/** The span of a message decoded from JSON text, read on first use (all the messages of its payload at once). */
+function spanOf(m: Message): { span: MessageSpan | undefined; text: string } | undefined {
+  const entry = SOURCES.get(m);
+  if (!entry) return undefined;
+  const { source, index } = entry;
+  source.spans ??= messageSpans(source.text, source.batch);
+  return { span: source.spans[index], text: source.text };
+}
+
+/**
+ * The raw JSON text of a message's id as it came on the wire (`1.0`, `"\u0041"`, `null`), when
+ * the message was decoded from JSON text and has an id member; undefined otherwise. Read from the
+ * text on first use, so it costs nothing until asked.
+ */
+export function idTokenOf(m: Message): string | undefined {
+  return spanOf(m)?.span?.token;
+}
+
+/** The JSON text of a message as it came (for a batch, its element), when it was decoded from JSON text. */
+export function rawTextOf(m: Message): string | undefined {
+  const found = spanOf(m);
+  return found?.span ? found.text.slice(found.span.start, found.span.end) : undefined;
+}

@@ -1,8 +1,8 @@
 // Applies decisions to a body: the decided messages take the place of the ones they replace, new
-// ones (answers the server never gave) are added, and everything else keeps its value.
+// ones (answers the server never gave) are added, and everything else keeps its bytes.
 import type { Decoded } from '../codec/json-body.ts';
-import type { Message } from '../codec/jsonrpc.ts';
-import { encodeBody } from './encode.ts';
+import { rawTextOf, type Message } from '../codec/jsonrpc.ts';
+import { messageText } from './encode.ts';
 import type { ResponseMessage } from './types.ts';
 
 export interface BodyChange {
@@ -11,15 +11,22 @@ export interface BodyChange {
   message: ResponseMessage;
 }
 
-/** The new body, or undefined when nothing changes. */
+/**
+ * The new body, or undefined when nothing changes. A decided message goes out as the proxy built
+ * it (with the request's id token, encode.ts withIdToken); every other message of the body goes
+ * out as the text it came in, byte for byte (re-encoded only when it was not decoded from text).
+ */
 export function rewriteBody(decoded: Decoded | undefined, changes: readonly BodyChange[]): Buffer | undefined {
   if (changes.length === 0) return undefined;
   const messages = decoded?.ok ? decoded.payload.messages : [];
   const byTarget = new Map(changes.filter((c) => c.target).map((c) => [c.target, c.message]));
-  const values: unknown[] = messages.map((m) => byTarget.get(m) ?? m.value);
-  for (const c of changes) if (!c.target || !messages.includes(c.target)) values.push(c.message);
-  const batch = (decoded?.ok === true && decoded.payload.batch) || values.length > 1;
-  return encodeBody(values, batch);
+  const pieces: string[] = messages.map((m) => {
+    const replacement = byTarget.get(m);
+    return replacement !== undefined ? messageText(replacement) : (rawTextOf(m) ?? messageText(m.value));
+  });
+  for (const c of changes) if (!c.target || !messages.includes(c.target)) pieces.push(messageText(c.message));
+  const batch = (decoded?.ok === true && decoded.payload.batch) || pieces.length > 1;
+  return Buffer.from(batch ? `[${pieces.join(',')}]` : pieces[0]!, 'utf8');
 }
 
 /** The first message of a body that a rebuilt answer should take the place of: an error whose id is missing or null. */

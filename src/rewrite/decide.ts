@@ -6,7 +6,8 @@ import type { JsonRpcId } from '../codec/jsonrpc.ts';
 import type { Action, Policy } from '../policy/types.ts';
 import { excerpt } from '../rules/evidence.ts';
 import type { ExchangeSubject, Finding, Severity } from '../rules/types.ts';
-import { copyOf, isModern } from './message.ts';
+import { withIdToken } from './encode.ts';
+import { copyOf, isModern, requestIdToken } from './message.ts';
 import type { Decision, ResponseMessage, Rewriter } from './types.ts';
 
 export interface PolicedFinding extends Finding {
@@ -53,7 +54,10 @@ export function decide({ findings, subject, policy, rewriters, party, modern }: 
   const block = findings.find((f) => f.action === 'block');
   // The subject's version is the one judging it (a version nobody defined is judged by its era's
   // newest: rules/subjects.ts), so its era decides the block's status too.
-  if (block) return { kind: 'reject', ...blockReply(block, party, subject.request.id, modern || isModern(subject.version)), rules: [block.rule] };
+  if (block) {
+    const reply = blockReply(block, party, subject.request.id, modern || isModern(subject.version));
+    return { kind: 'reject', message: withIdToken(reply.message, requestIdToken(subject)), status: reply.status, rules: [block.rule] };
+  }
 
   const original = subject.response && subject.response.kind !== 'notification' && subject.response.kind !== 'request' ? subject.response.value : undefined;
   let message: ResponseMessage | undefined;
@@ -83,7 +87,9 @@ export function decide({ findings, subject, policy, rewriters, party, modern }: 
   if (applied.length === 0 || message === undefined) return { kind: 'pass' };
   const replaced = original ?? subject.unmatched.find((m) => m.kind === 'error')?.value;
   const before = replaced !== undefined ? excerpt(replaced, 2000) : (subject.bodyProblem?.excerpt ?? subject.proxyError ?? '');
-  return { kind: 'mutate', message, status, rules: applied, settled, before };
+  // The message goes out with the request's id as the client wrote it (1.0, 1e2, -0, an integer
+  // beyond 2^53), wherever it still carries that id.
+  return { kind: 'mutate', message: withIdToken(message, requestIdToken(subject)), status, rules: applied, settled, before };
 }
 
 /** Rewriters by the rule ids they handle. */

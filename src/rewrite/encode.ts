@@ -2,9 +2,51 @@
 // one SSE event with its id, event name, retry and comments kept in place.
 import { jsonText } from '../codec/json-text.ts';
 
-/** A body whose messages are `values` (a batch when `batch`), as JSON bytes (at any depth: the other messages of a batch are as deep as they came). */
+/** The raw id token a message built by the proxy must carry (withIdToken). */
+const ID_TOKENS = new WeakMap<object, string>();
+
+/**
+ * Marks `message` to go out with `token` as its id's JSON text, byte for byte (the request's id
+ * as the client wrote it: `1.0`, `1e2`, `-0`, 12345678901234567890, `"\u0041"`). The token is
+ * written only while it still reads as the message's id (same type and value); a message whose id
+ * changed since goes out with its own. Returns the message.
+ */
+export function withIdToken<T extends object>(message: T, token: string | undefined): T {
+  if (token !== undefined) ID_TOKENS.set(message, token);
+  return message;
+}
+
+/** Whether `token` is JSON text of `id` (what JSON.parse makes of it is `id`, type included). */
+function spells(token: string, id: unknown): boolean {
+  try {
+    return Object.is(JSON.parse(token), id) || (typeof id === 'number' && JSON.parse(token) === id);
+  } catch {
+    return false;
+  }
+}
+
+/** JSON text of one message: its marked id token (withIdToken) in place of the id's value, every other member as jsonText writes it. */
+export function messageText(value: unknown): string {
+  const token = typeof value === 'object' && value !== null ? ID_TOKENS.get(value) : undefined;
+  const record = value as Record<string, unknown>;
+  if (token === undefined || !('id' in record) || !spells(token, record.id)) return jsonText(value);
+  const members: string[] = [];
+  for (const key of Object.keys(record)) {
+    const v = record[key];
+    if (key === 'id') members.push(`"id":${token}`);
+    else if (v !== undefined && typeof v !== 'function' && typeof v !== 'symbol') members.push(`${JSON.stringify(key)}:${jsonText(v)}`);
+  }
+  return `{${members.join(',')}}`;
+}
+
+/**
+ * A body whose messages are `values` (a batch when `batch`), as JSON bytes (at any depth: the
+ * other messages of a batch are as deep as they came). A message marked withIdToken carries that
+ * id token verbatim.
+ */
 export function encodeBody(values: readonly unknown[], batch: boolean): Buffer {
-  return Buffer.from(jsonText(batch ? values : values[0]), 'utf8');
+  const text = batch ? `[${values.map((v) => (v === undefined ? 'null' : messageText(v))).join(',')}]` : messageText(values[0]);
+  return Buffer.from(text, 'utf8');
 }
 
 const LINE = /\r\n|\r|\n/;

@@ -81,6 +81,16 @@ export function current(message: ResponseMessage | undefined, s: ExchangeSubject
   return copy;
 }
 
+/**
+ * The request's id as the client wrote it (its raw JSON text), when the proxy kept it: a rewritten
+ * answer carries it byte for byte (encode.ts withIdToken). Kept by the correlator on the open
+ * request (`idToken`, from codec/jsonrpc.ts idTokenOf); read through this one place.
+ */
+export function requestIdToken(s: ExchangeSubject): string | undefined {
+  const token = (s.request as ExchangeSubject['request'] & { idToken?: unknown }).idToken;
+  return typeof token === 'string' ? token : undefined;
+}
+
 /** A JSON-RPC error response. */
 export function errorResponse(id: JsonRpcId, code: number, message: string, data?: unknown): ResponseMessage {
   return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } };
