@@ -1,5 +1,6 @@
 // Every rule, in the order `mcp-warden rules` lists them. One file per family.
 import { ANSWER_ID_RULES } from './answer-ids.ts';
+import { BATCH_ANSWER_RULES } from './batch-answers.ts';
 import { BODY_RULES } from './bodies.ts';
 import { CODE_RULES } from './codes.ts';
 import { LEAK_RULES, leakRules, type LeakPattern } from './leaks.ts';
@@ -11,7 +12,7 @@ import type { Rule } from './types.ts';
 import { UNREADABLE_RULES } from './unreadable.ts';
 import { UNSUPPORTED_VERSION_RULES } from './unsupported-version.ts';
 
-export const RULES: readonly Rule[] = [...TOOL_RULES, ...TOOL_CATALOGUE_RULES, ...CODE_RULES, ...BODY_RULES, ...PROTOCOL_RULES, ...ANSWER_ID_RULES, ...LEAK_RULES, ...UNREADABLE_RULES, ...UNSUPPORTED_VERSION_RULES];
+export const RULES: readonly Rule[] = [...TOOL_RULES, ...TOOL_CATALOGUE_RULES, ...CODE_RULES, ...BODY_RULES, ...PROTOCOL_RULES, ...ANSWER_ID_RULES, ...LEAK_RULES, ...UNREADABLE_RULES, ...UNSUPPORTED_VERSION_RULES, ...BATCH_ANSWER_RULES];
 
 /** Patterns a policy adds to (or puts in place of) the built-in ones. */
 export interface RulePatterns {
