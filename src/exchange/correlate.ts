@@ -139,6 +139,11 @@ export class Correlator {
     return request !== undefined && (flow.exchange === undefined || request.exchange === undefined || request.exchange === flow.exchange);
   }
 
+  /** The open request under this key, if any (left in place). */
+  pending(scope: string, from: Sender, id: JsonRpcId): OpenRequest | undefined {
+    return this.table.peek(scope, from, id);
+  }
+
   /** An open request is given up at `at` unless answered first (a dropped stream that may still be resumed). */
   expire(scope: string, from: Sender, id: JsonRpcId, at: number, exchange?: number): void {
     const open = this.table.peek(scope, from, id);

@@ -155,6 +155,13 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     return [c];
   }
 
+  /** Whether the policy blocks what it cannot read (unaudited-response) for this exchange's first request. */
+  const blocksUnread = (x: HttpExchange): boolean => {
+    const first = x.requestIds[0];
+    const open = first === undefined ? undefined : correlator.pending(x.flow.scope, 'client', first);
+    return x.policy.setting({ rule: 'unaudited-response', group: 'bodies', severity: 'info', method: open?.method, tool: open?.tool }).action === 'block';
+  };
+
   /** Sends a body the proxy built (rewritten or its own), as JSON, unencoded: the server's Content-Encoding described its bytes, not these. */
   function sendJson(res: ServerResponse, status: number, headers: ReturnType<typeof clientHeaders>, body: Buffer): void {
     const { 'content-encoding': _coding, ...rest } = headers;
@@ -296,11 +303,13 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     };
     // A coding the proxy cannot undo: relayed as it came, not read (read as text it would look like garbage).
     if (coding.kind === 'unknown') logger.warn({ session, status: up.status, reason: 'unknown-content-encoding', contentEncoding: up.headers['content-encoding'] }, 'unaudited stream');
+    // Under enforce with unaudited-response at block, an event too large to read is withheld.
+    const withhold = !readAfterWrite && blocksUnread(x);
     const summary =
       coding.kind === 'identity'
-        ? await relaySse(up.body, x.res, limits.auditEventBytes, readAfterWrite, onEvent)
+        ? await relaySse(up.body, x.res, limits.auditEventBytes, readAfterWrite, onEvent, withhold)
         : decoded
-          ? await relaySse(decodedBody(up.body, coding), x.res, limits.auditEventBytes, false, onEvent)
+          ? await relaySse(decodedBody(up.body, coding), x.res, limits.auditEventBytes, false, onEvent, withhold)
           : await mirrorSse(up.body, x.res, coding.kind === 'known' ? decoderFor(coding) : undefined, limits.auditEventBytes, onEvent);
     ctx.metrics.streamClosed();
     if (summary.error && !x.gone.aborted) {
@@ -332,7 +341,8 @@ export function createMcpEndpoint(ctx: EndpointContext) {
         ? undefined
         : (summary.error ?? (decoded && summary.undecodable ? new ProxyError('WARDEN_UPSTREAM_PROTOCOL', 'Upstream MCP server sent a stream that does not decode as its Content-Encoding') : undefined));
       const ended: ExchangeHttp = gaveUp ? { ...http, proxyError: gaveUp.code } : http;
-      const abandoned = abandon(x, outcome, { ...frameHttp, proxyError: broken });
+      // A withheld event has not gone out: the policy's block answers for it.
+      const abandoned = abandon(x, outcome, { ...frameHttp, proxyError: broken }, outcome !== 'unaudited' || summary.withheld > 0);
       // Each request still waiting gets one answer before the stream ends, if the client is still
       // there: the response the policy built, else, when the proxy gave up, its own error with the
       // request's id. Never into a stream still in the server's coding (the client would decode it

@@ -23,8 +23,10 @@ import { toProxyError } from './upstream.ts';
 export interface SseSummary {
   /** Complete events relayed. */
   events: number;
-  /** Events over the size limit, relayed unread. */
+  /** Events over the size limit, relayed unread (or withheld, see `withheld`). */
   unaudited: number;
+  /** Of those, the events not relayed at all: the policy blocks what it cannot read. */
+  withheld: number;
   bytes: number;
   /** Whether any event carried an id (a legacy stream that can be resumed). */
   sawEventId: boolean;
@@ -98,7 +100,7 @@ function eventReader(summary: SseSummary): (piece: SseRelayPiece) => string | un
   };
 }
 
-const emptySummary = (): SseSummary => ({ events: 0, unaudited: 0, bytes: 0, sawEventId: false, error: undefined, undecodable: undefined, clientGone: false, cutInside: undefined });
+const emptySummary = (): SseSummary => ({ events: 0, unaudited: 0, withheld: 0, bytes: 0, sawEventId: false, error: undefined, undecodable: undefined, clientGone: false, cutInside: undefined });
 
 /** How a stream failed: its bytes stopped decoding, or the upstream broke it. */
 function failed(summary: SseSummary, err: unknown): void {
@@ -114,6 +116,8 @@ export async function relaySse(
   readAfterWrite: boolean,
   /** Reads an event with data; returns the bytes to send instead, if the event was rewritten. */
   onEvent: (data: string, size: number, raw: Buffer) => Buffer | undefined,
+  /** Under a policy that blocks unaudited-response: an event over the size limit is not relayed at all. */
+  withholdOversize = false,
 ): Promise<SseSummary> {
   const summary = emptySummary();
   const splitter = new SseRelaySplitter(maxEventBytes);
@@ -133,6 +137,12 @@ export async function relaySse(
     };
     try {
       for (const piece of pieces) {
+        if (withholdOversize && piece.kind === 'oversize') {
+          // Nothing of it reaches the client, so the stream stays at an event's end.
+          read(piece);
+          if (piece.last) summary.withheld++;
+          continue;
+        }
         let out = piece.raw;
         const data = read(piece);
         if (data !== undefined && !readAfterWrite) out = onEvent(data, piece.raw.length, piece.raw) ?? piece.raw;

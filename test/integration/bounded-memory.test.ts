@@ -121,3 +121,32 @@ describe('an answer over the audit limit under enforce', () => {
     assert.ok(await proxy.log.waitFor((r) => r.msg === 'violation' && r.rule === 'unaudited-response' && r.id === 22));
   });
 });
+
+describe('an SSE event over the audit limit under enforce', () => {
+  const answer = (id: unknown) => `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'y'.repeat(200 * 1024) }] } })}\n\n`;
+  const serve: RawHandler = (_req, res, body) => {
+    const { id } = JSON.parse(body.toString()) as { id: unknown };
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(': keepalive\n\n');
+    res.end(answer(id));
+  };
+
+  test('unaudited-response: block: the event is withheld and the request gets an error with its id on the stream', async () => {
+    const { compilePolicy } = await import('../../src/policy/compile.ts');
+    const policy = compilePolicy({ mode: 'enforce', rules: { 'unaudited-response': 'block' } }, { source: 'test' });
+    const proxy = await setup(serve, { policy: () => policy, limits: { auditEventBytes: 32 * 1024 } });
+    const res = await post(proxy.url, rpc(31));
+    const text = await res.body.text();
+    assert.ok(!text.includes('yyyy'), 'nothing of the unread event reached the client');
+    const data = JSON.parse(/^data: (.*)$/m.exec(text)![1]!) as { id: unknown; error: { data: { reason: string; rule: string } } };
+    assert.deepEqual([data.id, data.error.data.reason, data.error.data.rule], [31, 'WARDEN_BLOCKED', 'unaudited-response']);
+  });
+
+  test('the default (log) relays it as it came', async () => {
+    const { compilePolicy } = await import('../../src/policy/compile.ts');
+    const policy = compilePolicy({ mode: 'enforce' }, { source: 'test' });
+    const proxy = await setup(serve, { policy: () => policy, limits: { auditEventBytes: 32 * 1024 } });
+    const res = await post(proxy.url, rpc(32));
+    assert.equal(await res.body.text(), `: keepalive\n\n${answer(32)}`);
+  });
+});
