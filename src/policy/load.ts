@@ -9,7 +9,7 @@ import type { RuleInfo } from '../rules/types.ts';
 import { compilePolicy, type PolicyDocument } from './compile.ts';
 import type { Policy } from './types.ts';
 import { checkDocument, type Issue } from './validate.ts';
-import { describeValue, formatPath, type PolicyPath } from './words.ts';
+import { formatPath, type PolicyPath } from './words.ts';
 
 export interface PolicyError {
   /** The file as it was named (or the source name given to loadPolicyText). */

@@ -2,12 +2,12 @@
 // the SDK client through a realistic session: every finding they produce must be one the README
 // explains (a real departure from the spec), and nothing else may fire. Under enforce.yaml the
 // client sees exactly what it sees under audit.yaml, except where a finding is.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSdkServer } from '../fixtures/sdk-server.ts';
 import { startEverythingServer } from '../fixtures/everything-server.ts';
 import { connectSdkClient, type SdkClientHandle } from '../helpers/sdk-client.ts';
-import { startProxy, type TestProxy } from '../helpers/proxy.ts';
+import { startProxy } from '../helpers/proxy.ts';
 import type { LogRecord } from '../helpers/log-capture.ts';
 import { loadPolicyFile } from '../../src/policy/load.ts';
 import type { Policy } from '../../src/policy/types.ts';

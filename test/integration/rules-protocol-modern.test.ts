@@ -23,7 +23,6 @@ interface Row {
 
 const MODERN = '2026-07-28';
 const LEGACY = '2025-11-25';
-const PV = 'io.modelcontextprotocol/protocolVersion';
 const CAPS = 'io.modelcontextprotocol/clientCapabilities';
 const hints = { ttlMs: 0, cacheScope: 'private' };
 
