@@ -15,6 +15,7 @@ import {
   unknownMethodStatusRewriter,
 } from './code-rewriters.ts';
 import { LEAK_REWRITER, leakRewriter } from './leak-rewriters.ts';
+import { POST_REWRITABLE } from './post-rewrite.ts';
 import { isErrorBooleanRewriter, resultTypeRewriter, silentSuccessRewriter, unknownToolRewriter } from './tool-rewriters.ts';
 import type { Rewriter } from './types.ts';
 
@@ -37,8 +38,8 @@ export const REWRITERS: readonly Rewriter[] = [
   LEAK_REWRITER,
 ];
 
-/** The rule ids some rewriter handles. */
-export const REWRITABLE: ReadonlySet<string> = new Set(REWRITERS.flatMap((r) => r.rules));
+/** The rule ids some rewriter handles (the exchange rewriters above, and the POST-level one: post-rewrite.ts). */
+export const REWRITABLE: ReadonlySet<string> = new Set([...REWRITERS.flatMap((r) => r.rules), ...POST_REWRITABLE]);
 
 
 /** The rewriters with the leak rewriter redacting `leakPatterns` (a policy's additions included). */

@@ -13,9 +13,9 @@ const PROBLEM: Readonly<Record<string, string>> = {
   html: 'HTML or XML, not JSON',
 };
 
-const problemOf = (s: PostSubject): string => (s.request.ok ? '' : (PROBLEM[s.request.problem] ?? s.request.problem));
+export const problemOf = (s: PostSubject): string => (s.request.ok ? '' : (PROBLEM[s.request.problem] ?? s.request.problem));
 
-const PARSE_ERROR_FIX = 'answer a body that does not parse with {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}} (HTTP 400)';
+export const PARSE_ERROR_FIX = 'answer a body that does not parse with {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}} (HTTP 400)';
 
 /**
  * A rule about the server's JSON-RPC errors in reply to a client body that was not JSON: `wrong`

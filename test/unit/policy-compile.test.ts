@@ -206,7 +206,7 @@ describe('shipped policies', () => {
   const BLOCKED = ['unreadable-request', 'unreadable-response'];
   const SAFE = [
     'unknown-tool-as-iserror', 'unknown-tool-as-result', 'unknown-tool-wrong-code',
-    'html-body', 'empty-body', 'non-json-body', 'not-jsonrpc-body', 'non-utf8-body', 'no-response',
+    'html-body', 'empty-body', 'non-json-body', 'not-jsonrpc-body', 'non-utf8-body', 'no-response', 'parse-error-unanswered',
     'leaked-stack-trace', 'leaked-path', 'leaked-private-address', 'leaked-internal-host',
     'silent-success',
     'retired-code', 'resource-not-found-code', 'reserved-code', 'legacy-range-code', 'unknown-method-wrong-code', 'error-id-null',

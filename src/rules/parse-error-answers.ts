@@ -1,0 +1,58 @@
+// A client body that is not JSON (or not UTF-8, or empty) must be answered with a JSON-RPC error,
+// -32700 Parse error with id null (R1, JSON-RPC 2.0 section 5.1). parse-error-code and
+// parse-error-id (framing.ts) judge such an error's code and id; this rule judges a reply that
+// holds no JSON-RPC error at all: an empty body, an HTML page, text that is not JSON, JSON that is
+// no JSON-RPC error. Such a POST opened no request (nothing could be read), so the exchange rules
+// (empty-body, html-body, ...) cannot see it: the POST is the exchange.
+//
+// Only replies of the JSON-RPC layer count, as for the other parse-error rules: 2xx, or 400 (an
+// empty 400 is how a framework's body parser fails). A 401, 403, 404, 405, 406, 413, 415 or 5xx
+// rejects the POST before its body is read, with a status that says why. An SSE stream is not
+// read here (its events are the stream's own).
+import { excerpt } from './evidence.ts';
+import { PARSE_ERROR_FIX, problemOf } from './framing.ts';
+import { is2xx, messagesOf } from './read.ts';
+import type { PostRule, PostSubject, Report } from './types.ts';
+import { ALL } from './versions.ts';
+
+const WHAT: Readonly<Record<string, string>> = {
+  'not-json': 'a body that is not JSON',
+  'not-utf8': 'a body that is not valid UTF-8',
+  html: 'an HTML page',
+  empty: 'an empty body',
+};
+
+/** What the server sent instead of a JSON-RPC error, or undefined when it sent one (or a stream). */
+function missingError(s: PostSubject): string | undefined {
+  if ((s.contentType ?? '').toLowerCase() === 'text/event-stream') return undefined;
+  if (s.response === undefined) return s.responseBytes === 0 ? 'an empty body' : undefined;
+  if (!s.response.ok) return WHAT[s.response.problem] ?? s.response.problem;
+  if (messagesOf(s.response).some((m) => m.kind === 'error')) return undefined;
+  return 'JSON that holds no JSON-RPC error';
+}
+
+export const parseErrorUnanswered: PostRule = {
+  id: 'parse-error-unanswered',
+  group: 'parse-error',
+  severity: 'error',
+  versions: ALL,
+  party: 'server',
+  subject: 'post',
+  summary: 'A POST body that is not JSON was answered (2xx or 400) with no JSON-RPC error: an empty body, HTML, or other text',
+  source: 'R1',
+  check(s): Report[] {
+    if (s.request.ok || !(is2xx(s.status) || s.status === 400)) return [];
+    const what = missingError(s);
+    if (what === undefined) return [];
+    return [
+      {
+        message: `the client's body was ${problemOf(s)}, and the server answered HTTP ${s.status} with ${what} instead of a -32700 Parse error`,
+        pointer: '/response',
+        evidence: s.response?.ok ? excerpt(s.response.payload.messages.map((m) => m.value)) : `HTTP ${s.status}${s.contentType ? `, ${s.contentType}` : ''}, ${s.responseBytes} bytes`,
+        fix: PARSE_ERROR_FIX,
+      },
+    ];
+  },
+};
+
+export const PARSE_ERROR_ANSWER_RULES: readonly PostRule[] = [parseErrorUnanswered];
