@@ -7,7 +7,6 @@ import { describeError, type ErrorMessage } from '../rules/read.ts';
 import type { BodyProblem, Report } from '../rules/types.ts';
 import type { HttpAnswer } from './http.ts';
 import type { Observed } from './judge.ts';
-import type { Expectation } from './probe.ts';
 
 export interface Answer {
   status: number | undefined;
@@ -25,6 +24,15 @@ export interface Answer {
   result: Record<string, unknown> | undefined;
   bodyProblem: BodyProblem | undefined;
   messages: readonly Message[];
+}
+
+export interface Expectation {
+  /** One line for the report's "expected" column. */
+  text: string;
+  /** What differs from the expectation (nothing when it is met); severity error unless a report says otherwise. */
+  check(a: Answer): Report[];
+  /** The fix, in one line, when the expectation is not met. */
+  fix: string;
 }
 
 const isError = (m: Message): m is ErrorMessage => m.kind === 'error';

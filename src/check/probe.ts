@@ -5,8 +5,7 @@ import type { JsonRpcId } from '../codec/jsonrpc.ts';
 import type { Tool } from '../exchange/sessions.ts';
 import { H, modernRequestHeaders } from '../mcp/headers.ts';
 import { META, type Era } from '../mcp/versions.ts';
-import type { Report } from '../rules/types.ts';
-import type { Answer } from './expect.ts';
+import type { Expectation } from './expect.ts';
 
 /** What a probe knows when it is built: the version it runs under and what the server has said so far. */
 export interface ProbeContext {
@@ -45,15 +44,6 @@ export interface ProbeRequest {
 }
 
 export type Built = ProbeRequest | { skip: string };
-
-export interface Expectation {
-  /** One line for the report's "expected" column. */
-  text: string;
-  /** What differs from the expectation (nothing when it is met); severity error unless a report says otherwise. */
-  check(a: Answer): Report[];
-  /** The fix, in one line, when the expectation is not met. */
-  fix: string;
-}
 
 export interface ProbeDefinition {
   id: string;

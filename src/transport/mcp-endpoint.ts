@@ -3,7 +3,7 @@
 // what the policy rewrites or blocks is re-encoded, and only that.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { JsonRpcId, Message } from '../codec/jsonrpc.ts';
+import type { Message } from '../codec/jsonrpc.ts';
 import { decodeJson } from '../codec/json-body.ts';
 import type { Limits } from '../config/defaults.ts';
 import { ProxyError } from '../errors.ts';
@@ -18,11 +18,11 @@ import { nullIdError, rewriteBody, type BodyChange } from '../rewrite/apply.ts';
 import { encodeSseEvent } from '../rewrite/encode.ts';
 import type { Runtime } from '../policy/runtime.ts';
 import { bodyProblemOf, exchangeSubject, type ResponseHttp } from '../rules/subjects.ts';
-import type { BodyProblem } from '../rules/types.ts';
 import { captureRecord, type CaptureSink } from '../sinks/capture.ts';
 import type { Metrics } from '../sinks/metrics.ts';
 import { logExchange, type ExchangeHttp } from '../sinks/exchange-log.ts';
 import { ClientGone } from './client-gone.ts';
+import type { HttpExchange } from './http-exchange.ts';
 import { codingOf, decodedBody, decoderFor, undecodableDetail, type Coding } from './content-coding.ts';
 import { clientHeaders, sendProxyError } from './egress.ts';
 import { readBody, upstreamHeaders, type BodyBudget } from './ingress.ts';
@@ -54,23 +54,6 @@ export interface EndpointContext {
   fixHeaders: (req: IncomingMessage, headers: UpstreamResponse['headers']) => UpstreamResponse['headers'];
 }
 
-/** One HTTP exchange on the endpoint, from the proxy's point of view. */
-export interface HttpExchange {
-  req: IncomingMessage;
-  res: ServerResponse;
-  flow: Flow;
-  /** The policy this exchange started under; a reload does not change it. */
-  policy: Policy;
-  /** Ids of the requests this POST carried (the ones the client is waiting on). */
-  requestIds: JsonRpcId[];
-  batch: boolean;
-  /** Set when the client goes away first; aborts the upstream request. */
-  gone: ClientGone;
-  /** What the server sent that answered nothing (the first such body or event). */
-  bodyProblem?: BodyProblem;
-  /** Responses the server sent on this exchange that matched no open request (bounded). */
-  unmatched: Message[];
-}
 
 const MAX_UNMATCHED = 8;
 

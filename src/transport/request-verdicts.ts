@@ -14,7 +14,7 @@ import { excerpt } from '../rules/evidence.ts';
 import { loggedHeaders } from '../sinks/redact.ts';
 import { logDecision, logExchange, logFindings, whereOf, type FindingContext } from '../sinks/exchange-log.ts';
 import { upstreamHeaders } from './ingress.ts';
-import type { HttpExchange } from './mcp-endpoint.ts';
+import type { HttpExchange } from './http-exchange.ts';
 import { mediaType } from './media-type.ts';
 import type { UpstreamResponse } from './upstream.ts';
 
