@@ -51,6 +51,22 @@ export interface RunningProxy {
   close(): Promise<void>;
 }
 
+/** The proxy createProxy builds: not listening until listen(). */
+export interface Proxy {
+  server: Server;
+  /** What the proxy remembers of sessions (versions, capabilities, tool catalogues). */
+  sessions: SessionStore;
+  metrics: Metrics;
+  /** True once shutdown began: readiness probes report it. */
+  draining(): boolean;
+  /** Stops accepting connections, lets in-flight exchanges finish for up to `deadlineMs`, then closes the rest; whether all finished. */
+  shutdown(deadlineMs?: number): Promise<boolean>;
+  /** Listens on host:port (0: any free port); the MCP endpoint's URL is in the result. */
+  listen(port: number, host: string): Promise<RunningProxy>;
+  /** Closes everything now; calling it again returns the same promise. */
+  close(): Promise<void>;
+}
+
 /** Resolves once `count()` is 0, or false after `deadlineMs`. */
 function drained(count: () => number, deadlineMs: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -73,7 +89,8 @@ function hostHeaders(raw: readonly string[]): number {
   return n;
 }
 
-export function createProxy(options: ProxyOptions) {
+/** A proxy in front of `options.upstream`, judging every exchange by the policy in force. */
+export function createProxy(options: ProxyOptions): Proxy {
   const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
   const { logger } = options;
   const mcpPath = options.path ?? options.upstream.pathname;

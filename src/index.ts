@@ -1,0 +1,15 @@
+// mcp-warden as a library: the proxy, its policies, and the judging on its own (replay a capture
+// through a policy, or run the rules over a subject). The CLI (src/cli.ts) is built on these.
+export { createProxy, type Proxy, type ProxyOptions, type RunningProxy } from './server.ts';
+export { DEFAULT_LIMITS, type Limits } from './config/defaults.ts';
+export type { HostGuardOptions } from './transport/host-guard.ts';
+export { createLogger, type Logger, type LoggerOptions } from './sinks/logger.ts';
+export { compilePolicy, defaultPolicy, type PolicyDocument } from './policy/compile.ts';
+export { formatPolicyError, loadPolicyFile, loadPolicyText, type LoadResult, type PolicyError } from './policy/load.ts';
+export { PolicyStore } from './policy/store.ts';
+export type { Action, Mode, Policy } from './policy/types.ts';
+export { REWRITABLE } from './rewrite/rewriters.ts';
+export { RULES } from './rules/index.ts';
+export { RuleEngine } from './rules/engine.ts';
+export type { ExchangeSubject, Finding, PostSubject, Rule, RuleInfo, Severity, Subject } from './rules/types.ts';
+export { replayCapture, type ReplayOptions, type ReplayReport } from './replay/replay.ts';
