@@ -19,6 +19,7 @@ const enforce = loaded.policy;
 const TODO = { todo: 'needs OpenRequest.idToken from the correlator and token-aware request keys (exchange/, transport/: see the issue 11 report)' };
 
 const TOKENS = ['1.0', '1e2', '-0', '12345678901234567890', '9007199254740993', '"\\u0041"', '"a\\/b"', '"\\ud83d\\ude00"'];
+const BIG = ['12345678901234567890', '9007199254740993'];
 
 /** A tools/call whose id is written as `token`. */
 const callWith = (token: string): string => `{"jsonrpc":"2.0","id":${token},"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`;
@@ -45,6 +46,8 @@ describe('a rewritten answer carries the request\'s id token byte for byte', () 
       assert.equal(idText(res.body), token);
     });
 
+    // An integer beyond 2^53 echoed as JSON.parse rounded it is another id (see the last test).
+    if (BIG.includes(token)) continue;
     test(`${token}: the server's echo (as JSON.parse and JSON.stringify left it) gets the request's token back when its code is rewritten`, TODO, async () => {
       const res = await runScenario({
         version: '2025-06-18',
@@ -79,5 +82,14 @@ describe('two integers beyond 2^53 are two requests', () => {
     const exchanges = res.records.filter((r) => r.msg === 'exchange' && r.from === 'client' && r.method === 'tools/call' && r.id !== 'test-setup');
     assert.deepEqual(exchanges.map((r) => [r.outcome, r.expired]), [['result', undefined], ['result', undefined]]);
     assert.deepEqual(res.violations.map((v) => v.rule), []);
+  });
+
+  test('a server that echoes 9007199254740993 as JSON.parse rounded it (9007199254740992) answered another id: answer-foreign-id', TODO, async () => {
+    const res = await runScenario({
+      version: '2025-06-18',
+      request: { method: 'tools/call', raw: callWith('9007199254740993') },
+      respond: (req) => ({ json: { jsonrpc: '2.0', id: req?.id, result: { content: [{ type: 'text', text: 'hi' }] } } }),
+    });
+    assert.ok(res.violations.some((v) => v.rule === 'answer-foreign-id'), JSON.stringify(res.violations.map((v) => v.rule)));
   });
 });
