@@ -12,6 +12,7 @@ import { LEAK_PATTERNS, LEAK_RULES, findLeaks } from '../../src/rules/leaks.ts';
 import { TOOL_RULES } from '../../src/rules/tools.ts';
 import type { ExchangeRule, ExchangeSubject } from '../../src/rules/types.ts';
 import { redactStack, replaceSpans } from '../../src/rewrite/leak-rewriters.ts';
+import { POST_REWRITABLE } from '../../src/rewrite/post-rewrite.ts';
 import { REWRITABLE, REWRITERS } from '../../src/rewrite/rewriters.ts';
 import type { ResponseMessage, Rewriter, Rewritten } from '../../src/rewrite/types.ts';
 import { assertValidResponse, SCHEMA_VERSIONS } from '../helpers/schema-check.ts';
@@ -67,11 +68,11 @@ describe('the rewriter list', () => {
     assert.deepEqual([...REWRITABLE].sort(), [
       'answer-id-type', 'empty-body', 'error-id-null', 'error-shape', 'error-status-pairing', 'html-body', 'iserror-not-boolean',
       'leaked-internal-host', 'leaked-path', 'leaked-private-address', 'leaked-stack-trace', 'legacy-range-code',
-      'no-response', 'non-json-body', 'non-utf8-body', 'not-jsonrpc-body', 'reserved-code', 'resource-not-found-code',
+      'no-response', 'non-json-body', 'non-utf8-body', 'not-jsonrpc-body', 'parse-error-unanswered', 'reserved-code', 'resource-not-found-code',
       'result-type-missing', 'retired-code', 'silent-success', 'unknown-method-status', 'unknown-method-wrong-code',
       'unknown-tool-as-iserror', 'unknown-tool-as-result', 'unknown-tool-wrong-code',
     ]);
-    const all = REWRITERS.flatMap((r) => r.rules);
+    const all = [...REWRITERS.flatMap((r) => r.rules), ...POST_REWRITABLE];
     assert.equal(new Set(all).size, all.length);
   });
 
