@@ -52,9 +52,16 @@ export function encodeBody(values: readonly unknown[], batch: boolean): Buffer {
 const LINE = /\r\n|\r|\n/;
 
 /**
- * The same SSE event with its data replaced by `data` (one line of JSON). Field lines other than
- * data keep their order; the data line takes the place of the first data line; the event keeps
- * its line-ending style.
+ * `data` as SSE data lines: one per line of it. A rewritten body is one line of JSON, but the
+ * other messages of a rewritten batch keep the bytes they came in, line breaks between tokens
+ * included; a client joins the lines back with "\n", which JSON reads as the same whitespace.
+ */
+const dataLines = (data: string): string[] => data.split(LINE).map((line) => `data: ${line}`);
+
+/**
+ * The same SSE event with its data replaced by `data` (JSON). Field lines other than data keep
+ * their order; the data lines take the place of the first data line; the event keeps its
+ * line-ending style.
  */
 export function encodeSseEvent(raw: Uint8Array, data: string): Buffer {
   const text = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8');
@@ -67,15 +74,15 @@ export function encodeSseEvent(raw: Uint8Array, data: string): Buffer {
     const isData = line === 'data' || line.startsWith('data:');
     if (!isData) out.push(line);
     else if (!placed) {
-      out.push(`data: ${data}`);
+      out.push(...dataLines(data));
       placed = true;
     }
   }
-  if (!placed) out.push(`data: ${data}`);
+  if (!placed) out.push(...dataLines(data));
   return Buffer.from(`${out.join(eol)}${eol}${eol}`, 'utf8');
 }
 
 /** A new SSE event carrying one message (for a response the server never sent). */
 export function sseEvent(data: string): Buffer {
-  return Buffer.from(`event: message\ndata: ${data}\n\n`, 'utf8');
+  return Buffer.from(`event: message\n${dataLines(data).join('\n')}\n\n`, 'utf8');
 }

@@ -8,7 +8,8 @@ import { decodeJsonText } from '../../src/codec/json-body.ts';
 import { canonicalNumber, messageSpans } from '../../src/codec/id-token.ts';
 import { classify, idKey, idTokenOf, rawTextOf, type Message } from '../../src/codec/jsonrpc.ts';
 import { rewriteBody } from '../../src/rewrite/apply.ts';
-import { encodeBody, messageText, withIdToken } from '../../src/rewrite/encode.ts';
+import { parseBlock } from '../../src/codec/sse.ts';
+import { encodeBody, encodeSseEvent, messageText, sseEvent, withIdToken } from '../../src/rewrite/encode.ts';
 import type { ResponseMessage } from '../../src/rewrite/types.ts';
 
 const ODD_IDS = ['1.0', '1e2', '1E+2', '-0', '0.5', '12345678901234567890', '9007199254740993', '-9007199254740993', '"\\u0041"', '"a\\/b"', '"\\"q\\""', '"é"', '"\\ud800"', 'null', '7'];
@@ -132,5 +133,18 @@ describe('encoding: a rewritten message carries the request\'s id token', () => 
     const out = rewriteBody(d, [{ target: second, message: replacement }])!.toString('utf8');
     assert.equal(out, '[{"jsonrpc":"2.0","id":1.0,"result":{"a":1e2}},{"jsonrpc":"2.0","id":"\\u0042","error":{"code":-32603,"message":"m","data":{"originalCode":-32050}}}]');
     assert.ok(first);
+  });
+
+  test('in an SSE event, a batch whose kept messages have line breaks goes out as several data lines, read back whole', () => {
+    const data = '[\n  {"jsonrpc": "2.0",\r\n "id": 1, "result": {}},\n  {"jsonrpc": "2.0", "id": 2, "error": {"code": -32050, "message": "m"}}\n]';
+    const d = decodeJsonText(data);
+    assert.ok(d.ok);
+    const body = rewriteBody(d, [{ target: d.payload.messages[1], message: { jsonrpc: '2.0', id: 2, error: { code: -32603, message: 'm' } } as ResponseMessage }])!.toString('utf8');
+    assert.match(body, /\n/);
+    const event = encodeSseEvent(Buffer.from('event: message\nid: 9\ndata: x\n\n'), body);
+    const parsed = parseBlock(event);
+    assert.equal(parsed.id, '9');
+    assert.deepEqual(JSON.parse(parsed.data!), [{ jsonrpc: '2.0', id: 1, result: {} }, { jsonrpc: '2.0', id: 2, error: { code: -32603, message: 'm' } }]);
+    assert.deepEqual(JSON.parse(parseBlock(sseEvent(body)).data!), JSON.parse(parsed.data!));
   });
 });
