@@ -1,6 +1,7 @@
 // Rewriter for leaked internals in error text (R73): stack traces, absolute paths, private
 // addresses, internal hosts and connection strings. Where the leak rules look (error.message,
-// every string of error.data, the text blocks of an isError result), the leaked parts are replaced
+// every string of error.data; an isError result's text blocks, embedded resources' text and
+// structuredContent strings), the leaked parts are replaced
 // by the marker and the rest is kept readable. Only the patterns of the finding's rule are
 // replaced: a policy may rewrite one kind of leak and only log another.
 import { findLeaks, LEAK_PATTERNS, sentStrings, type Leak, type LeakPattern } from '../rules/leaks.ts';
@@ -150,11 +151,18 @@ export function leakRewriter(patterns: readonly LeakPattern[] = LEAK_PATTERNS): 
     if (error) {
       if (typeof error.message === 'string') error.message = walkStrings(error.message, b, fix, { depth: 3, whole: true });
       if ('data' in error) error.data = walkStrings(error.data, b, fix, { depth: 3, whole: true });
-    } else if (result?.isError === true && Array.isArray(result.content)) {
-      for (let i = 0; i < result.content.length && b.nodes-- > 0 && b.cut === undefined; i++) {
-        const block = asRecord(result.content[i]);
-        if (block?.type === 'text' && typeof block.text === 'string') block.text = walkStrings(block.text, b, fix, { depth: 4, whole: true });
+    } else if (result?.isError === true) {
+      // An isError result: the server's own, or one an earlier rewrite (silent-success) judged a
+      // failure; a result that is not (still) isError is the tool's subject matter and is left.
+      if (Array.isArray(result.content)) {
+        for (let i = 0; i < result.content.length && b.nodes-- > 0 && b.cut === undefined; i++) {
+          const block = asRecord(result.content[i]);
+          if (block?.type === 'text' && typeof block.text === 'string') block.text = walkStrings(block.text, b, fix, { depth: 4, whole: true });
+          const resource = block?.type === 'resource' ? asRecord(block.resource) : undefined;
+          if (resource && typeof resource.text === 'string') resource.text = walkStrings(resource.text, b, fix, { depth: 5, whole: true });
+        }
       }
+      if (b.cut === undefined && 'structuredContent' in result) result.structuredContent = walkStrings(result.structuredContent, b, fix, { depth: 3, whole: true });
     }
     return changed ? { message } : undefined;
   });

@@ -1,10 +1,18 @@
-// Leaked internals in error text: stack traces, absolute file paths, private addresses and
+// Leaked internals in failure text: stack traces, absolute file paths, private addresses and
 // internal hostnames or connection strings. They help attackers map the server and confuse the
 // model that reads the error (R73: no exploitable internal detail; the brief lists them).
 //
-// Where: `error.message` and the strings of `error.data` (any depth) of a JSON-RPC error, and the
-// text blocks of an `isError: true` result; at most MAX_TEXT characters per response. A result
-// that is not an error is never judged: tools legitimately return paths and hosts.
+// The definition: the leak rules judge what a server reveals of itself when something fails, and
+// only that. Failure text is
+//   - a JSON-RPC error: `error.message` and every string of `error.data` (any depth);
+//   - an `isError: true` result: the text of its text blocks, the text of its embedded resources
+//     (`{ type: "resource", resource: { text } }`), and every string of its `structuredContent`;
+//   - a result silent-success judges a failure (it states that the call failed without setting
+//     isError): the same places as an isError result. Under enforce.yaml silent-success sets
+//     isError on it, and the leak rewriter then redacts it in the same rewrite.
+// at most MAX_TEXT characters per response. The content of any other result is the tool's subject
+// matter and is never judged: a ping's address, a file tool's paths, log lines, a code runner's
+// traceback.
 //
 // Decisions (see also the tests):
 // - Text is scanned after credentials are masked, so no password reaches message or evidence.
@@ -15,6 +23,7 @@
 import { asRecord, excerpt, redactSecrets } from './evidence.ts';
 import { findLeaks, LEAK_PATTERNS, type Leak, type LeakPattern, type LeakRuleId } from './leak-patterns.ts';
 import type { ExchangeRule, ExchangeSubject, Report, Rule } from './types.ts';
+import { SILENT_SUCCESS_PATTERNS, silentFailure } from './silent-success.ts';
 import { ALL } from './versions.ts';
 import { boundedPointer, budget, type Cut, type Segment, WALK_BOUNDS, walkStrings } from './walk.ts';
 
@@ -69,13 +78,23 @@ const place = (where: string, path: Segment[], text: string): Place => ({ where,
 const scans = new WeakMap<object, ErrorText>();
 const NO_TEXT: ErrorText = Object.freeze({ places: [], cut: undefined }) as ErrorText;
 
+/** Whether a result is one whose content is failure text: isError true, or `failed` (silent-success judged it a failure). */
+const failureResult = (response: ExchangeSubject['response'], failed: boolean): Record<string, unknown> | undefined => {
+  if (response?.kind !== 'result') return undefined;
+  const result = asRecord(response.result);
+  return result && (result.isError === true || failed) ? result : undefined;
+};
+
 /**
- * The error text of a response: error message and data (every string, any key, in document
- * order), or an isError result's text blocks, within the walk bounds shared by the message.
+ * The failure text of a response: error message and data (every string, any key, in document
+ * order), or a failure result's text blocks, embedded resources' text and structuredContent
+ * strings, within the walk bounds shared by the message. `failed`: the response is a result
+ * silent-success judges a failure (read like an isError result).
  */
-export function errorText(response: ExchangeSubject['response']): ErrorText {
+export function errorText(response: ExchangeSubject['response'], failed = false): ErrorText {
   // Most answers hold no error text: they are not read, nor remembered.
-  if (!response || !(response.kind === 'error' || (response.kind === 'result' && asRecord(response.result)?.isError === true))) return NO_TEXT;
+  const result = failureResult(response, failed);
+  if (!response || !(response.kind === 'error' || result)) return NO_TEXT;
   const cached = scans.get(response);
   if (cached) return cached;
   const b = budget();
@@ -83,16 +102,24 @@ export function errorText(response: ExchangeSubject['response']): ErrorText {
   if (response.kind === 'error') {
     if (typeof response.message === 'string') walkStrings(response.message, b, (text, at) => void places.push(place('error.message', at(), text)), { path: ['response', 'error', 'message'] });
     walkStrings(response.data, b, (text, at) => void places.push(place('error.data', at(), text)), { path: ['response', 'error', 'data'], depth: 3 });
-  } else if (response.kind === 'result' && asRecord(response.result)?.isError === true) {
-    const content = asRecord(response.result)?.content;
+  } else if (result) {
+    const content = result.content;
+    const what = result.isError === true ? 'isError result' : 'failure result';
     if (Array.isArray(content)) {
-      // Only the text blocks are error text: each block is one value read, its text counts against the text bound.
+      // Only text is failure text: each block is one value read, its text counts against the text bound.
       for (let i = 0; i < content.length && b.cut === undefined; i++) {
         if (b.nodes-- <= 0) b.cut = { reason: 'nodes', path: ['response', 'result', 'content', i] };
         const block = asRecord(content[i]);
-        if (b.cut || block?.type !== 'text' || typeof block.text !== 'string') continue;
-        walkStrings(block.text, b, (text, at) => void places.push(place('isError result text', at(), text)), { path: ['response', 'result', 'content', i, 'text'] });
+        if (b.cut || !block) continue;
+        if (block.type === 'text' && typeof block.text === 'string') {
+          walkStrings(block.text, b, (text, at) => void places.push(place(`${what} text`, at(), text)), { path: ['response', 'result', 'content', i, 'text'] });
+        } else if (block.type === 'resource' && typeof asRecord(block.resource)?.text === 'string') {
+          walkStrings(asRecord(block.resource)!.text, b, (text, at) => void places.push(place(`${what} resource text`, at(), text)), { path: ['response', 'result', 'content', i, 'resource', 'text'] });
+        }
       }
+    }
+    if (b.cut === undefined && 'structuredContent' in result) {
+      walkStrings(result.structuredContent, b, (text, at) => void places.push(place(`${what} structuredContent`, at(), text)), { path: ['response', 'result', 'structuredContent'], depth: 3 });
     }
   }
   const out: ErrorText = { places, cut: b.cut && { reason: b.cut.reason, pointer: boundedPointer(b.cut.path) } };
@@ -145,8 +172,11 @@ const INFO: Record<LeakRuleId, { severity: 'error' | 'warning'; summary: string 
   'leaked-internal-host': { severity: 'warning', summary: 'Error text carries an internal hostname or a connection string' },
 };
 
-/** The four leak rules over a pattern list (a policy may pass an extended one). */
-export function leakRules(patterns: readonly LeakPattern[] = LEAK_PATTERNS): ExchangeRule[] {
+/**
+ * The four leak rules over a pattern list (a policy may pass an extended one), and the
+ * silent-success patterns that say which results without isError are failures (a policy's own).
+ */
+export function leakRules(patterns: readonly LeakPattern[] = LEAK_PATTERNS, silentPatterns: readonly RegExp[] = SILENT_SUCCESS_PATTERNS): ExchangeRule[] {
   return (Object.keys(INFO) as LeakRuleId[]).map((id) => {
     const mine = patterns.filter((x) => x.rule === id);
     return {
@@ -160,7 +190,8 @@ export function leakRules(patterns: readonly LeakPattern[] = LEAK_PATTERNS): Exc
       source: 'R73, brief',
       check(s): Report[] {
         if (s.request.from !== 'client') return [];
-        const { places } = errorText(s.response);
+        const failed = s.response?.kind === 'result' && asRecord(s.response.result)?.isError !== true && silentFailure(s, silentPatterns) !== undefined;
+        const { places } = errorText(s.response, failed);
         if (places.length === 0) return [];
         const sent = sentStrings(s.request, true);
         for (const place of places) {
