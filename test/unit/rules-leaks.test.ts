@@ -376,10 +376,31 @@ describe('leak rules', () => {
       assert.deepEqual(check(id, subject(error('Unknown tool: nope'))), []);
       assert.deepEqual(check(id, subject(error('Invalid params', { field: 'text', reason: 'must not be empty' }))), []);
       assert.deepEqual(check(id, subject(toolError('The text must not be empty'))), []);
-      assert.deepEqual(check(id, subject(ok(text))), []);
-      assert.deepEqual(check(id, subject({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text }], isError: false } })), []);
+      // A successful result's content is the tool's subject matter: log lines, a search hit.
+      assert.deepEqual(check(id, subject(ok(`2025-01-12T10:00:02Z ERROR ${text}`))), []);
+      assert.deepEqual(check(id, subject(ok(`1 match in app.log:\n${text}`))), []);
+      assert.deepEqual(check(id, subject({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: `Found:\n${text}` }], isError: false } })), []);
+    });
+    test(`${id} fires on a result silent-success judges a failure (it states the call failed without isError)`, () => {
+      const reports = check(id, subject(ok(`Report failed: ${text}`)));
+      assert.equal(reports.length, 1);
+      assert.equal(reports[0]!.pointer, '/response/result/content/0/text');
+      assert.match(reports[0]!.message, /failure result text contains/);
     });
   }
+
+  test('an isError result: embedded resource text and structuredContent strings are failure text too', () => {
+    const resp = { jsonrpc: '2.0', id: 1, result: {
+      content: [{ type: 'text', text: 'Export failed' }, { type: 'resource', resource: { uri: 'mem://log', text: 'cannot write /var/lib/export/out.csv' } }],
+      structuredContent: { error: { at: '10.0.3.17:5432' } },
+      isError: true,
+    } } as Json;
+    assert.equal(check(PATH, subject(resp))[0]?.pointer, '/response/result/content/1/resource/text');
+    assert.equal(check(ADDR, subject(resp))[0]?.pointer, '/response/result/structuredContent/error/at');
+    // The same places of a successful result are subject matter.
+    const fine = { jsonrpc: '2.0', id: 1, result: { ...(resp as { result: Record<string, unknown> }).result, content: [{ type: 'text', text: 'Exported' }], isError: false } } as Json;
+    assert.deepEqual(check(ADDR, subject(fine)), []);
+  });
 
   test('one finding per rule per response: the first match, message before data', () => {
     const resp = error('at a (/app/a.js:1:2)\n    at b (/app/b.js:3:4)', { stack: 'at c (/app/c.js:5:6)' });

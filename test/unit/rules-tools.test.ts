@@ -17,13 +17,23 @@ describe('silent-success patterns', () => {
     'fatal! cannot continue',
     'TypeError: Cannot read properties of undefined (reading "x")',
     'java.io.IOException: stream closed',
-    'Traceback (most recent call last):\n  File "main.py", line 3',
     'Failed to fetch https://example.com',
     'Failure: quota exceeded',
     'Request failed with status code 500',
     'Upload failed.',
     'Connection failed: timeout',
-    'Query ran.\nconnect ECONNREFUSED 127.0.0.1:5432',
+    'connect ECONNREFUSED 127.0.0.1:5432',
+    'ENOENT: no such file or directory',
+    'Fatal error: out of memory',
+    'Report failed: ENOENT: no such file or directory, open \'/home/deploy/reports/q4.csv\'',
+    'Error: failed to open file report.csv\nrow 0: ok\nrow 1: ok',
+    '\n\n  Error: after blank lines',
+    'Erreur : impossible d\'ouvrir le fichier',
+    'Fehler: Datei konnte nicht geöffnet werden',
+    'Impossible de se connecter à la base de données',
+    'No se pudo conectar con el servidor',
+    'Ошибка: файл не найден',
+    '错误：无法打开文件',
     "open '/x': ENOENT",
     'File not found',
     "User 'bob' not found",
@@ -37,7 +47,6 @@ describe('silent-success patterns', () => {
     'Cannot find module "x"',
     'HTTP/1.1 503 Service Unavailable',
     '404 Not Found',
-    'Result:\nError: partial failure',
   ];
   const fine = [
     'echo: hi',
@@ -53,6 +62,35 @@ describe('silent-success patterns', () => {
     '{"status":"ok","failed":0}',
     'Status 200 OK',
     'Searched 40 files; the pattern was not found in any of them',
+    // Tallies: counts of failures are a report, not a failure of the call.
+    'Failed: 0, Passed: 42, Skipped: 3',
+    'failed: 3, passed: 39',
+    '3 tests failed, 39 passed',
+    'Errors: 2, Warnings: 5',
+    // Log lines: a timestamp, a level, level=.
+    'ERROR Error: connect ECONNREFUSED 10.0.3.17:5432',
+    '2025-01-12T10:00:02.114Z ERROR Error: connect ECONNREFUSED 10.0.3.17:5432',
+    '[ERROR] Failed to connect to database',
+    '10:00:02 Error: connect ECONNREFUSED',
+    'Jan 12 10:00:02 host app[12]: Failed to start',
+    'level=error msg="Failed to connect"',
+    // A failure line that is not the statement (first line): quoted content, one line among many.
+    'Query ran.\nconnect ECONNREFUSED 127.0.0.1:5432',
+    'Result:\nError: partial failure',
+    'all good\n  Error: the second line\nthird',
+    // A code runner's program output: sections come first.
+    'exit code: 1\nstdout:\n\nstderr:\nTraceback (most recent call last):\n  File "main.py", line 1\nZeroDivisionError: division by zero',
+    'stderr:\nError: boom',
+    '{"stdout":"","stderr":"Error: boom","exitCode":1}',
+    'Traceback (most recent call last):\n  File "main.py", line 3',
+    // Explanations and questions.
+    'ENOENT means the file does not exist.',
+    'Error: could not open file — this message means the path does not exist.',
+    'Invalid JSON usually indicates a trailing comma.',
+    'Failed to connect to database?',
+    'ECONNREFUSED is raised when nothing listens on the port.',
+    // Search results.
+    "src/db.ts:42: throw new Error('Failed to connect');",
     '',
   ];
   for (const text of failures) {
@@ -61,10 +99,15 @@ describe('silent-success patterns', () => {
   for (const text of fine) {
     test(`reads as ordinary output: ${JSON.stringify(text).slice(0, 50)}`, () => assert.equal(failureMatch(text), undefined, `${text} matched ${failureMatch(text)?.pattern}`));
   }
-  test('the match names the line it found', () => {
-    const m = failureMatch('all good\n  Error: the second line\nthird');
-    assert.equal(m?.line, 'Error: the second line');
-    assert.equal(m?.index, 'all good\n'.length);
+  test('the match names the statement (the first non-blank line) and where it starts', () => {
+    const m = failureMatch('\n  Error: the first line\nthird');
+    assert.equal(m?.line, 'Error: the first line');
+    assert.equal(m?.index, '\n  '.length);
+  });
+  test('a policy pattern judges the statement, with the same exclusions', () => {
+    assert.ok(failureMatch('Oops, quota exceeded', [/^oops\b/im]));
+    assert.equal(failureMatch('fine\nOops, quota exceeded', [/^oops\b/im]), undefined);
+    assert.equal(failureMatch('Oops: 0, ok: 3 (failed: 0)', [/^oops\b/im]), undefined);
   });
   test('patterns with the g flag carry no state between calls', () => {
     const patterns = [/^error:/gim];
