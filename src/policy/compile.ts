@@ -9,8 +9,11 @@ import { DEFAULT_MARKER } from './schema.ts';
 import type { Action, FindingScope, Mode, Policy, RuleSetting } from './types.ts';
 import { closest, formatPath, listSome, plural, type PolicyPath } from './words.ts';
 
-/** A rule setting as the file writes it: an action, or a mapping. */
-export type RuleEntryDocument = Action | { action?: Action; severity?: Severity; methods?: string[]; tools?: string[] };
+/** One rule setting as the file writes it: an action, or a mapping. */
+export type RuleSettingDocument = Action | { action?: Action; severity?: Severity; methods?: string[]; tools?: string[] };
+
+/** A rule's entry: one setting, or a list of them tried in order (the first whose scope matches wins). */
+export type RuleEntryDocument = RuleSettingDocument | RuleSettingDocument[];
 
 type Section<T> = T | null | undefined;
 
@@ -92,25 +95,33 @@ export function compilePolicy(doc: PolicyDocument, options: CompileOptions): Pol
   };
 
   const defaultAction: Action = doc.defaults?.action ?? 'log';
-  const entries = new Map<string, Entry>();
+  const entries = new Map<string, Entry[]>();
   for (const [name, raw] of Object.entries(doc.rules ?? {})) {
-    const e = typeof raw === 'string' ? { action: raw } : raw;
-    entries.set(name, {
-      action: e.action,
-      severity: e.severity,
-      methods: e.methods ? globsToRegExp(e.methods) : undefined,
-      tools: e.tools ? globsToRegExp(e.tools) : undefined,
-    });
-    if (typeof raw !== 'string') {
-      if (raw.action === 'off' && raw.severity !== undefined) warn(['rules', name, 'severity'], 'has no effect: the rule is off');
-      raw.methods?.forEach((glob, i) => {
-        const re = globsToRegExp([glob]);
-        if (!KNOWN_METHODS.some((m) => re.test(m))) {
-          const near = closest(glob, KNOWN_METHODS);
-          warn(['rules', name, 'methods', i], `"${glob}" matches no method MCP defines${near ? `; did you mean "${near}"?` : ''}`);
+    const list = Array.isArray(raw) ? raw : [raw];
+    entries.set(
+      name,
+      list.map((item, i) => {
+        const e = typeof item === 'string' ? { action: item } : item;
+        // Where a key of this setting is: rules.NAME.key for a single setting, rules.NAME[i].key in a list.
+        const at = (...rest: Array<string | number>): PolicyPath => (Array.isArray(raw) ? ['rules', name, i, ...rest] : ['rules', name, ...rest]);
+        if (typeof item !== 'string') {
+          if (item.action === 'off' && item.severity !== undefined) warn(at('severity'), 'has no effect: the rule is off');
+          item.methods?.forEach((glob, j) => {
+            const re = globsToRegExp([glob]);
+            if (!KNOWN_METHODS.some((m) => re.test(m))) {
+              const near = closest(glob, KNOWN_METHODS);
+              warn(at('methods', j), `"${glob}" matches no method MCP defines${near ? `; did you mean "${near}"?` : ''}`);
+            }
+          });
         }
-      });
-    }
+        return {
+          action: e.action,
+          severity: e.severity,
+          methods: e.methods ? globsToRegExp(e.methods) : undefined,
+          tools: e.tools ? globsToRegExp(e.tools) : undefined,
+        };
+      }),
+    );
   }
 
   if (options.rewritable) rewriteWarnings(rules, entries, defaultAction, options.rewritable, warn);
@@ -135,10 +146,11 @@ export function compilePolicy(doc: PolicyDocument, options: CompileOptions): Pol
     setting(scope: FindingScope): RuleSetting {
       let action: Action | undefined;
       let severity: Severity | undefined;
-      const own = entries.get(scope.rule);
-      const group = scope.group === scope.rule ? undefined : entries.get(scope.group);
+      // The rule's own entry, then its group's: in each, the first setting whose scope matches.
+      const own = entries.get(scope.rule)?.find((e) => matches(e, scope));
+      const group = scope.group === scope.rule ? undefined : entries.get(scope.group)?.find((e) => matches(e, scope));
       for (const e of [own, group]) {
-        if (e === undefined || !matches(e, scope)) continue;
+        if (e === undefined) continue;
         action ??= e.action;
         severity ??= e.severity;
       }
@@ -169,7 +181,7 @@ export function compilePolicy(doc: PolicyDocument, options: CompileOptions): Pol
 /** Warns where `rewrite` can reach a rule that has no rewriter: by the rule's entry, its group's, or the default. */
 function rewriteWarnings(
   rules: readonly RuleInfo[],
-  entries: ReadonlyMap<string, Entry>,
+  entries: ReadonlyMap<string, readonly Entry[]>,
   defaultAction: Action,
   rewritable: ReadonlySet<string>,
   warn: (path: PolicyPath, message: string) => void,
@@ -180,15 +192,18 @@ function rewriteWarnings(
   };
   for (const rule of rules) {
     if (rewritable.has(rule.id)) continue;
-    const chain: Array<[string, Entry | undefined]> = [[rule.id, entries.get(rule.id)], [rule.group, rule.group === rule.id ? undefined : entries.get(rule.group)]];
+    const chain: Array<[string, readonly Entry[]]> = [[rule.id, entries.get(rule.id) ?? []], [rule.group, rule.group === rule.id ? [] : (entries.get(rule.group) ?? [])]];
     let settled = false;
-    for (const [name, e] of chain) {
-      if (e?.action === undefined) continue;
-      if (e.action === 'rewrite') add(`rules\0${name}`, rule.id);
-      if (e.methods === undefined && e.tools === undefined) {
-        settled = true;
-        break;
+    for (const [name, list] of chain) {
+      for (const e of list) {
+        if (e.action === undefined) continue;
+        if (e.action === 'rewrite') add(`rules\0${name}`, rule.id);
+        if (e.methods === undefined && e.tools === undefined) {
+          settled = true;
+          break;
+        }
       }
+      if (settled) break;
     }
     if (!settled && defaultAction === 'rewrite') add('defaults\0action', rule.id);
   }

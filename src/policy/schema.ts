@@ -67,7 +67,7 @@ export function buildPolicySchema(rules: readonly RuleInfo[]): JsonSchema {
     // A rule that is its group's only member (silent-success) is described once, as a rule.
     const onlyItself = rule !== undefined && rules.every((r) => r.group !== name || r.id === name);
     const text = [rule ? ruleDescription(rule) : '', groups.includes(name) && !onlyItself ? groupDescription(name, rules) : ''].filter(Boolean).join(' ');
-    ruleProperties[name] = { description: text, $ref: '#/definitions/ruleSetting' };
+    ruleProperties[name] = { description: text, $ref: '#/definitions/ruleEntry' };
   }
 
   return {
@@ -203,7 +203,7 @@ export function buildPolicySchema(rules: readonly RuleInfo[]): JsonSchema {
       },
       rules: {
         description:
-          'Per rule (by id) or per group: an action, or a mapping with action, severity, methods and tools. For a finding, the entry of its rule id wins if its scope matches; else the entry of its group if its scope matches; else defaults.action. Severity: the override of that entry, else the rule\'s own. `mcp-warden rules` lists ids and groups.',
+          'Per rule (by id) or per group: an action, a mapping with action, severity, methods and tools, or a list of those tried in order (the first whose scope matches applies). For a finding, the entry of its rule id wins if its scope matches; else the entry of its group if its scope matches; else defaults.action. Severity: the override of that entry, else the rule\'s own. `mcp-warden rules` lists ids and groups.',
         type: nullable('object'),
         propertyNames: { enum: names },
         properties: ruleProperties,
@@ -234,6 +234,10 @@ export function buildPolicySchema(rules: readonly RuleInfo[]): JsonSchema {
         type: 'array',
         minItems: 1,
         items: { type: 'string', minLength: 1 },
+      },
+      ruleEntry: {
+        description: 'One setting, or a list of settings tried in order: the first whose methods/tools scope matches applies (e.g. [{ action: off, tools: [run_tests] }, rewrite]).',
+        anyOf: [{ $ref: '#/definitions/ruleSetting' }, { type: 'array', minItems: 1, items: { $ref: '#/definitions/ruleSetting' } }],
       },
       ruleSetting: {
         anyOf: [

@@ -45,6 +45,10 @@ const KINDS: Record<string, Kind> = {
   'rules.NAME.tools': 'globs',
   'rules.NAME.methods[]': 'glob',
   'rules.NAME.tools[]': 'glob',
+  'rules.NAME[].methods': 'globs',
+  'rules.NAME[].tools': 'globs',
+  'rules.NAME[].methods[]': 'glob',
+  'rules.NAME[].tools[]': 'glob',
 };
 
 /** The path with list indexes as `[]` and rule names as `NAME`: the key of KINDS. */
@@ -118,28 +122,32 @@ export function checkDocument(doc: unknown, rules: readonly RuleInfo[]): Issue[]
 }
 
 function translate(errors: readonly ErrorObject[], doc: unknown, rules: readonly RuleInfo[]): Issue[] {
-  // The only union in the schema is a rule setting: an action, or a mapping. Keep the errors of
-  // the branch the value's type chose; a value of neither type gets one message of its own.
+  // The only unions in the schema are a rule's entry (a setting or a list of them) and a setting
+  // (an action, or a mapping). Keep the errors of the branch the value's type chose; a value of
+  // neither type gets one message of its own.
   const issues: Issue[] = [];
   const unions = new Map<string, unknown>();
   for (const e of errors) if (e.keyword === 'anyOf') unions.set(e.instancePath, e.data);
+  // The innermost union an error sits in decides (a list item inside a rule's entry).
+  const innermostFirst = [...unions].sort((a, b) => b[0].length - a[0].length);
   const kept = errors.filter((e) => {
-    for (const [at, value] of unions) {
+    for (const [at, value] of innermostFirst) {
       const inside = e.instancePath === at || e.instancePath.startsWith(`${at}/`);
       if (!inside) continue;
       if (typeof value === 'string') return e.instancePath === at && e.keyword === 'enum';
-      if (value !== null && typeof value === 'object' && !Array.isArray(value)) return !(e.instancePath === at && ['enum', 'anyOf', 'type'].includes(e.keyword));
+      // A mapping, or a list of settings (each item is a union of its own): the branch's errors.
+      if (value !== null && typeof value === 'object') return !(e.instancePath === at && ['enum', 'anyOf', 'type', 'minItems'].includes(e.keyword)) || (Array.isArray(value) && e.keyword === 'minItems');
       return false;
     }
     return true;
   });
   for (const [at, value] of unions) {
     const isAction = typeof value === 'string';
-    const isMapping = value !== null && typeof value === 'object' && !Array.isArray(value);
+    const isMapping = value !== null && typeof value === 'object';
     if (!isAction && !isMapping) {
       issues.push({
         path: toPath(at, doc),
-        message: `expected an action (${ACTIONS.join('|')}) or a mapping such as { action: rewrite, severity: error, tools: ['send_*'] }, found ${describeValue(value)}`,
+        message: `expected an action (${ACTIONS.join('|')}), a mapping such as { action: rewrite, severity: error, tools: ['send_*'] }, or a list of those, found ${describeValue(value)}`,
       });
     }
   }
@@ -252,9 +260,12 @@ function semanticIssues(doc: unknown): Issue[] {
 
   const entries = asRec(root.rules) ?? {};
   for (const [name, entry] of Object.entries(entries)) {
-    const e = asRec(entry);
-    if (e && e.action === undefined && e.severity === undefined) {
-      issues.push({ path: ['rules', name], message: `the entry sets neither action nor severity; allowed: { action: ${ACTIONS.join('|')}, severity: ${SEVERITIES.join('|')}, methods: [...], tools: [...] }` });
+    const settings = Array.isArray(entry) ? entry.map((e, i) => [e, ['rules', name, i]] as const) : [[entry, ['rules', name]] as const];
+    for (const [setting, path] of settings) {
+      const e = asRec(setting);
+      if (e && e.action === undefined && e.severity === undefined) {
+        issues.push({ path: [...path], message: `the entry sets neither action nor severity; allowed: { action: ${ACTIONS.join('|')}, severity: ${SEVERITIES.join('|')}, methods: [...], tools: [...] }` });
+      }
     }
   }
   return issues;

@@ -33,7 +33,7 @@ describe('mcp-warden policy check', () => {
   });
 
   test('the shipped enforce policy: exit 0, ok, no warnings', async () => {
-    assert.deepEqual(await cli('policy', 'check', 'config/enforce.yaml'), { code: 0, stdout: 'ok: config/enforce.yaml: mode enforce, 19 rule settings\n', stderr: '' });
+    assert.deepEqual(await cli('policy', 'check', 'config/enforce.yaml'), { code: 0, stdout: 'ok: config/enforce.yaml: mode enforce, 20 rule settings\n', stderr: '' });
   });
 
   test('a policy with warnings: exit 0, ok, then each warning', async () => {

@@ -261,3 +261,23 @@ describe('the JSON Schema', () => {
     }
   });
 });
+
+describe('a rule entry as a list of settings', () => {
+  test('the first setting whose scope matches applies: off for some tools, rewrite for the rest', () => {
+    const p = compilePolicy(
+      { mode: 'enforce', rules: { 'silent-success': [{ action: 'off', tools: ['run_tests', 'search_*'] }, 'rewrite'] } },
+      { source: 'test' },
+    );
+    const at = (tool: string) => p.setting({ rule: 'silent-success', group: 'silent-success', severity: 'warning', method: 'tools/call', tool }).action;
+    assert.deepEqual([at('run_tests'), at('search_logs'), at('read_file')], ['off', 'off', 'rewrite']);
+  });
+
+  test('a group\'s list, and a rule\'s list falling back to it when none of its settings match', () => {
+    const p = compilePolicy(
+      { mode: 'enforce', rules: { leaks: [{ action: 'log', tools: ['ping'] }, 'rewrite'], 'leaked-path': [{ action: 'off', tools: ['read_file'] }] } },
+      { source: 'test' },
+    );
+    const at = (rule: string, tool: string) => p.setting({ rule, group: 'leaks', severity: 'warning', method: 'tools/call', tool }).action;
+    assert.deepEqual([at('leaked-path', 'read_file'), at('leaked-path', 'ping'), at('leaked-path', 'fetch'), at('leaked-stack-trace', 'ping')], ['off', 'log', 'rewrite', 'log']);
+  });
+});

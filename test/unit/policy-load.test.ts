@@ -58,7 +58,7 @@ describe('wrong types', () => {
         'config/x.yaml:2:11: upstream: expected a mapping, found a list',
         'config/x.yaml:4:14: log.arguments: expected one of off|redacted|full, found "yes"',
         'config/x.yaml:7:14: patterns.silentSuccess.replace: expected true or false, found "true"',
-        "config/x.yaml:9:14: rules.html-body: expected an action (off|log|rewrite|block) or a mapping such as { action: rewrite, severity: error, tools: ['send_*'] }, found 42",
+        "config/x.yaml:9:14: rules.html-body: expected an action (off|log|rewrite|block), a mapping such as { action: rewrite, severity: error, tools: ['send_*'] }, or a list of those, found 42",
         "config/x.yaml:10:45: rules.silent-success.tools: expected a list of name patterns such as ['tools/call'] or ['send_*'], found \"send_*\"",
       ],
     );
