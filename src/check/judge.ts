@@ -113,7 +113,7 @@ export class CheckJudge {
     // Requests the exchange did not answer, judged as the proxy judges them when a body ends.
     const outcome = answer.body.length > 0 && !sse ? 'invalid-response' : 'no-response';
     for (const o of opened) {
-      const c = this.correlator.abandon(flow.scope, 'client', o.id, performance.now(), answer.truncated ? 'unaudited' : outcome);
+      const c = this.correlator.abandon(flow.scope, 'client', o.id, performance.now(), answer.truncated ? 'unaudited' : outcome, undefined, o.idToken);
       if (!c) continue;
       const subject = exchangeSubject(c, flow, http, out.bodyProblem, out.unmatched);
       judge(c, subject, this.stage());

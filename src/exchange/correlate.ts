@@ -1,7 +1,7 @@
 // Matches responses to requests and learns session facts from them (version, capabilities, tool
 // catalogue). No I/O: the transport passes in what it saw and the clock, and logs what comes back.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { JsonRpcId, Message } from '../codec/jsonrpc.ts';
+import { idTokenOf, type JsonRpcId, type Message } from '../codec/jsonrpc.ts';
 import type { PolicedFinding } from '../rewrite/decide.ts';
 import type { Decision } from '../rewrite/types.ts';
 import type { ExchangeSubject } from '../rules/types.ts';
@@ -79,6 +79,7 @@ export class Correlator {
       scope: flow.scope,
       from,
       id: msg.id,
+      idToken: idTokenOf(msg),
       method: msg.method,
       tool: toolName(msg.method, msg.params),
       params: msg.params,
@@ -115,9 +116,12 @@ export class Correlator {
     // An answer belongs to the exchange whose response carries it: on a POST's response, only
     // that POST's requests. The SDK client matches Number(id), so "3" answering 3 is that
     // request's answer too (with a finding: the id's type changed).
-    const key = [id, ...sameNumber(id)].find((k) => this.belongs(this.table.peek(flow.scope, asker, k), flow));
+    // The id's raw text keys an integer beyond 2^53 (two such ids JSON.parse rounds to one double).
+    const token = idTokenOf(msg);
+    const tokenOf = (k: JsonRpcId): string | undefined => (k === id ? token : undefined);
+    const key = [id, ...sameNumber(id)].find((k) => this.belongs(this.table.peek(flow.scope, asker, k, tokenOf(k)), flow));
     if (key === undefined) return undefined;
-    const request = this.table.take(flow.scope, asker, key)!;
+    const request = this.table.take(flow.scope, asker, key, tokenOf(key))!;
     if (from === 'server') this.learn(request, msg, flow, newSessionId, now);
     return { request, response: msg, outcome: outcomeOf(msg), durationMs: now - request.startedAt, responseBytes: bytes, findings: [] };
   }
@@ -126,11 +130,11 @@ export class Correlator {
    * Ends an open request that its HTTP exchange did not answer: `no-response` (nothing came, or the
    * client left: `client-closed`) or `invalid-response` (a body came that answered nothing).
    */
-  abandon(scope: string, from: Sender, id: JsonRpcId, now: number, outcome: string, exchange?: number): Completed | undefined {
+  abandon(scope: string, from: Sender, id: JsonRpcId, now: number, outcome: string, exchange?: number, token?: string): Completed | undefined {
     // A request of another exchange under the same key (a reused id) is not this one to end.
-    const open = this.table.peek(scope, from, id);
+    const open = this.table.peek(scope, from, id, token);
     if (!open || (exchange !== undefined && open.exchange !== undefined && open.exchange !== exchange)) return undefined;
-    const request = this.table.take(scope, from, id)!;
+    const request = this.table.take(scope, from, id, token)!;
     return { request, response: undefined, outcome, durationMs: now - request.startedAt, responseBytes: 0, findings: [] };
   }
 
@@ -140,14 +144,14 @@ export class Correlator {
   }
 
   /** The open request under this key, if any (left in place). */
-  pending(scope: string, from: Sender, id: JsonRpcId): OpenRequest | undefined {
-    return this.table.peek(scope, from, id);
+  pending(scope: string, from: Sender, id: JsonRpcId, token?: string): OpenRequest | undefined {
+    return this.table.peek(scope, from, id, token);
   }
 
   /** An open request is given up at `at` unless answered first (a dropped stream that may still be resumed). */
-  expire(scope: string, from: Sender, id: JsonRpcId, at: number, exchange?: number): void {
-    const open = this.table.peek(scope, from, id);
-    if (open && (exchange === undefined || open.exchange === undefined || open.exchange === exchange)) this.table.deadline(scope, from, id, at);
+  expire(scope: string, from: Sender, id: JsonRpcId, at: number, exchange?: number, token?: string): void {
+    const open = this.table.peek(scope, from, id, token);
+    if (open && (exchange === undefined || open.exchange === undefined || open.exchange === exchange)) this.table.deadline(scope, from, id, at, token);
   }
 
   private learn(request: OpenRequest, msg: Message, flow: Flow, newSessionId: string | undefined, now: number): void {

@@ -29,13 +29,16 @@ export interface OpenRequest {
   owner?: string;
   /** Headers of the HTTP request that carried it. */
   headers: IncomingHttpHeaders;
+  /** The id's raw JSON text as its sender wrote it (codec/jsonrpc.ts idTokenOf): a rewritten answer carries it byte for byte, and an integer beyond 2^53 is keyed by it. */
+  idToken?: string;
   /** What the client's rules found on the request, through the policy. */
   findings: PolicedFinding[];
   /** What the policy does about the request (block it, or fix it before it is forwarded). */
   decision?: Decision;
 }
 
-export const requestKey = (scope: string, from: Sender, id: JsonRpcId): string => `${scope}|${from}|${idKey(id)}`;
+/** `token`: the id's raw text (OpenRequest.idToken), which keys an integer beyond 2^53 (idKey). */
+export const requestKey = (scope: string, from: Sender, id: JsonRpcId, token?: string): string => `${scope}|${from}|${idKey(id, token)}`;
 
 /** Why the proxy stopped waiting for a response: the table was full, it idled out, its id was reused, or the client dropped its stream and did not resume it in time. */
 export type Unanswered = 'capacity' | 'idle' | 'replaced' | 'client-closed';
@@ -66,7 +69,7 @@ export class RequestTable {
 
   /** Adds a request; one still open under the same key (a reused id) is reported as unanswered. */
   add(req: OpenRequest, now: number): void {
-    const key = requestKey(req.scope, req.from, req.id);
+    const key = requestKey(req.scope, req.from, req.id, req.idToken);
     const previous = this.remove(key);
     if (previous) this.onUnanswered(previous, 'replaced');
     const owner = req.owner ?? req.scope;
@@ -80,18 +83,18 @@ export class RequestTable {
   }
 
   /** The open request under this key, left in place. */
-  peek(scope: string, from: Sender, id: JsonRpcId): OpenRequest | undefined {
-    return this.open.peek(requestKey(scope, from, id));
+  peek(scope: string, from: Sender, id: JsonRpcId, token?: string): OpenRequest | undefined {
+    return this.open.peek(requestKey(scope, from, id, token));
   }
 
   /** Removes and returns the open request a response answers. */
-  take(scope: string, from: Sender, id: JsonRpcId): OpenRequest | undefined {
-    return this.remove(requestKey(scope, from, id));
+  take(scope: string, from: Sender, id: JsonRpcId, token?: string): OpenRequest | undefined {
+    return this.remove(requestKey(scope, from, id, token));
   }
 
   /** The request under this key is given up at `at` (reported `client-closed`) unless answered first. */
-  deadline(scope: string, from: Sender, id: JsonRpcId, at: number): void {
-    const key = requestKey(scope, from, id);
+  deadline(scope: string, from: Sender, id: JsonRpcId, at: number, token?: string): void {
+    const key = requestKey(scope, from, id, token);
     if (this.open.peek(key)) this.deadlines.set(key, at);
   }
 

@@ -3,7 +3,7 @@
 // what the policy rewrites or blocks is re-encoded, and only that.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { Message } from '../codec/jsonrpc.ts';
+import { idTokenOf, type Message } from '../codec/jsonrpc.ts';
 import { decodeJson } from '../codec/json-body.ts';
 import type { Limits } from '../config/defaults.ts';
 import { ProxyError } from '../errors.ts';
@@ -15,19 +15,21 @@ import { eraOf } from '../mcp/versions.ts';
 import { decideFor, judge, runPipeline, type Frame, type StageContext } from '../pipeline.ts';
 import type { Policy } from '../policy/types.ts';
 import { nullIdError, rewriteBody, type BodyChange } from '../rewrite/apply.ts';
-import { encodeSseEvent } from '../rewrite/encode.ts';
+import { encodeBody, encodeSseEvent } from '../rewrite/encode.ts';
+import { decidePost } from '../rewrite/post-rewrite.ts';
+import type { Decision } from '../rewrite/types.ts';
 import type { Runtime } from '../policy/runtime.ts';
 import { bodyProblemOf, exchangeSubject, type ResponseHttp } from '../rules/subjects.ts';
 import { captureRecord, type CaptureSink } from '../sinks/capture.ts';
 import type { Metrics } from '../sinks/metrics.ts';
-import { logExchange, type ExchangeHttp } from '../sinks/exchange-log.ts';
+import { logDecision, logExchange, type ExchangeHttp } from '../sinks/exchange-log.ts';
 import { ClientGone } from './client-gone.ts';
 import type { HttpExchange } from './http-exchange.ts';
 import { codingOf, decodedBody, decoderFor, undecodableDetail, type Coding } from './content-coding.ts';
 import { clientHeaders, sendProxyError } from './egress.ts';
 import { readBody, upstreamHeaders, type BodyBudget } from './ingress.ts';
 import { decodedRequestBody } from './request-coding.ts';
-import { judgeClientRequest, judgePost } from './request-verdicts.ts';
+import { judgeClientRequest, judgedPost, judgePost, postWhere } from './request-verdicts.ts';
 import { collect, streamRest } from './relay.ts';
 import { answerEvents, mirrorSse, relaySse, type StreamAnswer } from './sse-relay.ts';
 import { mediaType } from './media-type.ts';
@@ -107,8 +109,8 @@ export function createMcpEndpoint(ctx: EndpointContext) {
   const abandon = (x: HttpExchange, outcome: string, http: ResponseHttp, decidable = outcome !== 'unaudited'): Completed[] => {
     const now = ctx.now();
     const out: Completed[] = [];
-    for (const id of x.requestIds) {
-      const c = correlator.abandon(x.flow.scope, 'client', id, now, outcome, x.flow.exchange);
+    for (const [i, id] of x.requestIds.entries()) {
+      const c = correlator.abandon(x.flow.scope, 'client', id, now, outcome, x.flow.exchange, x.requestTokens[i]);
       if (!c) continue;
       const subject = exchangeSubject(c, x.flow, http, x.bodyProblem, x.unmatched);
       judge(c, subject, stages(x));
@@ -130,7 +132,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     // object that is not JSON-RPC. Unreadable data may be a broken notification, not the answer.
     const answerLike = problem?.problem === 'html' || problem?.problem === 'not-jsonrpc';
     if (!answerLike && !nullIdError(frame.unmatched)) return [];
-    const c = correlator.abandon(x.flow.scope, 'client', x.requestIds[0]!, ctx.now(), 'invalid-response', x.flow.exchange);
+    const c = correlator.abandon(x.flow.scope, 'client', x.requestIds[0]!, ctx.now(), 'invalid-response', x.flow.exchange, x.requestTokens[0]);
     if (!c) return [];
     const subject = exchangeSubject(c, x.flow, http, problem, frame.unmatched);
     judge(c, subject, stages(x));
@@ -141,7 +143,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
   /** Whether the policy blocks what it cannot read (unaudited-response) for this exchange's first request. */
   const blocksUnread = (x: HttpExchange): boolean => {
     const first = x.requestIds[0];
-    const open = first === undefined ? undefined : correlator.pending(x.flow.scope, 'client', first);
+    const open = first === undefined ? undefined : correlator.pending(x.flow.scope, 'client', first, x.requestTokens[0]);
     return x.policy.setting({ rule: 'unaudited-response', group: 'bodies', severity: 'info', method: open?.method, tool: open?.tool }).action === 'block';
   };
 
@@ -242,12 +244,27 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     const decided = [...(frame?.completed ?? []), ...abandoned].find((c) => statusOf(c) !== undefined);
     const usable = frame?.decoded?.ok === true && !x.bodyProblem;
     const status = rewritten ? ((decided && statusOf(decided)) ?? (usable ? up.status : 200)) : up.status;
-    if (rewritten) sendJson(x.res, status, headers, rewritten);
+    // A client body that did not parse opened no request: its answer is the POST's own, judged by the
+    // POST-level rules, and under enforce decided before it goes out (parse-error-unanswered: -32700).
+    const post = !rewritten && !judgedAfter && x.inbound?.decoded?.ok === false ? postDecision(x, up, frame) : undefined;
+    if (post) sendJson(x.res, post.status ?? 400, headers, encodeBody([post.message], false));
+    else if (rewritten) sendJson(x.res, status, headers, rewritten);
     else if (!judgedAfter) sendAsIs();
     const logged: ExchangeHttp = { status, transport: 'json' };
     log(x, frame?.completed ?? [], logged);
     log(x, abandoned, logged);
     return frame;
+  }
+
+  /** Judges the POST (x.judged) and decides on it; the decision when it replaces the server's answer. */
+  function postDecision(x: HttpExchange, up: UpstreamResponse, frame: Frame | undefined): Exclude<Decision, { kind: 'pass' }> | undefined {
+    const judged = judgedPost(x, x.inbound!, up, frame, ctx.runtime(x.policy).engine);
+    const decision = decidePost(judged.findings, judged.subject, x.policy);
+    x.judged = decision.kind === 'pass' ? judged : { ...judged, applied: new Set(decision.rules) };
+    if (decision.kind === 'pass') return undefined;
+    logDecision(logger, decision, postWhere(x, x.inbound!));
+    ctx.metrics.decided(decision);
+    return decision;
   }
 
   /** Relays the upstream response (an SSE stream or a body); returns the body's frame when there was one. */
@@ -309,7 +326,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     // cancellation), but only for a while: past the resumption window it is logged client-closed.
     const resumable = x.flow.sessionId !== undefined && summary.sawEventId && eraOf(x.flow.protocolVersion ?? '') === 'legacy';
     if (resumable && x.gone.aborted) {
-      for (const id of x.requestIds) correlator.expire(x.flow.scope, 'client', id, ctx.now() + limits.resumeWindowMs, x.flow.exchange);
+      for (const [i, id] of x.requestIds.entries()) correlator.expire(x.flow.scope, 'client', id, ctx.now() + limits.resumeWindowMs, x.flow.exchange, x.requestTokens[i]);
     }
     if (summary.unaudited > 0) {
       logger.warn({ session: x.flow.sessionId ?? null, events: summary.unaudited, limit: limits.auditEventBytes }, 'unaudited event');
@@ -357,6 +374,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     flow,
     policy: ctx.policy(),
     requestIds: messages.flatMap((m) => (m.kind === 'request' ? [m.id] : [])),
+    requestTokens: messages.flatMap((m) => (m.kind === 'request' ? [idTokenOf(m)] : [])),
     batch,
     gone,
     unmatched: [],
@@ -398,6 +416,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     // Awaited below; should the judging throw first, its failure must not go unhandled.
     early?.catch(() => {});
     const inbound = pipe(x, { from: 'client', body: plain, size: body.length, http: { status: undefined, contentType: undefined, transport: 'none' }, issuedSessionId: undefined, decoded });
+    x.inbound = inbound;
     const verdict = judgeClientRequest(x, inbound, { logger, correlator, metrics: ctx.metrics, now: ctx.now });
     if (verdict.blocked) return;
     try {
@@ -405,7 +424,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       // Answers the client gave to server requests are complete once the server accepted them.
       log(x, inbound.completed, { status: up.status, transport: 'none' });
       const reply = await relayResponse(x, up, 'sse');
-      judgePost(x, inbound, up, reply, { logger, metrics: ctx.metrics, engine: ctx.runtime(x.policy).engine });
+      judgePost(x, inbound, up, reply, { logger, metrics: ctx.metrics, engine: ctx.runtime(x.policy).engine }, x.judged);
     } catch (err) {
       fail(x, err);
     }

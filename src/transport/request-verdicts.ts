@@ -6,21 +6,23 @@ import type { Correlator } from '../exchange/correlate.ts';
 import type { OpenRequest } from '../exchange/table.ts';
 import { modernRequestHeaders } from '../mcp/headers.ts';
 import type { Frame } from '../pipeline.ts';
-import { blockReply, police, type PolicedFinding } from '../rewrite/decide.ts';
+import { blockReply, police } from '../rewrite/decide.ts';
 import type { Decision } from '../rewrite/types.ts';
+import { encodeBody, withIdToken } from '../rewrite/encode.ts';
 import type { RuleEngine } from '../rules/engine.ts';
+import type { PostSubject } from '../rules/types.ts';
 import type { Metrics } from '../sinks/metrics.ts';
 import { excerpt } from '../rules/evidence.ts';
 import { loggedHeaders } from '../sinks/redact.ts';
 import { logDecision, logExchange, logFindings, whereOf, type FindingContext } from '../sinks/exchange-log.ts';
 import { upstreamHeaders } from './ingress.ts';
-import type { HttpExchange } from './http-exchange.ts';
+import type { HttpExchange, JudgedPost } from './http-exchange.ts';
 import { mediaType } from './media-type.ts';
 import type { UpstreamResponse } from './upstream.ts';
 
 const appliedIn = (open: OpenRequest): Set<string> => new Set(open.decision && open.decision.kind !== 'pass' ? open.decision.rules : []);
 
-function postWhere(x: HttpExchange, inbound: Frame): FindingContext {
+export function postWhere(x: HttpExchange, inbound: Frame): FindingContext {
   const first = inbound.decoded?.ok ? inbound.decoded.payload.messages[0] : undefined;
   return {
     method: first && (first.kind === 'request' || first.kind === 'notification') ? first.method : undefined,
@@ -68,12 +70,13 @@ export function judgeClientRequest(x: HttpExchange, inbound: Frame, deps: { logg
   if (blocking?.decision?.kind === 'reject') {
     const { message, status } = blocking.decision;
     logDecision(logger, blocking.decision, whereOf(blocking));
-    const replies = opened.map((o) => ({ ...message, id: o.id }));
-    const body = Buffer.from(JSON.stringify(x.batch ? replies : replies[0]), 'utf8');
+    // Each with its request's id as the client wrote it (1.0, 1e2, an integer beyond 2^53).
+    const replies = opened.map((o) => withIdToken({ ...message, id: o.id }, o.idToken));
+    const body = encodeBody(replies, x.batch);
     x.res.writeHead(status, { 'content-type': 'application/json', 'content-length': body.length });
     x.res.end(body);
     for (const o of opened) {
-      const c = deps.correlator.abandon(x.flow.scope, 'client', o.id, deps.now(), 'blocked', x.flow.exchange);
+      const c = deps.correlator.abandon(x.flow.scope, 'client', o.id, deps.now(), 'blocked', x.flow.exchange, o.idToken);
       if (!c) continue;
       logExchange(logger, c, { status, transport: 'none' });
       deps.metrics.exchange(c, status, (tool) => x.flow.session.tools.has(tool));
@@ -103,25 +106,26 @@ export function judgeClientRequest(x: HttpExchange, inbound: Frame, deps: { logg
   return { blocked: false, headers };
 }
 
-/** Judges the POST as a whole once the server replied (the server's rules about the HTTP exchange). */
-export function judgePost(x: HttpExchange, inbound: Frame, up: UpstreamResponse, reply: Frame | undefined, deps: { logger: Logger; metrics: Metrics; engine: RuleEngine }): void {
-  const raw = deps.engine.evaluate(
-    {
-      kind: 'post',
-      version: x.flow.protocolVersion,
-      requestHeaders: x.req.headers,
-      request: inbound.decoded!,
-      status: up.status,
-      contentType: mediaType(up.headers['content-type']) || undefined,
-      responseHeaders: up.headers,
-      response: reply?.decoded,
-      responseBytes: reply?.size ?? 0,
-      session: x.flow.session,
-    },
-    'server',
-  );
+/** The server's rules on the POST as a whole (about the HTTP exchange), through the policy. */
+export function judgedPost(x: HttpExchange, inbound: Frame, up: UpstreamResponse, reply: Frame | undefined, engine: RuleEngine): JudgedPost {
+  const subject: PostSubject = {
+    kind: 'post',
+    version: x.flow.protocolVersion,
+    requestHeaders: x.req.headers,
+    request: inbound.decoded!,
+    status: up.status,
+    contentType: mediaType(up.headers['content-type']) || undefined,
+    responseHeaders: up.headers,
+    response: reply?.decoded,
+    responseBytes: reply?.size ?? 0,
+    session: x.flow.session,
+  };
   const where = postWhere(x, inbound);
-  const findings: PolicedFinding[] = police(raw, x.policy, { method: where.method, tool: where.tool }, (r) => deps.engine.groupOf(r));
-  logFindings(deps.logger, findings, where);
-  deps.metrics.found(findings);
+  return { subject, findings: police(engine.evaluate(subject, 'server'), x.policy, { method: where.method, tool: where.tool }, (r) => engine.groupOf(r)) };
+}
+
+/** Logs the POST's findings once the server replied; `judged` when the body's relay judged it already (to decide before writing). */
+export function judgePost(x: HttpExchange, inbound: Frame, up: UpstreamResponse, reply: Frame | undefined, deps: { logger: Logger; metrics: Metrics; engine: RuleEngine }, judged = judgedPost(x, inbound, up, reply, deps.engine)): void {
+  logFindings(deps.logger, judged.findings, postWhere(x, inbound), judged.applied);
+  deps.metrics.found(judged.findings);
 }

@@ -64,7 +64,7 @@ describe('enforce.yaml', () => {
     assert.equal(res.body, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }));
   });
 
-  test('an empty HTTP 400 becomes -32700 with id null', { todo: 'needs the POST-level decision before the answer is written (transport/: see the issue 11 report)' }, async () => {
+  test('an empty HTTP 400 becomes -32700 with id null', async () => {
     const res = await runScenario({ version: '2025-06-18', request: broken, respond: reply(400), proxy: { policy: () => enforce } });
     assert.equal(res.status, 400);
     assert.match(String(res.headers['content-type']), /^application\/json/);
