@@ -23,7 +23,7 @@ export interface RulePatterns {
 
 /** The catalogue with the pattern-driven rules (leaks, silent success) judging with `patterns`; same ids, same order. */
 export function rulesWith(patterns: RulePatterns): readonly Rule[] {
-  const leaks = new Map(leakRules(patterns.leaks).map((r) => [r.id, r]));
+  const leaks = new Map(leakRules(patterns.leaks, patterns.silentSuccess).map((r) => [r.id, r]));
   const silent = silentSuccessRule(patterns.silentSuccess);
   return RULES.map((r) => (r.id === silent.id ? silent : (leaks.get(r.id) ?? r)));
 }
