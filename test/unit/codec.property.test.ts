@@ -26,10 +26,9 @@ import { SseRelaySplitter, type SseRelayPiece } from '../../src/codec/sse-splitt
 
 const UNLIMITED = 1 << 30;
 
-/** What the splitter returns for `chunks`, checking after every push that it holds at most `bound` bytes. */
-function split(chunks: readonly Buffer[], max: number, bound = Infinity): SsePiece[] {
-  const s = new SseSplitter(max);
-  const out: SsePiece[] = [];
+/** What a splitter returns for `chunks`, calling `check` after every push with the bytes pushed and returned so far. */
+function drive<P extends { raw: Buffer }>(s: { push(chunk: Buffer): P[]; end(): P[] }, chunks: readonly Buffer[], check: (pushed: number, returned: number) => void): P[] {
+  const out: P[] = [];
   let pushed = 0;
   let returned = 0;
   for (const chunk of chunks) {
@@ -37,11 +36,15 @@ function split(chunks: readonly Buffer[], max: number, bound = Infinity): SsePie
     pushed += chunk.length;
     for (const p of pieces) returned += p.raw.length;
     out.push(...pieces);
-    assert.ok(pushed - returned <= bound, `the splitter holds ${pushed - returned} bytes, more than ${bound}`);
+    check(pushed, returned);
   }
   out.push(...s.end());
   return out;
 }
+
+/** What the splitter returns for `chunks`, checking after every push that it holds at most `bound` bytes. */
+const split = (chunks: readonly Buffer[], max: number, bound = Infinity): SsePiece[] =>
+  drive(new SseSplitter(max), chunks, (pushed, returned) => assert.ok(pushed - returned <= bound, `the splitter holds ${pushed - returned} bytes, more than ${bound}`));
 
 /** The pieces put back into blocks: a block piece is one; oversize pieces up to the one marked last are one. */
 function blocksOf(pieces: readonly SsePiece[]): Array<{ raw: Buffer; oversize: boolean }> {
@@ -413,21 +416,8 @@ describe('decodeJson and decodeJsonText: arbitrary bytes and text', () => {
 // SSE, as the relay splits it: comment lines at a block's start come out on their own (issue 16)
 
 /** What SseRelaySplitter returns for `chunks`, checking after every push what it holds and what it returned. */
-function relaySplit(chunks: readonly Buffer[], max: number, check: (pushed: number, returned: number) => void = () => {}): SseRelayPiece[] {
-  const s = new SseRelaySplitter(max);
-  const out: SseRelayPiece[] = [];
-  let pushed = 0;
-  let returned = 0;
-  for (const chunk of chunks) {
-    const pieces = s.push(chunk);
-    pushed += chunk.length;
-    for (const p of pieces) returned += p.raw.length;
-    out.push(...pieces);
-    check(pushed, returned);
-  }
-  out.push(...s.end());
-  return out;
-}
+const relaySplit = (chunks: readonly Buffer[], max: number, check: (pushed: number, returned: number) => void = () => {}): SseRelayPiece[] =>
+  drive(new SseRelaySplitter(max), chunks, check);
 
 interface Unit {
   kind: 'comment' | 'block' | 'oversize';

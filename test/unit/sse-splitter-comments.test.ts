@@ -4,16 +4,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SseRelaySplitter, type SseRelayPiece } from '../../src/codec/sse-splitter.ts';
+import { cut, splitAll } from '../helpers/chunks.ts';
 
-function run(chunks: Uint8Array[], max = 1 << 20): SseRelayPiece[] {
-  const s = new SseRelaySplitter(max);
-  return [...chunks.flatMap((c) => s.push(c)), ...s.end()];
-}
-
-function cut(input: Buffer, points: number[]): Buffer[] {
-  const edges = [0, ...points, input.length];
-  return edges.slice(1).map((end, k) => input.subarray(edges[k], end));
-}
+const run = (chunks: Uint8Array[], max = 1 << 20): SseRelayPiece[] => splitAll(new SseRelaySplitter(max), chunks);
 
 /** Pieces as strings: adjacent comment pieces merged (C:), oversize pieces of one block merged (OVERSIZE:). */
 function units(pieces: SseRelayPiece[]): string[] {

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SseSplitter, type SsePiece } from '../../src/codec/sse-splitter.ts';
+import { cut, splitAll } from '../helpers/chunks.ts';
 
 type Style = 'LF' | 'CRLF' | 'CR';
 const TERM: Record<Style, string> = { LF: '\n', CRLF: '\r\n', CR: '\r' };
@@ -41,15 +42,7 @@ const STREAMS: [string, string[]][] = [
   ['short', SHORT],
 ];
 
-function run(chunks: Uint8Array[], max = 1 << 20): SsePiece[] {
-  const s = new SseSplitter(max);
-  return [...chunks.flatMap((c) => s.push(c)), ...s.end()];
-}
-
-function cut(input: Buffer, points: number[]): Buffer[] {
-  const edges = [0, ...points, input.length];
-  return edges.slice(1).map((end, k) => input.subarray(edges[k], end));
-}
+const run = (chunks: Uint8Array[], max = 1 << 20): SsePiece[] => splitAll(new SseSplitter(max), chunks);
 
 const show = (pieces: SsePiece[]) =>
   pieces.map((p) => (p.kind === 'block' ? p.raw.toString('latin1') : `${p.last ? 'LAST' : 'MORE'}:${p.raw.toString('latin1')}`));
