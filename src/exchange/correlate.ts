@@ -2,8 +2,7 @@
 // catalogue). No I/O: the transport passes in what it saw and the clock, and logs what comes back.
 import type { IncomingHttpHeaders } from 'node:http';
 import { idTokenOf, type JsonRpcId, type Message } from '../codec/jsonrpc.ts';
-import type { PolicedFinding } from '../rewrite/decide.ts';
-import type { Decision } from '../rewrite/types.ts';
+import type { Decision, PolicedFinding } from '../verdicts.ts';
 import type { ExchangeSubject } from '../rules/types.ts';
 import { META } from '../mcp/versions.ts';
 import type { Session, SessionStore } from './sessions.ts';

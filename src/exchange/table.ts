@@ -5,8 +5,7 @@
 // reported as unanswered.
 import type { IncomingHttpHeaders } from 'node:http';
 import { BoundedMap } from './bounded-map.ts';
-import type { PolicedFinding } from '../rewrite/decide.ts';
-import type { Decision } from '../rewrite/types.ts';
+import type { Decision, PolicedFinding } from '../verdicts.ts';
 import { idKey, type JsonRpcId } from '../codec/jsonrpc.ts';
 
 export type Sender = 'client' | 'server';

@@ -1,11 +1,11 @@
 // The compiled policy: what the proxy consults on every finding. The YAML file (config/*.yaml,
 // validated against config/policy.schema.json) is compiled into this form once per load.
-import type { Severity } from '../rules/types.ts';
+import type { Action, Severity } from '../verdicts.ts';
+
+export type { Action };
 
 export type Mode = 'audit' | 'enforce';
 
-/** What to do with a finding: ignore it, log it, put it right, or stop the message. */
-export type Action = 'off' | 'log' | 'rewrite' | 'block';
 
 /** The decision for one finding of one rule on one exchange. */
 export interface RuleSetting {

@@ -3,16 +3,15 @@
 // exchange into one Decision: pass, mutate (the rewrites applied in catalogue order) or reject
 // (a block). Nothing changes in audit mode: the actions are only reported.
 import type { JsonRpcId } from '../codec/jsonrpc.ts';
-import type { Action, Policy } from '../policy/types.ts';
+import type { Policy } from '../policy/types.ts';
+import type { PolicedFinding } from '../verdicts.ts';
 import { excerpt } from '../rules/evidence.ts';
 import type { ExchangeSubject, Finding, Severity } from '../rules/types.ts';
 import { withIdToken } from './encode.ts';
 import { copyOf, isModern, requestIdToken } from './message.ts';
 import type { Decision, ResponseMessage, Rewriter } from './types.ts';
 
-export interface PolicedFinding extends Finding {
-  action: Action;
-}
+export type { PolicedFinding };
 
 export function police(
   findings: readonly Finding[],

@@ -1,10 +1,9 @@
 // How findings become changes to the traffic. A rewriter puts one rule's finding right on a copy
 // of the message; decide() turns all findings of an exchange plus the policy into one decision.
-import type { JsonRpcId } from '../codec/jsonrpc.ts';
 import type { ExchangeSubject, Finding } from '../rules/types.ts';
+import type { Decision, ResponseMessage } from '../verdicts.ts';
 
-/** A JSON-RPC response as a plain JSON object (what goes on the wire). */
-export type ResponseMessage = { jsonrpc: '2.0'; id?: JsonRpcId | null; result?: unknown; error?: { code: number; message: string; data?: unknown } } & Record<string, unknown>;
+export type { Decision, ResponseMessage };
 
 export interface RewriteContext {
   subject: ExchangeSubject;
@@ -31,9 +30,3 @@ export interface Rewriter {
   apply(message: ResponseMessage | undefined, ctx: RewriteContext): Rewritten | undefined;
 }
 
-export type Decision =
-  | { kind: 'pass' }
-  /** Send `message` instead of what the server sent (and `status`, where it can still change). */
-  | { kind: 'mutate'; message: ResponseMessage; status: number | undefined; rules: string[]; before: string; /** Rules an earlier rewrite already put right. */ settled: string[] }
-  /** Do not pass the message on: answer the client with this JSON-RPC error. */
-  | { kind: 'reject'; message: ResponseMessage; status: number; rules: string[] };

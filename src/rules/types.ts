@@ -6,7 +6,9 @@ import type { Message } from '../codec/jsonrpc.ts';
 import type { Session } from '../exchange/sessions.ts';
 import type { OpenRequest } from '../exchange/table.ts';
 
-export type Severity = 'error' | 'warning' | 'info';
+import type { Finding, Severity } from '../verdicts.ts';
+
+export type { Finding, Severity };
 
 /** A body (or SSE event) from the server that answered nothing: why it did not decode, and a short excerpt. */
 export interface BodyProblem {
@@ -55,20 +57,6 @@ export interface PostSubject {
 }
 
 export type Subject = ExchangeSubject | PostSubject;
-
-export interface Finding {
-  rule: string;
-  severity: Severity;
-  /** What is wrong, in one line. */
-  message: string;
-  /** JSON Pointer to the offending part, prefixed with where it is: `/response/error/code`, `/request/params/_meta`, `/headers/mcp-method`. */
-  pointer: string;
-  /** A short, redacted excerpt of the offending value. */
-  evidence: string;
-  /** What the server (or client) should send instead. */
-  fix: string;
-  versions: readonly string[];
-}
 
 export interface RuleInfo {
   /** Stable kebab-case id: users' policies and dashboards name it. */
