@@ -11,7 +11,7 @@ import { RequestTable } from './exchange/table.ts';
 import { ProxyError } from './errors.ts';
 import { listenOn } from './listen.ts';
 import { rawProxyError, sendProxyError } from './transport/egress.ts';
-import { H } from './mcp/headers.ts';
+import { firstValue, H } from './mcp/headers.ts';
 import { defaultPolicy } from './policy/compile.ts';
 import type { Policy } from './policy/types.ts';
 import { runtimeFactory } from './policy/runtime.ts';
@@ -79,8 +79,6 @@ function drained(count: () => number, deadlineMs: number): Promise<boolean> {
     check();
   });
 }
-
-const headerValue = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
 
 /** How many Host headers a request carried (node keeps only the first in `req.headers`). */
 function hostHeaders(raw: readonly string[]): number {
@@ -158,7 +156,7 @@ export function createProxy(options: ProxyOptions): Proxy {
       sendProxyError(res, new ProxyError('WARDEN_BAD_REQUEST', 'Request has more than one Host header'), [], false);
       return;
     }
-    const refused = guard.check(req.headers.host, headerValue(req.headers.origin));
+    const refused = guard.check(req.headers.host, firstValue(req.headers.origin));
     if (refused) {
       logger.warn({ reason: refused, host: req.headers.host, origin: req.headers.origin, peer: req.socket.remoteAddress, method: req.method }, 'request refused');
       sendProxyError(res, new ProxyError(refused === 'host' ? 'WARDEN_FORBIDDEN_HOST' : 'WARDEN_FORBIDDEN_ORIGIN'), [], false);

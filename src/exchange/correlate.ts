@@ -115,12 +115,18 @@ export class Correlator {
     // An answer belongs to the exchange whose response carries it: on a POST's response, only
     // that POST's requests. The SDK client matches Number(id), so "3" answering 3 is that
     // request's answer too (with a finding: the id's type changed).
-    // The id's raw text keys an integer beyond 2^53 (two such ids JSON.parse rounds to one double).
-    const token = idTokenOf(msg);
-    const tokenOf = (k: JsonRpcId): string | undefined => (k === id ? token : undefined);
-    const key = [id, ...sameNumber(id)].find((k) => this.belongs(this.table.peek(flow.scope, asker, k, tokenOf(k)), flow));
-    if (key === undefined) return undefined;
-    const request = this.table.take(flow.scope, asker, key, tokenOf(key))!;
+    // The id's raw text keys only an integer beyond 2^53 (two such ids JSON.parse rounds to one
+    // double): the scan for it is skipped for every other id.
+    let key: JsonRpcId = id;
+    let token = typeof id === 'number' && !Number.isSafeInteger(id) ? idTokenOf(msg) : undefined;
+    if (!this.belongs(this.table.peek(flow.scope, asker, id, token), flow)) {
+      // Only when the exact id waits for nothing: the same number with the other type.
+      const other = sameNumber(id);
+      if (other === undefined || !this.belongs(this.table.peek(flow.scope, asker, other), flow)) return undefined;
+      key = other;
+      token = undefined;
+    }
+    const request = this.table.take(flow.scope, asker, key, token)!;
     if (from === 'server') this.learn(request, msg, flow, newSessionId, now);
     return { request, response: msg, outcome: outcomeOf(msg), durationMs: now - request.startedAt, responseBytes: bytes, findings: [] };
   }
@@ -179,9 +185,9 @@ export class Correlator {
 }
 
 /** The id of the other type that the same number would be (`3` and `"3"`), if any. */
-function sameNumber(id: JsonRpcId): JsonRpcId[] {
-  if (typeof id === 'number') return Number.isSafeInteger(id) ? [String(id)] : [];
-  return /^-?(0|[1-9]\d{0,15})$/.test(id) && Number.isSafeInteger(Number(id)) ? [Number(id)] : [];
+function sameNumber(id: JsonRpcId): JsonRpcId | undefined {
+  if (typeof id === 'number') return Number.isSafeInteger(id) ? String(id) : undefined;
+  return /^-?(0|[1-9]\d{0,15})$/.test(id) && Number.isSafeInteger(Number(id)) ? Number(id) : undefined;
 }
 
 function responseId(msg: Message): JsonRpcId | undefined {

@@ -2,14 +2,11 @@
 // the protocol version to judge it by.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Message } from '../codec/jsonrpc.ts';
-import { H } from '../mcp/headers.ts';
+import { firstValue, H } from '../mcp/headers.ts';
 import { declaredVersion, type Flow } from './correlate.ts';
 import { sessionKey, type SessionStore } from './sessions.ts';
 
-const header = (headers: IncomingHttpHeaders, name: string): string | undefined => {
-  const v = headers[name];
-  return Array.isArray(v) ? v[0] : v;
-};
+const header = (headers: IncomingHttpHeaders, name: string): string | undefined => firstValue(headers[name]);
 
 /**
  * Version precedence: a legacy session's negotiated version; else what the message itself

@@ -10,6 +10,9 @@ export const H = {
   wwwAuthenticate: 'www-authenticate',
 } as const;
 
+/** A header's first value: node gives an array for a header sent more than once. */
+export const firstValue = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+
 /** Hop-by-hop headers (RFC 9110 §7.6.1); never forwarded. Host is end-to-end: it goes upstream as the client sent it. */
 export const HOP_BY_HOP = new Set([
   'connection',

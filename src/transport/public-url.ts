@@ -3,6 +3,7 @@
 // follows `resource_metadata` from WWW-Authenticate, so both must name the proxy, not the upstream.
 import type { IncomingMessage } from 'node:http';
 import { TLSSocket } from 'node:tls';
+import { firstValue } from '../mcp/headers.ts';
 
 export interface PublicOriginOptions {
   /** Believe X-Forwarded-Proto (only behind a trusted TLS terminator). */
@@ -13,7 +14,7 @@ export interface PublicOriginOptions {
 export function publicOrigin(req: IncomingMessage, configured?: URL, options: PublicOriginOptions = {}): string {
   if (configured) return configured.origin;
   let scheme = req.socket instanceof TLSSocket ? 'https' : 'http';
-  const forwarded = headerValue(req.headers['x-forwarded-proto'])?.split(',')[0]?.trim().toLowerCase();
+  const forwarded = firstValue(req.headers['x-forwarded-proto'])?.split(',')[0]?.trim().toLowerCase();
   if (options.trustForwarded && (forwarded === 'http' || forwarded === 'https')) scheme = forwarded;
   const host = req.headers.host;
   // A Host that is not a bare authority (missing, or smuggling a path) falls back to our socket.
@@ -113,8 +114,4 @@ export function rewriteResourceMetadata(body: Buffer, upstreamOrigin: string, pu
   if (rebased === record.resource) return undefined;
   record.resource = rebased;
   return Buffer.from(JSON.stringify(record), 'utf8');
-}
-
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }
