@@ -9,6 +9,9 @@ export interface Tool {
   inputSchema: unknown;
   /** 2025-06-18+: what structuredContent must validate against. */
   outputSchema?: unknown;
+  /** Its title and description, when strings: what it says it does (read by silent-success). */
+  title?: string;
+  description?: string;
   /** A digest of each field of the tool's definition (description, schemas, annotations...): what drift compares. */
   fields?: Readonly<Record<string, string>>;
 }

@@ -181,8 +181,13 @@ export class SessionStore {
           break;
         }
         if (typeof tool === 'object' && tool !== null && typeof (tool as { name?: unknown }).name === 'string') {
-          const { name, inputSchema, outputSchema } = tool as { name: string; inputSchema?: unknown; outputSchema?: unknown };
-          own.set(name, { name, inputSchema, outputSchema, fields: fieldDigests(tool as Record<string, unknown>) });
+          const { name, inputSchema, outputSchema, title, description } = tool as { name: string; inputSchema?: unknown; outputSchema?: unknown; title?: unknown; description?: unknown };
+          own.set(name, {
+            name, inputSchema, outputSchema,
+            title: typeof title === 'string' ? title : undefined,
+            description: typeof description === 'string' ? description : undefined,
+            fields: fieldDigests(tool as Record<string, unknown>),
+          });
         }
       }
     }

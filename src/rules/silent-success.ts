@@ -1,98 +1,77 @@
 // silent-success (R62): a tools/call result that states the call itself failed but does not set
 // isError, so the client and the model take it for a success.
 //
-// The definition (a warning, and a heuristic: precision matters more than recall). The rule judges
-// one line, the STATEMENT: the first non-blank line of the result's text (its text blocks joined,
-// first TEXT_WINDOW characters). It fires when the statement
-//   1. begins with a failure statement about the operation (SILENT_SUCCESS_PATTERNS, each anchored
-//      at the start of the line): "Error: …", "Exception: …", "Fatal! …", "TypeError: …",
-//      "Failed to …", "Upload failed.", "Connection failed: …", "ENOENT: …", "connect ECONNREFUSED …",
-//      "File not found", "Invalid API key", "Permission denied", "Unable to …", "Could not …",
-//      "503 Service Unavailable", and localized equivalents ("Erreur : …", "Fehler: …", "Impossible de …");
-//   2. is not a log line: no leading timestamp, bracketed level ("[ERROR] …"), upper-case level
-//      word followed by text ("ERROR Error: connect …"), or `level=`;
-//   3. is not a tally: no count beside failed/passed/errors/skipped ("Failed: 0, Passed: 42",
-//      "3 tests failed");
-//   4. is not a question or an explanation: it does not end with "?" and does not say "means",
-//      "indicates", "usually", "is thrown when" ...
+// The definition (a warning, and a heuristic: precision matters more than recall). The rule fires
+// when a result without isError
+//   1. is a failure statement and nothing else (failure-statement.ts): its text (text blocks
+//      joined, first TEXT_WINDOW characters) opens with a failure ("Error: …", "Failed to …",
+//      "Invalid API key", "Issue #12 not found", a traceback, a JSON error envelope) and holds
+//      nothing else but the failure's stack frames and advice ("Please try again later.");
+//   2. is about the call, not about the text it was given: no string argument of the call opens the
+//      statement (a phrase or an error name; a bare lower-case keyword such as an enum's "error"
+//      quotes nothing) or reads as a failure itself (explain_error("ECONNREFUSED"),
+//      translate("Fehler: …"), a search for an error message report on that text);
+//   3. comes from a tool that does not judge or explain what it is given: the tool's name, title and
+//      description (from tools/list; the name alone when the session has not listed tools) name no
+//      JUDGING_TOOL work (validating, linting, verifying, auditing, diagnosing, explaining,
+//      translating, reviewing, parsing): a validator's "Invalid email address: …" is its verdict.
 // So what a result reports about something else stays silent: a test run's counts, log lines, a
-// code runner's program output (its sections come first: "exit code: 1", "stdout:", JSON), search
-// results (they start with a file name or a count), a failure line that is not the first line,
-// explanations of errors. A tool whose results open with its subject's failures (a code runner
-// that returns bare stderr) is scoped off per tool in the policy.
+// code runner's program output, a fetched 404 page, a validator's "Invalid email address", search
+// results, CI job lists, explanations of errors. A tool whose whole result can be one line of its
+// subject's failure (a code runner that returns bare stderr, a log search that returns one line)
+// is scoped off per tool in the policy.
 //
 // A policy's extra patterns (patterns.silentSuccess.add) judge the same statement, with the same
 // exclusions. When the rule fires, the leak rules judge the result as failure text (leaks.ts).
+import type { Tool } from '../exchange/catalogues.ts';
 import { asRecord, type BlockStart, excerpt, pointer, textBlocks } from './evidence.ts';
+import { FAILURE_PATTERNS, failureStatement } from './failure-statement.ts';
 import { answerOf } from './read.ts';
 import { callRule, missingFromCatalogue, notFinal, TEXT_WINDOW } from './tool-calls.ts';
 import type { ExchangeRule, ExchangeSubject } from './types.ts';
 import { ALL } from './versions.ts';
 
-const SYSTEM_ERRORS = 'E(?:NOENT|CONNREFUSED|ACCES|TIMEDOUT|CONNRESET|NOTFOUND|PERM|ADDRINUSE|HOSTUNREACH|NETUNREACH|PIPE|EXIST|ISDIR|NOTDIR|MFILE|NOSPC)';
-const SYSCALLS = 'connect|open|read|write|spawn|getaddrinfo|stat|lstat|mkdir|scandir|unlink|rename|access|opendir|rmdir|listen|bind';
+export { failureStatement, statementOf } from './failure-statement.ts';
 
-/**
- * Failure statements, each tested against the statement line only (so `^` is its start). A policy
- * may add its own; they are compiled with the `im` flags.
- */
-export const SILENT_SUCCESS_PATTERNS: readonly RegExp[] = [
-  // "Error: …", "Exception - …", "Fatal! …", "Fatal error: …"
-  /^(?:error|exception|fatal(?: error)?)[ \t]*(?:[:!]|-(?=\s))/i,
-  // A named error: "TypeError: x is undefined", "java.io.IOException: …"
-  /^(?:[\w$]+\.)*[A-Z]\w*(?:Error|Exception):/,
-  // "Failed to fetch …", "Failure: …"
-  /^(?:failed|failure)\b/i,
-  // "Request failed with status code 500", "Upload failed.", "Connection failed: …"
-  /^(?!(?:no|none|nothing|zero|never|not)\b)(?:[A-Za-z][\w.'"`-]*[ \t]+){1,3}failed(?:[ \t]*[:.!]|[ \t]+(?:to|with|because|due)\b|[ \t]*$)/i,
-  // Node.js system errors as Node reports them: "ENOENT: …", "connect ECONNREFUSED …", "open '/x': ENOENT"
-  new RegExp(`^(?:${SYSTEM_ERRORS}[ \\t]*[:,]|(?:${SYSCALLS})[ \\t]+${SYSTEM_ERRORS}\\b|[^\\n]{0,200}?:[ \\t]*${SYSTEM_ERRORS}\\b)`),
-  // "File not found", "User 'bob' not found: …", "Not found"
-  /^(?:[A-Za-z'"`][\w.'"`/-]*[ \t]+){0,3}not found\b/i,
-  // "Invalid input: …", "Invalid API key"
-  /^invalid\b/i,
-  /^(?:permission denied|access denied|unauthori[sz]ed|forbidden)\b/i,
-  // "Unable to connect …", "Could not resolve host …", "Cannot read properties of undefined"
-  /^(?:unable to|could not|couldn't|cannot|can't)[ \t]+(?!find any(?:thing)?\b)\w/i,
-  // An HTTP error status line
-  /^(?:HTTP\/\d(?:\.\d)?[ \t]+)?[45]\d\d[ \t]+(?:Bad Request|Unauthorized|Forbidden|Not Found|Method Not Allowed|Request Timeout|Conflict|Too Many Requests|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout)\b/i,
-  // Localized: "Erreur : …", "Fehler: …", "Ошибка: …", "错误：…", "エラー: …"
-  /^(?:erreur|fehler|errore|erro|fout|fel|virhe|błąd|chyba|hata|ошибка|помилка|错误|錯誤|エラー|오류)[ \t]*[:：!]/i,
-  // Localized "could not": "Impossible de …", "No se pudo …", "Não foi possível …", "Konnte nicht …", "Не удалось …", "无法…"
-  /^(?:impossible d(?:e\b|')|échec\b|echec\b|no se (?:pudo|puede)\b|não (?:foi|é) possível\b|konnte nicht\b|kann nicht\b|non è (?:stato )?possibile\b|nie można\b|не удалось|无法|無法)/i,
-];
+/** The built-in failure statements (a policy may add to them, or replace them). */
+export const SILENT_SUCCESS_PATTERNS: readonly RegExp[] = FAILURE_PATTERNS;
 
-const LEVEL = 'TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRITICAL|CRIT|SEVERE|PANIC|ALERT|EMERG';
-/** A log line: a leading timestamp, a bracketed level, an upper-case level word followed by text, `level=`. */
-const LOG_LINE = new RegExp(
-  `^(?:[[(]?\\d{4}-\\d\\d-\\d\\d|[[(]?\\d\\d:\\d\\d:\\d\\d|[[(]?(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\\d|\\d{10,13}\\b|[[(<](?:${LEVEL})[\\])>]|(?:${LEVEL})[ \\t]+(?![-:!])\\S|(?:level|lvl|severity)=)`,
-);
-/** A tally: a count beside failed, passed, errors, skipped ... ("Failed: 0", "3 tests failed", "errors=2"). */
-const TALLY = /\b(?:failed|failures?|failing|errors?|passed|passing|skipped|succeeded|successes|warnings?|pending|broken|todo)[ \t]*[:=][ \t]*\d|\b\d+[ \t]+(?:[\w-]+[ \t]+)?(?:failed|failures?|failing|errors?|passed|passing|skipped|broken)\b/i;
-/** A question or an explanation ("ENOENT means …", "This error usually indicates …"). */
-const EXPLANATION = /\?[ \t]*$|\b(?:means?|meaning|indicates?|usually|typically|refers to|happens when|occurs when|is (?:raised|thrown|returned|caused) (?:when|by|if))\b/i;
+/** Words of a tool's name, title or description that say it judges, explains or transforms what it is given. */
+export const JUDGING_TOOL = /(?:^|[^a-z])(?:validat|lint|verif|audit|diagnos|explain|translat|review|pars(?:e|er|es|ing)\b)/i;
 
-/** The statement of a text: its first non-blank line, and where that line starts. */
-export function statementOf(text: string): { line: string; index: number } | undefined {
-  const m = /[^\s]/.exec(text);
-  if (!m) return undefined;
-  const lineStart = text.lastIndexOf('\n', m.index) + 1;
-  const end = text.indexOf('\n', m.index);
-  return { line: text.slice(m.index, end < 0 ? undefined : end).replace(/\r$/, '').trimEnd(), index: Math.max(lineStart, m.index) };
+/** Whether the tool's own words (name, title, description) say it judges or explains what it is given. */
+export function judgesItsInput(name: string | undefined, tool: Tool | undefined): boolean {
+  // Split snake_case, kebab-case and camelCase names into words.
+  const words = (name ?? '').replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_\-.]+/g, ' ');
+  return JUDGING_TOOL.test(words) || JUDGING_TOOL.test(tool?.title ?? '') || JUDGING_TOOL.test(tool?.description ?? '');
 }
 
+/** The call's string arguments (top level and in top-level arrays), trimmed, bounded. */
+function stringArguments(args: unknown): string[] {
+  const found: string[] = [];
+  const take = (v: unknown) => {
+    if (typeof v === 'string' && v.trim().length >= 3 && found.length < 32) found.push(v.trim().slice(0, 512));
+  };
+  for (const v of Object.values(asRecord(args) ?? {})) {
+    if (Array.isArray(v)) v.slice(0, 32).forEach(take);
+    else take(v);
+  }
+  return found;
+}
+
+/** A bare lower-case word (an enum value such as `error`): it names a kind, it quotes no text. */
+const KEYWORD = /^[a-z]+$/;
+
 /**
- * Whether the text states a failure (see the definition above): the pattern its statement matches,
- * the statement, and where it starts; undefined when it does not.
+ * Whether the statement is about text the call was given: an argument opens it (a phrase or an
+ * error name, not a bare keyword: get_message({type: "error"}) answering "Error: …" quotes nothing)
+ * or reads as a failure itself.
  */
-export function failureMatch(text: string, patterns: readonly RegExp[] = SILENT_SUCCESS_PATTERNS): { pattern: RegExp; index: number; line: string } | undefined {
-  const statement = statementOf(text);
-  if (!statement) return undefined;
-  const { line, index } = statement;
-  if (LOG_LINE.test(line) || TALLY.test(line) || EXPLANATION.test(line)) return undefined;
-  // `search` ignores `g` and lastIndex: no state carried over.
-  const pattern = patterns.find((p) => line.search(p) >= 0);
-  return pattern && { pattern, index, line };
+function quotesArguments(line: string, args: unknown): boolean {
+  const statement = line.toLowerCase();
+  return stringArguments(args).some(
+    (a) => (!KEYWORD.test(a) && statement.startsWith(a.toLowerCase())) || failureStatement(a.split('\n')[0] ?? '') !== undefined,
+  );
 }
 
 /** The index of the content block a position of `textBlocks(...).text` falls in. */
@@ -112,9 +91,13 @@ export function silentFailure(s: ExchangeSubject, patterns: readonly RegExp[] = 
   const result = asRecord(answer?.result);
   if (!result || ('isError' in result && result.isError !== false) || notFinal(s, result)) return undefined;
   if (missingFromCatalogue(s) !== undefined) return undefined; // unknown-tool-as-result says it
-  const { text, starts } = textBlocks(result, TEXT_WINDOW);
-  const match = failureMatch(text, patterns);
-  return match && { line: match.line, block: blockAt(starts, match.index) };
+  const { text, starts } = textBlocks(result, TEXT_WINDOW + 1);
+  const statement = failureStatement(text.slice(0, TEXT_WINDOW), patterns, text.length <= TEXT_WINDOW);
+  if (!statement) return undefined;
+  const name = s.request.tool;
+  if (quotesArguments(statement.line, asRecord(s.request.params)?.arguments)) return undefined;
+  if (judgesItsInput(name, name === undefined ? undefined : s.session.tools.get(name))) return undefined;
+  return { line: statement.line, block: blockAt(starts, statement.index) };
 }
 
 /** The silent-success rule judging with `patterns` (a policy may add to the built-in ones, or replace them). */

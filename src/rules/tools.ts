@@ -7,7 +7,7 @@ import { TOOL_SHAPE_RULES } from './tool-shapes.ts';
 import type { Rule } from './types.ts';
 import { UNKNOWN_TOOL_RULES } from './unknown-tool.ts';
 
-export { failureMatch, SILENT_SUCCESS_PATTERNS } from './silent-success.ts';
+export { failureStatement, SILENT_SUCCESS_PATTERNS } from './silent-success.ts';
 export { mentions, validateArguments, type ArgumentError, type ArgumentsVerdict } from './tool-arguments.ts';
 export { UNKNOWN_TOOL_TEXT } from './unknown-tool.ts';
 

@@ -15,7 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { loadPolicyFile } from '../../src/policy/load.ts';
 import type { Policy } from '../../src/policy/types.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
-import { REPORT, SILENT_FAILURE, startCompressedServer } from '../fixtures/compressed-server.ts';
+import { REPORT, SILENT_FAILURE, SILENT_TEXT, startCompressedServer } from '../fixtures/compressed-server.ts';
 import { byTool, startRawServer, type RawHandler } from '../fixtures/raw-server.ts';
 import { call, post, within } from '../helpers/faults.ts';
 import type { LogRecord } from '../helpers/log-capture.ts';
@@ -161,7 +161,7 @@ describe('the SDK client through the proxy to an SDK server behind compression m
 // ---- raw upstreams -------------------------------------------------------------------------
 
 const silentResult = (id: string) =>
-  JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: `${SILENT_FAILURE}\n${REPORT}` }] } });
+  JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: SILENT_TEXT }] } });
 const sseOf = (json: string) => `event: message\ndata: ${json}\n\n`;
 
 /** Answers a tools/call with `encode(body)` under `Content-Encoding: coding`, as JSON or as one SSE event. */
@@ -432,7 +432,7 @@ describe('a compressed SSE stream is read as it arrives', () => {
         res.body.destroy();
       }
       if (policy === 'audit') assert.ok(Buffer.concat(got).equals(Buffer.concat(sent)), 'the server\'s bytes, as they came');
-      else assert.equal(text, `${sseOf(progress)}${sseOf(JSON.stringify({ jsonrpc: '2.0', id: 's', result: { content: [{ type: 'text', text: `${SILENT_FAILURE}\n${REPORT}` }], isError: true } }))}${sseOf(progress)}`);
+      else assert.equal(text, `${sseOf(progress)}${sseOf(JSON.stringify({ jsonrpc: '2.0', id: 's', result: { content: [{ type: 'text', text: SILENT_TEXT }], isError: true } }))}${sseOf(progress)}`);
       assert.equal((await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 's')).outcome, 'result');
     });
   }

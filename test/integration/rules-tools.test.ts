@@ -148,7 +148,7 @@ const cases: Case[] = [
     title: 'a failure statement in the first text block after an image',
     versions: ['2025-06-18'],
     request: call('echo', { text: 'x' }),
-    respond: raw({ content: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }, { type: 'text', text: 'Error: could not render the chart' }, { type: 'text', text: 'details follow' }] }),
+    respond: raw({ content: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }, { type: 'text', text: 'Error: could not render the chart' }, { type: 'text', text: 'Please try again with fewer series.' }] }),
     fires: ['silent-success'],
     expect: { pointer: '/response/result/content/1/text' },
   },

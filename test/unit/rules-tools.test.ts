@@ -7,7 +7,7 @@ import type { Message } from '../../src/codec/jsonrpc.ts';
 import type { Session } from '../../src/exchange/sessions.ts';
 import type { ExchangeSubject } from '../../src/rules/types.ts';
 import { ALL } from '../../src/rules/versions.ts';
-import { SILENT_SUCCESS_PATTERNS, TOOL_RULES, UNKNOWN_TOOL_TEXT, failureMatch, mentions, validateArguments } from '../../src/rules/tools.ts';
+import { SILENT_SUCCESS_PATTERNS, TOOL_RULES, UNKNOWN_TOOL_TEXT, failureStatement, mentions, validateArguments } from '../../src/rules/tools.ts';
 
 describe('silent-success patterns', () => {
   const failures = [
@@ -26,7 +26,18 @@ describe('silent-success patterns', () => {
     'ENOENT: no such file or directory',
     'Fatal error: out of memory',
     'Report failed: ENOENT: no such file or directory, open \'/home/deploy/reports/q4.csv\'',
-    'Error: failed to open file report.csv\nrow 0: ok\nrow 1: ok',
+    // The failure's own detail: stack frames, advice.
+    'TypeError: Cannot read properties of undefined (reading "price")\n    at quote (/srv/app/quote.js:12:5)\n    at process (node:internal/x:1:1)',
+    'java.io.IOException: stream closed\n\tat com.acme.Reader.read(Reader.java:42)\n\t... 3 more\nCaused by: java.net.SocketException: reset',
+    'Failed to connect to database.\nPlease check DATABASE_URL and try again.',
+    'Sorry, something went wrong while deploying. Please try again later.',
+    'Something went wrong',
+    'Issue #9999 not found',
+    // A traceback: its last line is the statement.
+    'Traceback (most recent call last):\n  File "/srv/app/server.py", line 88, in get\n    resp.raise_for_status()\nrequests.exceptions.HTTPError: 401 Client Error',
+    // A JSON error envelope.
+    '{"error":"rate limit exceeded","retryAfterSeconds":60}',
+    '{"error":{"message":"quota exceeded","code":429}}',
     '\n\n  Error: after blank lines',
     'Erreur : impossible d\'ouvrir le fichier',
     'Fehler: Datei konnte nicht geöffnet werden',
@@ -78,6 +89,19 @@ describe('silent-success patterns', () => {
     'Query ran.\nconnect ECONNREFUSED 127.0.0.1:5432',
     'Result:\nError: partial failure',
     'all good\n  Error: the second line\nthird',
+    // More than the failure: a report about something (records, headers, an exit code, prose).
+    'Error: failed to open file report.csv\nrow 0: ok\nrow 1: ok',
+    'Error: the card was declined.\nInvalid email address.',
+    'HTTP/1.1 404 Not Found\ncontent-type: text/html',
+    '404 Not Found\n\nThe page you are looking for has moved.',
+    'Error: invalid input: 12a\nexit code: 2',
+    'Three jobs failed:\n  test:unit, lint',
+    // JSON that is not an error envelope: a record with an error field, an error of null.
+    '{"job":"nightly","status":"failed","error":"timeout"}',
+    '{"error":null,"message":"ok"}',
+    '[{"error":"x"}]',
+    // A traceback that does not end in an exception, or holds more than frames.
+    'Traceback (most recent call last):\n  File "main.py", line 3\nexit code: 1',
     // A code runner's program output: sections come first.
     'exit code: 1\nstdout:\n\nstderr:\nTraceback (most recent call last):\n  File "main.py", line 1\nZeroDivisionError: division by zero',
     'stderr:\nError: boom',
@@ -94,24 +118,24 @@ describe('silent-success patterns', () => {
     '',
   ];
   for (const text of failures) {
-    test(`reads as a failure: ${JSON.stringify(text).slice(0, 50)}`, () => assert.ok(failureMatch(text), text));
+    test(`reads as a failure: ${JSON.stringify(text).slice(0, 50)}`, () => assert.ok(failureStatement(text), text));
   }
   for (const text of fine) {
-    test(`reads as ordinary output: ${JSON.stringify(text).slice(0, 50)}`, () => assert.equal(failureMatch(text), undefined, `${text} matched ${failureMatch(text)?.pattern}`));
+    test(`reads as ordinary output: ${JSON.stringify(text).slice(0, 50)}`, () => assert.equal(failureStatement(text), undefined, `${text} matched ${failureStatement(text)?.pattern}`));
   }
   test('the match names the statement (the first non-blank line) and where it starts', () => {
-    const m = failureMatch('\n  Error: the first line\nthird');
+    const m = failureStatement('\n  Error: the first line\n    at f (x.js:1:2)');
     assert.equal(m?.line, 'Error: the first line');
     assert.equal(m?.index, '\n  '.length);
   });
   test('a policy pattern judges the statement, with the same exclusions', () => {
-    assert.ok(failureMatch('Oops, quota exceeded', [/^oops\b/im]));
-    assert.equal(failureMatch('fine\nOops, quota exceeded', [/^oops\b/im]), undefined);
-    assert.equal(failureMatch('Oops: 0, ok: 3 (failed: 0)', [/^oops\b/im]), undefined);
+    assert.ok(failureStatement('Oops, quota exceeded', [/^oops\b/im]));
+    assert.equal(failureStatement('fine\nOops, quota exceeded', [/^oops\b/im]), undefined);
+    assert.equal(failureStatement('Oops: 0, ok: 3 (failed: 0)', [/^oops\b/im]), undefined);
   });
   test('patterns with the g flag carry no state between calls', () => {
     const patterns = [/^error:/gim];
-    for (let i = 0; i < 3; i++) assert.ok(failureMatch('Error: x', patterns));
+    for (let i = 0; i < 3; i++) assert.ok(failureStatement('Error: x', patterns));
   });
   test('the default list is exported and holds only RegExps', () => {
     assert.ok(SILENT_SUCCESS_PATTERNS.length >= 8);
@@ -342,12 +366,12 @@ describe('tool rules never throw', () => {
 describe('silent-success patterns: success texts that only look like failures', () => {
   for (const text of ['No tests failed.', 'Nothing failed.', 'Error-free run: 3 files', "if (err.code === 'ENOENT') retry()", 'Could not find any results for "cats"']) {
     test(`"${text}" is not a failure`, () => {
-      assert.equal(failureMatch(text), undefined);
+      assert.equal(failureStatement(text), undefined);
     });
   }
   for (const text of ['Upload failed.', 'Error - disk full', 'ENOENT: no such file or directory', 'Could not resolve host api.example.com']) {
     test(`"${text}" is a failure`, () => {
-      assert.ok(failureMatch(text));
+      assert.ok(failureStatement(text));
     });
   }
 });

@@ -1,0 +1,156 @@
+// Whether a text IS a failure statement: what silent-success (silent-success.ts) reads in a
+// tools/call result's text. Pure functions of the text; what the tool and its arguments say about
+// it is judged in silent-success.ts.
+//
+// A text is a failure statement when it says a failure and nothing else besides the failure's own
+// detail:
+//   1. its STATEMENT (first non-blank line) begins with a failure (FAILURE_PATTERNS, each anchored
+//      at the start of the line): "Error: …", "TypeError: …", "Failed to …", "Upload failed.",
+//      "ENOENT: …", "File not found", "Invalid API key", "Unable to …", "503 Service Unavailable",
+//      "Sorry, something went wrong …", and localized equivalents ("Erreur : …", "Fehler: …");
+//      or the text is a traceback ("Traceback (most recent call last):", indented frames) whose
+//      last line names the exception (that line is the statement); or the whole text is a JSON
+//      error envelope ({"error": "rate limit exceeded", "retryAfterSeconds": 60});
+//   2. the statement is not a log line (a leading timestamp, "[ERROR] …", an upper-case level word
+//      followed by text, `level=`), a tally ("Failed: 0, Passed: 42", "3 tests failed"), a question
+//      or an explanation ("… means …", "… usually indicates …");
+//   3. every other line is the failure's own detail: a stack frame ("    at f (x.js:1:2)",
+//      '  File "x.py", line 3', "Caused by: …") or advice ("Please try again later.", "Check …").
+// Anything else around the statement (more records, headers, an exit code, a paragraph) makes the
+// text a report about something: log lines, a fetched page, a linter's findings, search results.
+
+const SYSTEM_ERRORS = 'E(?:NOENT|CONNREFUSED|ACCES|TIMEDOUT|CONNRESET|NOTFOUND|PERM|ADDRINUSE|HOSTUNREACH|NETUNREACH|PIPE|EXIST|ISDIR|NOTDIR|MFILE|NOSPC)';
+const SYSCALLS = 'connect|open|read|write|spawn|getaddrinfo|stat|lstat|mkdir|scandir|unlink|rename|access|opendir|rmdir|listen|bind';
+
+/**
+ * Failure statements, each tested against the statement line only (so `^` is its start). A policy
+ * may add its own; they are compiled with the `im` flags.
+ */
+export const FAILURE_PATTERNS: readonly RegExp[] = [
+  // "Error: …", "Exception - …", "Fatal! …", "Fatal error: …"
+  /^(?:error|exception|fatal(?: error)?)[ \t]*(?:[:!]|-(?=\s))/i,
+  // A named error: "TypeError: x is undefined", "java.io.IOException: …"
+  /^(?:[\w$]+\.)*[A-Z]\w*(?:Error|Exception):/,
+  // "Failed to fetch …", "Failure: …"
+  /^(?:failed|failure)\b/i,
+  // "Request failed with status code 500", "Upload failed.", "Connection failed: …"
+  /^(?!(?:no|none|nothing|zero|never|not)\b)(?:[A-Za-z][\w.'"`-]*[ \t]+){1,3}failed(?:[ \t]*[:.!]|[ \t]+(?:to|with|because|due)\b|[ \t]*$)/i,
+  // Node.js system errors as Node reports them: "ENOENT: …", "connect ECONNREFUSED …", "open '/x': ENOENT"
+  new RegExp(`^(?:${SYSTEM_ERRORS}[ \\t]*[:,]|(?:${SYSCALLS})[ \\t]+${SYSTEM_ERRORS}\\b|[^\\n]{0,200}?:[ \\t]*${SYSTEM_ERRORS}\\b)`),
+  // "File not found", "User 'bob' not found: …", "Issue #9999 not found", "Not found"
+  /^(?:[A-Za-z'"`#][\w.'"`/#-]*[ \t]+){0,3}not found\b/i,
+  // "Invalid input: …", "Invalid API key"
+  /^invalid\b/i,
+  /^(?:permission denied|access denied|unauthori[sz]ed|forbidden)\b/i,
+  // "Unable to connect …", "Could not resolve host …", "Cannot read properties of undefined"
+  /^(?:unable to|could not|couldn't|cannot|can't)[ \t]+(?!find any(?:thing)?\b)\w/i,
+  // "Something went wrong", "Sorry, we could not …", "Oops! The upload failed"
+  /^(?:something went wrong|(?:sorry|oops|whoops|unfortunately)\b[^\n]{0,80}?\b(?:went wrong|failed|could not|couldn't|cannot|can't|unable|error))\b/i,
+  // An HTTP error status line
+  /^(?:HTTP\/\d(?:\.\d)?[ \t]+)?[45]\d\d[ \t]+(?:Bad Request|Unauthorized|Forbidden|Not Found|Method Not Allowed|Request Timeout|Conflict|Too Many Requests|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout)\b/i,
+  // Localized: "Erreur : …", "Fehler: …", "Ошибка: …", "错误：…", "エラー: …"
+  /^(?:erreur|fehler|errore|erro|fout|fel|virhe|błąd|chyba|hata|ошибка|помилка|错误|錯誤|エラー|오류)[ \t]*[:：!]/i,
+  // Localized "could not": "Impossible de …", "No se pudo …", "Não foi possível …", "Konnte nicht …", "Не удалось …", "无法…"
+  /^(?:impossible d(?:e\b|')|échec\b|echec\b|no se (?:pudo|puede)\b|não (?:foi|é) possível\b|konnte nicht\b|kann nicht\b|non è (?:stato )?possibile\b|nie można\b|не удалось|无法|無法)/i,
+];
+
+const LEVEL = 'TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRITICAL|CRIT|SEVERE|PANIC|ALERT|EMERG';
+/** A log line: a leading timestamp, a bracketed level, an upper-case level word followed by text, `level=`. */
+const LOG_LINE = new RegExp(
+  `^(?:[[(]?\\d{4}-\\d\\d-\\d\\d|[[(]?\\d\\d:\\d\\d:\\d\\d|[[(]?(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\\d|\\d{10,13}\\b|[[(<](?:${LEVEL})[\\])>]|(?:${LEVEL})[ \\t]+(?![-:!])\\S|(?:level|lvl|severity)=)`,
+);
+/** A tally: a count beside failed, passed, errors, skipped ... ("Failed: 0", "3 tests failed", "errors=2"). */
+const TALLY = /\b(?:failed|failures?|failing|errors?|passed|passing|skipped|succeeded|successes|warnings?|pending|broken|todo)[ \t]*[:=][ \t]*\d|\b\d+[ \t]+(?:[\w-]+[ \t]+)?(?:failed|failures?|failing|errors?|passed|passing|skipped|broken)\b/i;
+/** A question or an explanation ("ENOENT means …", "This error usually indicates …"). */
+const EXPLANATION = /\?[ \t]*$|\b(?:means?|meaning|indicates?|usually|typically|refers to|happens when|occurs when|is (?:raised|thrown|returned|caused) (?:when|by|if))\b/i;
+
+/** A line of the failure's own trace: a JavaScript, Python, Java, .NET or Go frame, or a chained cause. */
+const FRAME = /^(?:[ \t]+(?:at[ \t]+\S|File[ \t]+"|\.\.\.[ \t]*\d+[ \t]+more\b)|Caused by:|During handling of the above exception|The above exception was the direct cause|goroutine \d+ \[|[ \t]+\/\S+\.go:\d+)/;
+/** Advice that closes a failure message ("Please try again later.", "Check that GITHUB_TOKEN is set."). */
+const ADVICE = /^(?:(?:please|try again|retry|check|make sure|ensure|verify|contact|see|refer to|bitte|veuillez|merci de|por favor|prière de|si prega)\b|пожалуйста|请|請|もう一度)/i;
+/** The first line of a Python traceback. */
+const TRACEBACK = /^Traceback \(most recent call last\):[ \t]*$/;
+/** The line that ends a traceback: the exception and its message ("requests.exceptions.HTTPError: 401 …"). */
+const EXCEPTION_LINE = /^(?:[\w$]+\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Warning)\b/;
+
+/** Keys an error envelope may have beside `error` ({"error": "…", "retryAfterSeconds": 60}). */
+const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
+  'error', 'error_description', 'errorDescription', 'error_code', 'errorCode', 'message', 'code', 'status', 'statusCode', 'status_code',
+  'detail', 'details', 'reason', 'type', 'title', 'hint', 'retryAfter', 'retryAfterSeconds', 'retry_after', 'requestId', 'request_id', 'documentation_url',
+]);
+
+/** What a failure statement is: the line that states it, where that line starts, and what recognised it. */
+export interface FailureStatement {
+  line: string;
+  index: number;
+  /** The failure pattern the line matched; absent for a JSON error envelope. */
+  pattern?: RegExp;
+}
+
+/** The statement of a text: its first non-blank line, and where that line starts. */
+export function statementOf(text: string): { line: string; index: number } | undefined {
+  const m = /[^\s]/.exec(text);
+  if (!m) return undefined;
+  const end = text.indexOf('\n', m.index);
+  return { line: text.slice(m.index, end < 0 ? undefined : end).replace(/\r$/, '').trimEnd(), index: m.index };
+}
+
+/** Whether a statement line reads as a failure (a pattern matches; not a log line, tally or explanation). */
+function failurePattern(line: string, patterns: readonly RegExp[]): RegExp | undefined {
+  if (LOG_LINE.test(line) || TALLY.test(line) || EXPLANATION.test(line)) return undefined;
+  // `search` ignores `g` and lastIndex: no state carried over.
+  return patterns.find((p) => line.search(p) >= 0);
+}
+
+/** The lines of `text` after position `from`, without a last line cut by the text window. */
+function linesAfter(text: string, from: number, complete: boolean): string[] {
+  const end = text.indexOf('\n', from);
+  if (end < 0) return [];
+  const rest = text.slice(end + 1).split('\n');
+  if (!complete) rest.pop();
+  return rest.map((l) => l.replace(/\r$/, ''));
+}
+
+/** A traceback's statement: its last non-blank line, when every line between is indented (a frame or its code). */
+function tracebackStatement(text: string, first: { index: number }, complete: boolean): { line: string; index: number } | undefined {
+  const lines = linesAfter(text, first.index, complete);
+  while (lines.length > 0 && lines.at(-1)?.trim() === '') lines.pop();
+  const last = lines.pop();
+  if (last === undefined || !EXCEPTION_LINE.test(last) || !lines.every((l) => l.trim() === '' || /^[ \t]/.test(l) || FRAME.test(l))) return undefined;
+  return { line: last.trimEnd(), index: text.lastIndexOf(last) };
+}
+
+/** A JSON error envelope: an object with a non-empty `error` and nothing but envelope keys. */
+function errorEnvelope(text: string, complete: boolean): boolean {
+  const trimmed = text.trim();
+  if (!complete || !trimmed.startsWith('{') || !trimmed.endsWith('}')) return false;
+  let value: unknown;
+  try {
+    value = JSON.parse(trimmed);
+  } catch {
+    return false;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const error = (value as Record<string, unknown>).error;
+  const stated = (typeof error === 'string' && error.trim() !== '') || (typeof error === 'object' && error !== null && !Array.isArray(error));
+  return stated && Object.keys(value).every((k) => ENVELOPE_KEYS.has(k));
+}
+
+/**
+ * Whether `text` is a failure statement (see the definition above); `complete` says the text was
+ * not cut by the reader's window (a cut JSON text is no envelope, a cut last line is not judged).
+ */
+export function failureStatement(text: string, patterns: readonly RegExp[] = FAILURE_PATTERNS, complete = true): FailureStatement | undefined {
+  const first = statementOf(text);
+  if (!first) return undefined;
+  if (TRACEBACK.test(first.line)) {
+    const statement = tracebackStatement(text, first, complete);
+    const pattern = statement && (failurePattern(statement.line, patterns) ?? (EXCEPTION_LINE.test(statement.line) ? EXCEPTION_LINE : undefined));
+    return statement && pattern && { ...statement, pattern };
+  }
+  if (errorEnvelope(text, complete)) return first;
+  const pattern = failurePattern(first.line, patterns);
+  if (!pattern) return undefined;
+  const detailOnly = linesAfter(text, first.index, complete).every((l) => l.trim() === '' || FRAME.test(l) || ADVICE.test(l.trim()));
+  return detailOnly ? { ...first, pattern } : undefined;
+}
