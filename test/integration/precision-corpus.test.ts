@@ -8,10 +8,11 @@
 // Cases today's rules get wrong are marked todo (test/fixtures/corpus/known-failing.ts): the suite
 // stays green while the rules are fixed; delete a case's line there once it passes. The summary
 // test prints one line of counts per rule (legitimate cases judged, false positives, failures
-// flagged, misses) for the README; CORPUS_REPORT=<file> also writes every run's findings as JSON.
+// flagged, misses), and the README's table of those counts (between `<!-- corpus -->` markers) must
+// equal it (UPDATE_README=1 rewrites it); CORPUS_REPORT=<file> also writes every run's findings as JSON.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { loadPolicyFile } from '../../src/policy/load.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { RULES } from '../../src/rules/index.ts';
@@ -35,6 +36,22 @@ const short = (v: unknown, max = 140): string => {
 };
 
 const ALL_CASES: readonly CorpusCase[] = [...LEGIT, ...FAILURES];
+
+interface RuleCounts { judged: number; falsePositives: number; failures: number; flagged: number; misses: number; rewritesExpected: number; rewriteMisses: number }
+
+/** The README's table: per rule, legitimate results judged and wrongly flagged, failures flagged and missed, enforce rewrites. */
+function corpusTable(rules: Record<string, RuleCounts>, legit: { cases: number; clean: number }, failures: { cases: number; caught: number }): string {
+  const rows = Object.entries(rules)
+    .filter(([id, r]) => id !== '*' || r.failures > 0)
+    .map(([id, r]) => `| ${id === '*' ? 'any server rule' : `\`${id}\``} | ${r.judged} | ${r.falsePositives} | ${r.failures} | ${r.flagged} | ${r.misses} | ${r.rewritesExpected === 0 ? '-' : `${r.rewritesExpected - r.rewriteMisses}/${r.rewritesExpected}`} |`);
+  return [
+    `Legitimate results: ${legit.clean} of ${legit.cases} clean (no error/warning finding, no rewrite, the server's bytes). Failures: ${failures.caught} of ${failures.cases} caught (every expected rule fires, and enforce.yaml rewrites or blocks where the case expects it).`,
+    '',
+    '| rule | legitimate results judged | false positives | failure cases | flagged | missed | enforce rewrites |',
+    '|---|---|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
+}
 
 const outcomes = new Map<string, RunOutcome[]>();
 let upstream: CorpusUpstream | undefined;
@@ -141,7 +158,7 @@ describe('precision corpus (issue 11)', () => {
   }
 
   test('summary: counts per rule', (t) => {
-    const rules: Record<string, { judged: number; falsePositives: number; failures: number; flagged: number; misses: number; rewritesExpected: number; rewriteMisses: number }> = {};
+    const rules: Record<string, RuleCounts> = {};
     const row = (id: string) => (rules[id] ??= { judged: 0, falsePositives: 0, failures: 0, flagged: 0, misses: 0, rewritesExpected: 0, rewriteMisses: 0 });
     for (const r of RULES) row(r.id);
     row('*');
@@ -203,5 +220,13 @@ describe('precision corpus (issue 11)', () => {
       writeFileSync(file, JSON.stringify({ summary, cases: detail }, null, 1));
     }
     assert.ok(runCount > 0);
+    const table = corpusTable(used, summary.legit, summary.failures);
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const [before, rest] = readme.split('<!-- corpus -->');
+    const after = rest?.split('<!-- /corpus -->')[1];
+    assert.ok(before !== undefined && after !== undefined, 'README has <!-- corpus --> ... <!-- /corpus --> markers');
+    const updated = `${before}<!-- corpus -->\n${table}\n<!-- /corpus -->${after}`;
+    if (process.env.UPDATE_README === '1') writeFileSync(new URL('../../README.md', import.meta.url), updated);
+    else assert.equal(readme, updated, 'the README\'s corpus table reports these counts (UPDATE_README=1 rewrites it)');
   });
 });
