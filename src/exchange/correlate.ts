@@ -119,14 +119,14 @@ export class Correlator {
     // double): the scan for it is skipped for every other id.
     let key: JsonRpcId = id;
     let token = typeof id === 'number' && !Number.isSafeInteger(id) ? idTokenOf(msg) : undefined;
-    if (!this.belongs(this.table.peek(flow.scope, asker, id, token), flow)) {
+    if (!this.table.peek(flow.scope, asker, id, token, flow.exchange)) {
       // Only when the exact id waits for nothing: the same number with the other type.
       const other = sameNumber(id);
-      if (other === undefined || !this.belongs(this.table.peek(flow.scope, asker, other), flow)) return undefined;
+      if (other === undefined || !this.table.peek(flow.scope, asker, other, undefined, flow.exchange)) return undefined;
       key = other;
       token = undefined;
     }
-    const request = this.table.take(flow.scope, asker, key, token)!;
+    const request = this.table.take(flow.scope, asker, key, token, flow.exchange)!;
     if (from === 'server') this.learn(request, msg, flow, newSessionId, now);
     return { request, response: msg, outcome: outcomeOf(msg), durationMs: now - request.startedAt, responseBytes: bytes, findings: [] };
   }
@@ -136,27 +136,20 @@ export class Correlator {
    * client left: `client-closed`) or `invalid-response` (a body came that answered nothing).
    */
   abandon(scope: string, from: Sender, id: JsonRpcId, now: number, outcome: string, exchange?: number, token?: string): Completed | undefined {
-    // A request of another exchange under the same key (a reused id) is not this one to end.
-    const open = this.table.peek(scope, from, id, token);
-    if (!open || (exchange !== undefined && open.exchange !== undefined && open.exchange !== exchange)) return undefined;
-    const request = this.table.take(scope, from, id, token)!;
+    // Only a request of this exchange (or of none): another exchange's under the same id is not this one to end.
+    const request = this.table.take(scope, from, id, token, exchange);
+    if (!request) return undefined;
     return { request, response: undefined, outcome, durationMs: now - request.startedAt, responseBytes: 0, findings: [] };
   }
 
-  /** Whether an open request may be answered on this flow. */
-  private belongs(request: OpenRequest | undefined, flow: Flow): boolean {
-    return request !== undefined && (flow.exchange === undefined || request.exchange === undefined || request.exchange === flow.exchange);
-  }
-
-  /** The open request under this key, if any (left in place). */
-  pending(scope: string, from: Sender, id: JsonRpcId, token?: string): OpenRequest | undefined {
-    return this.table.peek(scope, from, id, token);
+  /** The open request under this id that a response on `exchange` would answer, if any (left in place). */
+  pending(scope: string, from: Sender, id: JsonRpcId, token?: string, exchange?: number): OpenRequest | undefined {
+    return this.table.peek(scope, from, id, token, exchange);
   }
 
   /** An open request is given up at `at` unless answered first (a dropped stream that may still be resumed). */
   expire(scope: string, from: Sender, id: JsonRpcId, at: number, exchange?: number, token?: string): void {
-    const open = this.table.peek(scope, from, id, token);
-    if (open && (exchange === undefined || open.exchange === undefined || open.exchange === exchange)) this.table.deadline(scope, from, id, at, token);
+    this.table.deadline(scope, from, id, at, token, exchange);
   }
 
   private learn(request: OpenRequest, msg: Message, flow: Flow, newSessionId: string | undefined, now: number): void {

@@ -1,6 +1,8 @@
-// Open requests awaiting their response, keyed by (scope, who sent it, id with its type). The
-// scope is the session when there is one (a response may come on another stream of it), else the
-// HTTP exchange that carried the request. Bounded in total and per owner (session, or credential
+// Open requests awaiting their response, keyed by (scope, who sent it, id with its type) and, for a
+// request a POST carried, that POST: a client that reuses an id while the first request is still
+// in flight (load generators do; the spec forbids it) gets each answer matched to its own request.
+// The scope is the session when there is one (a response may come on another stream of it), else
+// the HTTP exchange that carried the request. Bounded in total and per owner (session, or credential
 // without one), so a flooding client evicts its own requests first; an evicted request is
 // reported as unanswered.
 import type { IncomingHttpHeaders } from 'node:http';
@@ -39,7 +41,17 @@ export interface OpenRequest {
 /** `token`: the id's raw text (OpenRequest.idToken), which keys an integer beyond 2^53 (idKey). */
 export const requestKey = (scope: string, from: Sender, id: JsonRpcId, token?: string): string => `${scope}|${from}|${idKey(id, token)}`;
 
-/** Why the proxy stopped waiting for a response: the table was full, it idled out, its id was reused, or the client dropped its stream and did not resume it in time. */
+/** The key of one open request: its requestKey, and the POST that carried it. */
+const entryKey = (req: OpenRequest): string => {
+  const key = requestKey(req.scope, req.from, req.id, req.idToken);
+  return req.exchange === undefined ? key : `${key}#${req.exchange}`;
+};
+
+/** Whether a response read on `exchange` (undefined: a stream of the session, e.g. a GET) may answer `req`. */
+const answerableOn = (req: OpenRequest, exchange: number | undefined): boolean =>
+  exchange === undefined || req.exchange === undefined || req.exchange === exchange;
+
+/** Why the proxy stopped waiting for a response: the table was full, it idled out, its id was reused in the same POST, or the client dropped its stream and did not resume it in time. */
 export type Unanswered = 'capacity' | 'idle' | 'replaced' | 'client-closed';
 
 export class RequestTable {
@@ -48,6 +60,8 @@ export class RequestTable {
   private readonly deadlines = new Map<string, number>();
   /** Each owner's open keys, oldest first. */
   private readonly byOwner = new Map<string, Set<string>>();
+  /** The open keys under each requestKey, oldest first (more than one only while an id is reused in flight). */
+  private readonly byId = new Map<string, Set<string>>();
 
   constructor(
     private readonly maxOpen: number,
@@ -66,9 +80,9 @@ export class RequestTable {
     return this.open.size;
   }
 
-  /** Adds a request; one still open under the same key (a reused id) is reported as unanswered. */
+  /** Adds a request; one still open under the same key (an id reused in the same POST) is reported as unanswered. */
   add(req: OpenRequest, now: number): void {
-    const key = requestKey(req.scope, req.from, req.id, req.idToken);
+    const key = entryKey(req);
     const previous = this.remove(key);
     if (previous) this.onUnanswered(previous, 'replaced');
     const owner = req.owner ?? req.scope;
@@ -78,23 +92,43 @@ export class RequestTable {
     let mine = this.byOwner.get(owner);
     if (!mine) this.byOwner.set(owner, (mine = new Set()));
     mine.add(key);
+    const base = requestKey(req.scope, req.from, req.id, req.idToken);
+    let same = this.byId.get(base);
+    if (!same) this.byId.set(base, (same = new Set()));
+    same.add(key);
     this.open.set(key, req, now);
   }
 
-  /** The open request under this key, left in place. */
-  peek(scope: string, from: Sender, id: JsonRpcId, token?: string): OpenRequest | undefined {
-    return this.open.peek(requestKey(scope, from, id, token));
+  /**
+   * The key of the oldest open request under this id that a response read on `exchange` may
+   * answer (undefined: any, e.g. on a GET stream).
+   */
+  private find(scope: string, from: Sender, id: JsonRpcId, token: string | undefined, exchange: number | undefined): string | undefined {
+    const same = this.byId.get(requestKey(scope, from, id, token));
+    if (!same) return undefined;
+    for (const key of same) {
+      const req = this.open.peek(key);
+      if (req && answerableOn(req, exchange)) return key;
+    }
+    return undefined;
   }
 
-  /** Removes and returns the open request a response answers. */
-  take(scope: string, from: Sender, id: JsonRpcId, token?: string): OpenRequest | undefined {
-    return this.remove(requestKey(scope, from, id, token));
+  /** The open request a response read on `exchange` would answer, left in place. */
+  peek(scope: string, from: Sender, id: JsonRpcId, token?: string, exchange?: number): OpenRequest | undefined {
+    const key = this.find(scope, from, id, token, exchange);
+    return key === undefined ? undefined : this.open.peek(key);
   }
 
-  /** The request under this key is given up at `at` (reported `client-closed`) unless answered first. */
-  deadline(scope: string, from: Sender, id: JsonRpcId, at: number, token?: string): void {
-    const key = requestKey(scope, from, id, token);
-    if (this.open.peek(key)) this.deadlines.set(key, at);
+  /** Removes and returns the open request a response read on `exchange` answers. */
+  take(scope: string, from: Sender, id: JsonRpcId, token?: string, exchange?: number): OpenRequest | undefined {
+    const key = this.find(scope, from, id, token, exchange);
+    return key === undefined ? undefined : this.remove(key);
+  }
+
+  /** That request is given up at `at` (reported `client-closed`) unless answered first. */
+  deadline(scope: string, from: Sender, id: JsonRpcId, at: number, token?: string, exchange?: number): void {
+    const key = this.find(scope, from, id, token, exchange);
+    if (key !== undefined) this.deadlines.set(key, at);
   }
 
   sweep(now: number): void {
@@ -118,6 +152,10 @@ export class RequestTable {
     const mine = this.byOwner.get(owner);
     mine?.delete(key);
     if (mine?.size === 0) this.byOwner.delete(owner);
+    const base = requestKey(req.scope, req.from, req.id, req.idToken);
+    const same = this.byId.get(base);
+    same?.delete(key);
+    if (same?.size === 0) this.byId.delete(base);
   }
 
   /** The owner with the most open requests: the one a full table takes from (only at capacity). */

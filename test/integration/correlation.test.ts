@@ -77,15 +77,34 @@ describe('an answer on the wrong exchange is a finding, never a match', () => {
     await within(2000, 'first upstream', (async () => { while (releases.length < 1) await sleep(5); })());
     const second = post(proxy.url, callBody(1, 'second'), SESSION);
     await within(2000, 'second upstream', (async () => { while (releases.length < 2) await sleep(5); })());
-    releases[0]!(); // the first exchange's own answer: its request was replaced by the second
+    releases[0]!(); // the first exchange's own answer, while the second request under the same id waits
     await (await first).body.text();
     releases[1]!();
     await (await second).body.text();
     await proxy.log.waitFor((r) => r.msg === 'exchange' && r.tool === 'second' && r.outcome === 'result');
+    assert.deepEqual(proxy.exchanges().map((r) => [r.tool, r.outcome]), [['first', 'result'], ['second', 'result']], 'each answer is logged with its own request, none as unanswered');
     const silent = proxy.log.records.filter((r) => r.msg === 'violation' && r.rule === 'silent-success');
     assert.deepEqual(silent.map((r) => r.tool), ['second'], 'the failure text is judged against the second call only');
     assert.equal(proxy.exchanges().filter((r) => r.tool === 'second' && r.outcome === 'result').length, 1);
     assert.ok(!proxy.exchanges().some((r) => r.tool === 'second' && r.outcome === 'invalid-response'), 'the first answer did not end the second request');
+  });
+
+  test('many POSTs reusing one id at once (what a load generator sends): every answer logged as its own result', async () => {
+    const proxy = await setup((_req, res, body) => {
+      const { params } = JSON.parse(body.toString()) as { params: { arguments: { n: number } } };
+      // Answered in reverse order of arrival, so no answer comes while it is the only one open.
+      setTimeout(() => json(res, answer(7, `done ${params.arguments.n}`)), 60 - params.arguments.n * 2);
+    });
+    const bodies = await Promise.all(
+      Array.from({ length: 20 }, async (_, n) => {
+        const res = await post(proxy.url, JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'echo', arguments: { n } } }), SESSION);
+        return ((await res.body.json()) as { result: { content: Array<{ text: string }> } }).result.content[0]!.text;
+      }),
+    );
+    assert.deepEqual(bodies, Array.from({ length: 20 }, (_, n) => `done ${n}`));
+    await within(2000, 'twenty exchange records', (async () => { while (proxy.exchanges().filter((r) => r.id === 7).length < 20) await sleep(5); })());
+    const outcomes = proxy.exchanges().filter((r) => r.id === 7).map((r) => r.outcome);
+    assert.deepEqual(outcomes, Array(20).fill('result'));
   });
 });
 

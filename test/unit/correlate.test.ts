@@ -421,6 +421,25 @@ describe('RequestTable', () => {
     assert.equal(keys.size, 4);
   });
 
+  test('one id in flight on two POSTs: each POST takes its own; a stream of the session takes the oldest; the same POST twice replaces', () => {
+    const { table, unanswered } = setup({});
+    const onA = { ...open(7), exchange: 1, method: 'a' };
+    const onB = { ...open(7), exchange: 2, method: 'b' };
+    table.add(onA, 0);
+    table.add(onB, 1);
+    assert.equal(unanswered.length, 0, 'another POST reusing the id replaces nothing');
+    assert.equal(table.size, 2);
+    assert.equal(table.peek('x:1', 'client', 7, undefined, 2), onB);
+    assert.equal(table.peek('x:1', 'client', 7, undefined, 3), undefined, 'a third POST answers neither');
+    assert.equal(table.take('x:1', 'client', 7), onA, 'a GET stream answers the oldest');
+    assert.equal(table.take('x:1', 'client', 7, undefined, 2), onB);
+    assert.equal(table.size, 0);
+    table.add({ ...open(8), exchange: 3 }, 2);
+    table.add({ ...open(8), exchange: 3, method: 'again' }, 3);
+    assert.deepEqual(unanswered.map((u) => u.why), ['replaced'], 'an id twice in one POST (a batch) replaces');
+    assert.equal(table.take('x:1', 'client', 8, undefined, 3)?.method, 'again');
+  });
+
   test('past capacity the oldest open request is reported unanswered with "capacity"', () => {
     const { table, unanswered } = setup({ maxOpen: 2 });
     const a = open(1);
