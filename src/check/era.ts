@@ -1,18 +1,17 @@
-// Which versions the server speaks, the way a dual-era client finds out (rules.md section 2):
-// server/discover under 2026-07-28 first, then the legacy initialize handshake. With --protocol
-// only the era of that version is tried. Also where the run stops early: a server that cannot be
-// reached, answers 401 (needs credentials), or redirects (not followed).
-import { LATEST_VERSION } from '../mcp/versions.ts';
+// Which versions the server speaks, the way a dual-era client finds out: server/discover under
+// the newest modern version first, then the legacy initialize handshake proposing the newest legacy
+// one ("Backward Compatibility" in
+// https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning and
+// https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http).
+// With --protocol only the era of that version is tried. Also where the run stops early: a server
+// that cannot be reached, answers 401 (needs credentials), or redirects (not followed).
+import { eraOf, LATEST_OF } from '../mcp/versions.ts';
 import { asRecord, excerpt } from '../rules/evidence.ts';
-import { isModern } from '../rules/read.ts';
 import type { Answer } from './expect.ts';
 import { execute, probeFinding, ruleFindings, type ExecDeps, type Executed } from './exec.ts';
 import type { ProbeContext } from './probe.ts';
 import { DISCOVER, INITIALIZE } from './probes.ts';
 import { verdictOf, type CheckReport, type ProbeResult } from './report.ts';
-
-/** The newest legacy version: what a dual-era client proposes in initialize. */
-export const LATEST_LEGACY = '2025-11-25';
 
 export interface EraOutcome {
   results: ProbeResult[];
@@ -63,7 +62,7 @@ function notSpoken(done: Executed, findings: ProbeResult['findings'], why: strin
   return { ...r, findings, verdict: findings.length > 0 ? verdictOf(findings) : 'skip', got: `${r.got} (${why})`, fix: findings[0]?.fix };
 }
 
-/** A modern-only server SHOULD name its versions in the error it gives a legacy initialize (R22). */
+/** A modern-only server SHOULD name its versions in the error it gives a legacy initialize (2026-07-28 basic/versioning, "Backward Compatibility"). */
 function namesVersions(a: Answer): boolean {
   const data = asRecord(a.error?.data);
   if (Array.isArray(data?.supported)) return true;
@@ -77,8 +76,9 @@ export async function chooseEra({ deps, requested, context, nextId }: EraInput):
   let legacy: Executed | undefined;
   let modernVersion: string | undefined;
 
-  if (auto || isModern(requested)) {
-    modernVersion = auto ? LATEST_VERSION : requested;
+  const asked = auto ? undefined : eraOf(requested);
+  if (auto || asked === 'modern') {
+    modernVersion = auto ? LATEST_OF.modern : requested;
     modern = await execute(deps, DISCOVER, context(modernVersion), nextId);
     const stop = modern.answer && stopper(modern.answer, 'server/discover');
     if (stop) return { ...out, results: [{ ...modern.result, verdict: 'skip', findings: [], fix: undefined }], reach: stop };
@@ -86,8 +86,8 @@ export async function chooseEra({ deps, requested, context, nextId }: EraInput):
   const discovered = modern?.answer?.result;
   const modernOk = discovered !== undefined && modern!.answer!.status! < 300;
 
-  if (auto || !isModern(requested)) {
-    legacy = await execute(deps, INITIALIZE, context(auto ? LATEST_LEGACY : requested), nextId);
+  if (auto || asked !== 'modern') {
+    legacy = await execute(deps, INITIALIZE, context(auto ? LATEST_OF.legacy : requested), nextId);
     const stop = legacy.answer && !modernOk ? stopper(legacy.answer, 'initialize') : undefined;
     if (stop) return { ...out, results: [...(modern ? [modern.result] : []), { ...legacy.result, verdict: 'skip', findings: [], fix: undefined }], reach: stop };
   }
@@ -111,7 +111,7 @@ export async function chooseEra({ deps, requested, context, nextId }: EraInput):
       } else {
         const findings = legacy.observed.flatMap(ruleFindings);
         if (legacy.answer && (legacy.answer.status ?? 0) >= 400 && !namesVersions(legacy.answer)) {
-          findings.push(probeFinding('initialize', { severity: 'warning', message: 'a server that speaks only 2026-07-28 answered initialize without naming its supported versions', pointer: '/response/error', evidence: excerpt(legacy.answer.error?.value ?? legacy.result.got), fix: `name the supported versions in the rejection, e.g. -32022 with data {"supported": ["${LATEST_VERSION}"]} (R22)` }));
+          findings.push(probeFinding('initialize', { severity: 'warning', message: `a server that speaks only ${modernVersion} answered initialize without naming its supported versions`, pointer: '/response/error', evidence: excerpt(legacy.answer.error?.value ?? legacy.result.got), fix: `name the supported versions in the rejection, e.g. -32022 with data {"supported": ["${modernVersion}"]} (R22)` }));
         }
         out.results.push(notSpoken(legacy, findings, 'the server does not speak the legacy era'));
       }
@@ -125,10 +125,10 @@ export async function chooseEra({ deps, requested, context, nextId }: EraInput):
     if (sessionId) out.openSessions.push({ sessionId, version: negotiated });
     if (!auto && negotiated !== requested) out.note = `asked for ${requested}; the server negotiated ${negotiated}, and the probes ran under it`;
     if (modern) {
-      // A dual-era client's probe of a legacy server (rules.md section 2): judged as such.
+      // A dual-era client's probe of a legacy server (basic/versioning, "Backward Compatibility"): judged as such.
       const session = deps.judge.session(sessionId, deps.userHeaders.authorization);
       const findings = modern.observed.flatMap((o) => [...o.exchanges.flatMap((j) => deps.judge.rejudge(j, session)), ...o.postFindings]).map((f) => ({ rule: f.rule, severity: f.severity, message: f.message, pointer: f.pointer, evidence: f.evidence, fix: f.fix }));
-      out.results.push(notSpoken(modern, findings, 'the server does not speak 2026-07-28'));
+      out.results.push(notSpoken(modern, findings, `the server does not speak ${modernVersion}`));
     }
     out.results.push(legacy!.result);
   } else {

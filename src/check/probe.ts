@@ -4,7 +4,7 @@
 import type { JsonRpcId } from '../codec/jsonrpc.ts';
 import type { Tool } from '../exchange/sessions.ts';
 import { H, modernRequestHeaders } from '../mcp/headers.ts';
-import { META, type Era } from '../mcp/versions.ts';
+import { judgingInfo, META, type Era, type VersionInfo } from '../mcp/versions.ts';
 import type { Expectation } from './expect.ts';
 
 /** What a probe knows when it is built: the version it runs under and what the server has said so far. */
@@ -50,8 +50,8 @@ export interface ProbeDefinition {
   title: string;
   /** Eras the probe runs in. */
   eras: readonly Era[];
-  /** Versions of those eras it applies to (default: all). */
-  versions?: (version: string) => boolean;
+  /** Versions of those eras it applies to, by their row of the versions table (default: all). */
+  applies?: (facts: VersionInfo) => boolean;
   /** Catalogue rules aimed at the answer (every rule judges every answer; these are the ones the probe is for). */
   rules: readonly string[];
   build(ctx: ProbeContext): Built;
@@ -73,12 +73,19 @@ export function modernMeta(ctx: Pick<ProbeContext, 'version' | 'clientVersion'>,
   };
 }
 
-/** Headers of an established session: Mcp-Session-Id, and MCP-Protocol-Version from 2025-06-18 on (R41, R44). */
+/** The versions-table row whose facts hold for the version a probe runs under. */
+export const factsOf = (ctx: Pick<ProbeContext, 'version' | 'era'>): VersionInfo => judgingInfo(ctx.version, ctx.era);
+
+/**
+ * Headers of an established legacy session: Mcp-Session-Id, and MCP-Protocol-Version where the
+ * version asks for it after initialize (basic/transports, "Session Management" and "Protocol
+ * Version Header": https://modelcontextprotocol.io/specification/2025-06-18/basic/transports).
+ */
 export function sessionHeaders(ctx: Pick<ProbeContext, 'sessionId' | 'version' | 'era'>): Record<string, string> {
   if (ctx.era !== 'legacy') return {};
   const out: Record<string, string> = {};
   if (ctx.sessionId !== undefined) out[H.sessionId] = ctx.sessionId;
-  if (ctx.version >= '2025-06-18') out[H.protocolVersion] = ctx.version;
+  if (factsOf(ctx).versionHeaderAfterInit) out[H.protocolVersion] = ctx.version;
   return out;
 }
 

@@ -7,13 +7,13 @@ import { asRecord, excerpt } from '../rules/evidence.ts';
 import { LEGACY } from '../rules/versions.ts';
 import { argumentPlans, type Plan } from './arguments.ts';
 import { gotText, wantError, wantRejected, wantResult } from './expect.ts';
-import { declares, FOREIGN_ORIGIN, plainRequest, rpc, UNSUPPORTED_VERSION, type ProbeDefinition } from './probe.ts';
+import { declares, factsOf, FOREIGN_ORIGIN, plainRequest, rpc, UNSUPPORTED_VERSION, type ProbeDefinition } from './probe.ts';
 
 const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 const unknownTool = (tag: string): string => `mcp_warden_probe_no_such_tool_${tag}`;
 const unknownUri = (tag: string): string => `mcp-warden-probe://no-such-resource/${tag}`;
 
-/** server/discover: the first request of a 2026-07-28 client (R20). */
+/** server/discover: the first request of a 2026-07-28 client (https://modelcontextprotocol.io/specification/2026-07-28/server/discover). */
 export const DISCOVER: ProbeDefinition = {
   id: 'discover',
   title: 'server/discover (2026-07-28)',
@@ -28,7 +28,7 @@ export const DISCOVER: ProbeDefinition = {
     ),
 };
 
-/** initialize: the legacy handshake, proposing the newest legacy version (or --protocol) (R13, R15). */
+/** initialize: the legacy handshake, proposing the newest legacy version (or --protocol): https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle */
 export const INITIALIZE: ProbeDefinition = {
   id: 'initialize',
   title: 'initialize (legacy handshake)',
@@ -43,8 +43,6 @@ export const INITIALIZE: ProbeDefinition = {
         : [{ message: 'the initialize result lacks protocolVersion or capabilities', pointer: '/response/result', evidence: excerpt(r), fix: 'return protocolVersion, capabilities and serverInfo' }],
     ),
 };
-
-const legacyFrom = (first: string) => (v: string) => v >= first;
 
 export const PROBES: readonly ProbeDefinition[] = [
   {
@@ -176,7 +174,7 @@ export const PROBES: readonly ProbeDefinition[] = [
     id: 'bad-version-header',
     title: 'MCP-Protocol-Version naming an unsupported version',
     eras: ['legacy'],
-    versions: legacyFrom('2025-06-18'),
+    applies: (v) => v.versionHeaderAfterInit,
     rules: [],
     build: (ctx) => rpc(ctx, 'ping', {}, { headers: { 'mcp-protocol-version': UNSUPPORTED_VERSION } }),
     expect: () => wantRejected({ text: 'HTTP 400', preferred: 400, otherSeverity: 'warning', fix: 'answer a request whose MCP-Protocol-Version is invalid or unsupported with HTTP 400 (R44)' }),
@@ -201,7 +199,7 @@ export const PROBES: readonly ProbeDefinition[] = [
     id: 'wrong-accept',
     title: 'Accept without application/json and text/event-stream',
     eras: ['legacy', 'modern'],
-    versions: legacyFrom('2025-03-26'),
+    applies: (v) => v.streamableHttp,
     rules: ['response-content-type'],
     build: (ctx) => plainRequest(ctx, { headers: { accept: 'text/html' } }),
     expect: () => wantRejected({ text: 'HTTP 406 Not Acceptable (or another 4xx)', preferred: 406, otherSeverity: 'info', servedSeverity: 'warning', fix: 'reject a POST whose Accept lacks application/json or text/event-stream with HTTP 406 (R29)' }),
@@ -210,11 +208,11 @@ export const PROBES: readonly ProbeDefinition[] = [
     id: 'foreign-origin',
     title: 'A foreign Origin',
     eras: ['legacy', 'modern'],
-    versions: legacyFrom('2025-03-26'),
+    applies: (v) => v.streamableHttp,
     rules: [],
     build: (ctx) => plainRequest(ctx, { headers: { origin: FOREIGN_ORIGIN } }),
     expect: (ctx) =>
-      ctx.version >= '2025-11-25'
+      factsOf(ctx).foreignOrigin403
         ? wantRejected({ text: 'HTTP 403 Forbidden', preferred: 403, fix: `validate Origin and answer one you do not serve (${FOREIGN_ORIGIN}) with HTTP 403 (R34: DNS rebinding)` })
         : wantRejected({ text: 'a 4xx rejection', fix: `validate Origin and reject one you do not serve (${FOREIGN_ORIGIN}) (R34: DNS rebinding)` }),
   },
@@ -237,7 +235,7 @@ function argumentProbe(id: string, title: string, plan: (ctx: Parameters<ProbeDe
       const what = 'skip' in p ? 'the arguments' : `${p.tool}: ${p.why}`;
       const fix = 'validate arguments against the inputSchema and answer with an isError result naming the parameter and what is valid (R62)';
       return {
-        text: `${ctx.version < '2025-11-25' ? 'isError (or -32602)' : 'isError'} naming the parameter; ${what}`,
+        text: `${factsOf(ctx).inputErrorsAreToolErrors ? 'isError' : 'isError (or -32602)'} naming the parameter; ${what}`,
         fix,
         check(a) {
           if (a.result) {

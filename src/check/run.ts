@@ -3,13 +3,13 @@
 // a report. Bounded: a fixed list of probes, a timeout per probe and one for the whole run, a byte
 // cap per answer, no redirects followed, nothing sent anywhere but the URL given.
 import { randomBytes } from 'node:crypto';
+import { eraOf } from '../mcp/versions.ts';
 import { asRecord } from '../rules/evidence.ts';
-import { isModern } from '../rules/read.ts';
 import { chooseEra, type EraOutcome } from './era.ts';
 import { execute, skipped, type ExecDeps } from './exec.ts';
 import { CheckHttp } from './http.ts';
 import { CheckJudge } from './judge.ts';
-import type { ProbeContext } from './probe.ts';
+import { factsOf, sessionHeaders, type ProbeContext } from './probe.ts';
 import { PROBES } from './probes.ts';
 import { exitCodeOf, summarize, type CheckReport, type ProbeResult } from './report.ts';
 
@@ -57,7 +57,7 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
   const tag = randomBytes(4).toString('hex');
   const base = (version: string, sessionId?: string): ProbeContext => ({
     version,
-    era: isModern(version) ? 'modern' : 'legacy',
+    era: eraOf(version) ?? 'legacy',
     sessionId,
     capabilities: undefined,
     tools: new Map(),
@@ -102,12 +102,12 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
 async function runProbes(deps: ExecDeps, era: EraOutcome, base: (v: string, sid?: string) => ProbeContext, nextId: () => number, deadline: AbortSignal): Promise<ProbeResult[]> {
   const version = era.used!;
   const authorization = deps.userHeaders.authorization;
-  const session = deps.judge.session(isModern(version) ? undefined : era.sessionId, authorization);
+  const session = deps.judge.session(eraOf(version) === 'modern' ? undefined : era.sessionId, authorization);
   const toolList: unknown[] = [];
   const out: ProbeResult[] = [];
   for (const def of PROBES) {
     const ctx: ProbeContext = { ...base(version, era.sessionId), capabilities: session.serverCapabilities ?? era.capabilities, tools: session.tools, toolList };
-    if (!def.eras.includes(ctx.era) || (def.versions && !def.versions(version))) continue;
+    if (!def.eras.includes(ctx.era) || (def.applies && !def.applies(factsOf(ctx)))) continue;
     if (deadline.aborted) {
       out.push(skipped(def, version, 'the overall deadline (--timeout) passed'));
       continue;
@@ -127,8 +127,7 @@ async function runProbes(deps: ExecDeps, era: EraOutcome, base: (v: string, sid?
 }
 
 async function deleteSession(http: CheckHttp, userHeaders: Record<string, string>, sessionId: string, version: string): Promise<void> {
-  const headers: Record<string, string> = { ...userHeaders, 'mcp-session-id': sessionId };
-  if (version >= '2025-06-18' && !isModern(version)) headers['mcp-protocol-version'] = version;
+  const headers = { ...userHeaders, ...sessionHeaders({ sessionId, version, era: 'legacy' }) };
   await http.send({ method: 'DELETE', headers, body: undefined, awaitId: undefined }, false);
 }
 

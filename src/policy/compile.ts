@@ -2,7 +2,7 @@
 // with the warnings of things that load but will not do what they seem to say. Pure.
 import { resolve } from 'node:path';
 import { parseDuration, parseSize, parseUrl } from '../config/cli-options.ts';
-import { CLIENT_METHODS } from '../mcp/methods.ts';
+import { ALL_CLIENT_METHODS } from '../mcp/methods.ts';
 import { RULES } from '../rules/index.ts';
 import type { RuleInfo, Severity } from '../rules/types.ts';
 import { DEFAULT_MARKER } from './schema.ts';
@@ -69,7 +69,7 @@ const matches = (e: Entry, scope: FindingScope): boolean =>
 /** Methods the protocol defines, both directions, notifications too: a `methods` glob matching none of them is a warning. */
 export const KNOWN_METHODS: readonly string[] = [
   ...new Set([
-    ...Object.values(CLIENT_METHODS).flatMap((set) => [...set]),
+    ...ALL_CLIENT_METHODS,
     'ping', 'sampling/createMessage', 'elicitation/create', 'roots/list',
     'notifications/initialized', 'notifications/cancelled', 'notifications/progress', 'notifications/message',
     'notifications/resources/updated', 'notifications/resources/list_changed', 'notifications/tools/list_changed',

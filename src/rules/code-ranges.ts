@@ -1,12 +1,17 @@
-// The code table: what each code in JSON-RPC's reserved range means in each version, and which
-// range a code falls in (R82).
-import { ALL, from, until } from './versions.ts';
+// The code table: what each code in JSON-RPC's reserved range means, the versions that define it
+// (the versions table's codes), and which range a code falls in (R82).
+import { ALL, where } from './versions.ts';
 
 export interface CodeDefinition {
   code: number;
   name: string;
   /** Versions whose spec defines the code. */
   versions: readonly string[];
+}
+
+/** The versions whose spec adds `code` to JSON-RPC's standard ones. */
+function definedBy(code: number): readonly string[] {
+  return where((v) => v.codes.includes(code));
 }
 
 /** Every code in -32768..-32000 some version defines, with the versions that define it (R82). */
@@ -16,11 +21,11 @@ export const DEFINED_CODES: readonly CodeDefinition[] = [
   { code: -32601, name: 'Method not found', versions: ALL },
   { code: -32602, name: 'Invalid params', versions: ALL },
   { code: -32603, name: 'Internal error', versions: ALL },
-  { code: -32002, name: 'Resource not found', versions: until('2025-11-25') },
-  { code: -32042, name: 'URL elicitation required', versions: ['2025-11-25'] },
-  { code: -32020, name: 'Header mismatch', versions: from('2026-07-28') },
-  { code: -32021, name: 'Missing required client capability', versions: from('2026-07-28') },
-  { code: -32022, name: 'Unsupported protocol version', versions: from('2026-07-28') },
+  { code: -32002, name: 'Resource not found', versions: definedBy(-32002) },
+  { code: -32042, name: 'URL elicitation required', versions: definedBy(-32042) },
+  { code: -32020, name: 'Header mismatch', versions: definedBy(-32020) },
+  { code: -32021, name: 'Missing required client capability', versions: definedBy(-32021) },
+  { code: -32022, name: 'Unsupported protocol version', versions: definedBy(-32022) },
 ];
 
 const STANDARD = new Set([-32700, -32600, -32601, -32602, -32603]);

@@ -4,7 +4,7 @@ import { excerpt } from './evidence.ts';
 import { answerError, atCode, idless } from './error-answers.ts';
 import { integerCode } from './read.ts';
 import type { ExchangeRule, ExchangeSubject, Report } from './types.ts';
-import { ALL, until } from './versions.ts';
+import { ALL } from './versions.ts';
 
 export const errorShape: ExchangeRule = {
   id: 'error-shape',
@@ -45,7 +45,7 @@ export const errorShape: ExchangeRule = {
  * sent it: it fills in the request's id only where error-id-null says it is missing.
  */
 export function idlessAllowed(s: ExchangeSubject): boolean {
-  return (s.status ?? 200) >= 400 && (s.version === undefined || !until('2024-11-05').includes(s.version));
+  return (s.status ?? 200) >= 400 && versionInfo(s.version)?.streamableHttp !== false;
 }
 
 export const errorIdNull: ExchangeRule = {

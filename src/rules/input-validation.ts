@@ -5,7 +5,7 @@ import { type Answer, integerCode } from './read.ts';
 import { type ArgumentError, mentions, validateArguments } from './tool-arguments.ts';
 import { callRule, TEXT_WINDOW, UNRELATED_CODES } from './tool-calls.ts';
 import type { ExchangeRule, ExchangeSubject, Report, RuleInfo } from './types.ts';
-import { ALL, from } from './versions.ts';
+import { ALL, where } from './versions.ts';
 
 /** The arguments of a call, when they have the shape CallToolRequest allows (an object, or none). */
 function callArguments(s: ExchangeSubject): { args: Record<string, unknown> } | undefined {
@@ -45,7 +45,7 @@ export const INPUT_VALIDATION_RULES: readonly ExchangeRule[] = [
     'error',
     {
       id: 'input-validation-as-protocol-error',
-      versions: from('2025-11-25'),
+      versions: where((v) => v.inputErrorsAreToolErrors),
       summary: 'Arguments that fail a tool\'s inputSchema got a JSON-RPC error instead of an isError result the model can correct',
     },
     (s, e) => {

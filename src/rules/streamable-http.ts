@@ -2,18 +2,17 @@
 // type, the client's Accept and MCP-Protocol-Version headers, and session id characters (R29,
 // R31, R32, R40, R44).
 import { H } from '../mcp/headers.ts';
-import { VERSIONS } from '../mcp/versions.ts';
 import { excerpt, pointer } from './evidence.ts';
 import { headerOf, headerValues, is2xx, messagesOf, nameOf } from './read.ts';
 import type { PostRule, Report } from './types.ts';
-import { from, LEGACY } from './versions.ts';
+import { where } from './versions.ts';
 
 /** Versions whose HTTP transport is Streamable HTTP (2025-03-26 on). */
-const STREAMABLE = VERSIONS.filter((v) => v.streamableHttp).map((v) => v.version);
+const STREAMABLE = where((v) => v.streamableHttp);
 /** Versions with Mcp-Session-Id sessions. */
-const WITH_SESSIONS = VERSIONS.filter((v) => v.sessions).map((v) => v.version);
+const WITH_SESSIONS = where((v) => v.sessions);
 /** Legacy versions whose clients must send MCP-Protocol-Version after initialization. */
-const VERSION_HEADER = from('2025-06-18').filter((v) => LEGACY.includes(v));
+const VERSION_HEADER = where((v) => v.versionHeaderAfterInit);
 
 const ACCEPTED_TYPES = ['application/json', 'text/event-stream'];
 

@@ -1,11 +1,12 @@
 // Tool arguments against a tool's inputSchema (ajv, in the schema's JSON Schema dialect), and
-// whether a text names a parameter: what the input-validation rules read (R62).
+// whether a text names a parameter: what the input-validation rules read. The spec: server/tools,
+// "Error Handling", e.g. https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling,
+// and for the default dialect the "JSON Schema Usage" section of https://modelcontextprotocol.io/specification/2025-11-25/basic
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { versionInfo } from '../mcp/versions.ts';
 import { asRecord, excerpt, pointer, unescapeSegment } from './evidence.ts';
-import { knownVersion } from './read.ts';
-import { from } from './versions.ts';
 
 export interface ArgumentError {
   /** JSON Pointer into the arguments (for a missing or extra property: to that property). */
@@ -40,11 +41,7 @@ function ajvFor(dialect: Dialect): Ajv | Ajv2019 | Ajv2020 {
 /** The dialect a tool schema is written in: its explicit `$schema`, else the version's default. */
 function dialectOf(schema: Record<string, unknown>, version: string | undefined): Dialect | undefined {
   const declared = schema.$schema;
-  if (declared === undefined) {
-    const v = knownVersion(version);
-    if (v === undefined) return undefined;
-    return from('2025-11-25').includes(v) ? '2020-12' : 'draft-07';
-  }
+  if (declared === undefined) return versionInfo(version)?.schemaDialect;
   if (typeof declared !== 'string') return undefined;
   if (/^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/.test(declared)) return '2020-12';
   if (/^https?:\/\/json-schema\.org\/draft\/2019-09\/schema#?$/.test(declared)) return '2019-09';
@@ -93,8 +90,8 @@ function argumentError(e: ErrorObject): ArgumentError {
 
 /**
  * Validates tool arguments against a tool's inputSchema, in the dialect the schema declares or the
- * version defaults to (2020-12 from 2025-11-25, draft-07 before). Undefined when it cannot tell:
- * no schema object, an unknown dialect, a schema that does not compile. Never throws.
+ * version defaults to (its row of the versions table). Undefined when it cannot tell: no schema
+ * object, an unknown dialect or version, a schema that does not compile. Never throws.
  */
 export function validateArguments(schema: unknown, args: unknown, version: string | undefined): ArgumentsVerdict | undefined {
   const record = asRecord(schema);

@@ -1,16 +1,19 @@
 // The shapes of tool results and tool lists: isError a boolean, a content array of blocks the
-// version defines, and tools with a name and an object inputSchema (R58, R60).
+// version defines, and tools with a name and an object inputSchema. The spec: server/tools,
+// "Data Types" and "Tool Result", and the schema's Tool, CallToolResult and ContentBlock, e.g.
+// https://modelcontextprotocol.io/specification/2025-06-18/server/tools#tool-result
+import { type ContentType, VERSIONS, versionInfo } from '../mcp/versions.ts';
 import { asRecord, excerpt, pointer } from './evidence.ts';
 import { type Answer, answerRule, knownVersion, quoted } from './read.ts';
 import { deferredType, notFinal } from './tool-calls.ts';
 import type { ExchangeRule, ExchangeSubject, Report, RuleInfo } from './types.ts';
-import { ALL, from } from './versions.ts';
+import { ALL } from './versions.ts';
 
 /** Findings one rule reports about one list at most. */
 const MAX_REPORTS = 5;
 
-/** CallToolResult content block types, and their required fields, per version. */
-const BLOCK_FIELDS: Readonly<Record<string, ReadonlyArray<[field: string, type: 'string' | 'object']>>> = {
+/** The required fields of each CallToolResult content block type (the same in every version that has the type). */
+const BLOCK_FIELDS: Readonly<Record<ContentType, ReadonlyArray<[field: string, type: 'string' | 'object']>>> = {
   text: [['text', 'string']],
   image: [['data', 'string'], ['mimeType', 'string']],
   audio: [['data', 'string'], ['mimeType', 'string']],
@@ -18,13 +21,10 @@ const BLOCK_FIELDS: Readonly<Record<string, ReadonlyArray<[field: string, type: 
   resource_link: [['uri', 'string'], ['name', 'string']],
 };
 
-function contentTypes(version: string | undefined): readonly string[] {
-  const v = knownVersion(version);
-  const types = ['text', 'image', 'resource'];
-  if (v === undefined || from('2025-03-26').includes(v)) types.push('audio');
-  if (v === undefined || from('2025-06-18').includes(v)) types.push('resource_link');
-  return types;
-}
+/** Every content type some version defines: what a version nobody defined is held to. */
+const ANY_CONTENT_TYPE: readonly string[] = [...new Set(VERSIONS.flatMap((v) => v.contentTypes))];
+
+const contentTypes = (version: string | undefined): readonly string[] => versionInfo(version)?.contentTypes ?? ANY_CONTENT_TYPE;
 
 /** What is wrong with one content block, if anything. */
 function blockProblem(block: unknown, types: readonly string[], version: string | undefined): string | undefined {
@@ -32,7 +32,7 @@ function blockProblem(block: unknown, types: readonly string[], version: string 
   if (!b) return 'is not an object';
   if (typeof b.type !== 'string') return 'has no string "type"';
   if (!types.includes(b.type)) return `has type ${quoted(b.type)}, which ${version ?? 'no version'} does not define`;
-  for (const [field, kind] of BLOCK_FIELDS[b.type] ?? []) {
+  for (const [field, kind] of BLOCK_FIELDS[b.type as ContentType]) {
     const ok = kind === 'object' ? asRecord(b[field]) !== undefined : typeof b[field] === kind;
     if (!ok) return `(type ${b.type}) lacks ${kind === 'object' ? 'an object' : 'a string'} "${field}"`;
   }

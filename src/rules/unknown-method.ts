@@ -1,11 +1,11 @@
 // Methods a server does not serve: they must get -32601 (Method not found), and a 2026-07-28
 // server must serve server/discover (R20, R23).
-import { capabilityFor, isUnknownMethod, methodsOf } from '../mcp/methods.ts';
+import { capabilityFor, declarable, isUnknownMethod, methodsOf } from '../mcp/methods.ts';
 import { excerpt } from './evidence.ts';
 import { atCode, codeRule, legacyServer, MODERN_REJECTIONS, probeAnswer } from './error-answers.ts';
 import { answerRule, describeError, errorMessage, integerCode, isModern, missingMeta } from './read.ts';
 import type { ExchangeRule } from './types.ts';
-import { ALL, MODERN, until } from './versions.ts';
+import { ALL, MODERN } from './versions.ts';
 
 const NOT_IMPLEMENTED = /method not found|unknown method|not (supported|implemented)|unsupported/i;
 
@@ -30,8 +30,8 @@ export const unknownMethodWrongCode: ExchangeRule = answerRule(
     if (isModern(s.version) && (MODERN_REJECTIONS.has(code) || (code === -32602 && missingMeta(s.request.params).length > 0))) return [];
     const spec = methodsOf(s.version)?.has(method) ?? false;
     const capability = capabilityFor(method);
-    // 2024-11-05 has no `completions` capability: a server could not declare it.
-    if (spec && capability === 'completions' && until('2024-11-05').includes(s.version)) return [];
+    // A capability the version does not have (2024-11-05's completions): a server could not declare it.
+    if (spec && capability && !declarable(capability, s.version)) return [];
     if (isUnknownMethod(method, s.version, s.session.serverCapabilities) !== true) return [];
     const text = errorMessage(e);
     const at = atCode(e);

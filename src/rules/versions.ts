@@ -1,10 +1,11 @@
-// Version sets rules apply to, named once.
-import { VERSIONS } from '../mcp/versions.ts';
+// Version sets rules apply to, named once and derived from the versions table.
+import { VERSIONS, type VersionInfo } from '../mcp/versions.ts';
 
-export const ALL: readonly string[] = VERSIONS.map((v) => v.version);
-export const MODERN: readonly string[] = VERSIONS.filter((v) => v.era === 'modern').map((v) => v.version);
-export const LEGACY: readonly string[] = VERSIONS.filter((v) => v.era === 'legacy').map((v) => v.version);
+/** The versions whose row has `fact`. */
+export const where = (fact: (row: VersionInfo) => boolean): readonly string[] => VERSIONS.filter(fact).map((v) => v.version);
+
+export const ALL: readonly string[] = where(() => true);
+export const MODERN: readonly string[] = where((v) => v.era === 'modern');
+export const LEGACY: readonly string[] = where((v) => v.era === 'legacy');
 /** Versions from `first` on. */
 export const from = (first: string): readonly string[] => ALL.filter((v) => v >= first);
-/** Versions up to and including `last`. */
-export const until = (last: string): readonly string[] => ALL.filter((v) => v <= last);

@@ -2,12 +2,12 @@
 // spec does not define, codes it does not name and tools outside the catalogue fold into "other".
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Completed } from '../exchange/correlate.ts';
-import { CLIENT_METHODS } from '../mcp/methods.ts';
+import { ALL_CLIENT_METHODS } from '../mcp/methods.ts';
 import type { Decision } from '../rewrite/types.ts';
 import type { Finding } from '../rules/types.ts';
 
 const KNOWN_METHODS = new Set([
-  ...Object.values(CLIENT_METHODS).flatMap((m) => [...m]),
+  ...ALL_CLIENT_METHODS,
   'sampling/createMessage',
   'roots/list',
   'elicitation/create',
