@@ -31,6 +31,8 @@ export interface VersionInfo {
   completionsCapability: boolean;
   /** The client-to-server request methods (the schema's ClientRequest union). */
   methods: ReadonlySet<string>;
+  /** A tool may declare an outputSchema and return structuredContent: server/tools, "Structured Content" (2025-06-18 on). */
+  structuredOutput: boolean;
   /** The content block types a CallToolResult may hold (schema.json ContentBlock). */
   contentTypes: readonly ContentType[];
   /** The dialect of a tool schema without `$schema` (schema.json's own `$schema`; 2025-11-25 basic/index, "JSON Schema Usage"). */
@@ -68,6 +70,7 @@ export const VERSIONS: readonly VersionInfo[] = [
     inputErrorsAreToolErrors: false,
     completionsCapability: false,
     methods: new Set(LEGACY_METHODS),
+    structuredOutput: false,
     contentTypes: ['text', 'image', 'resource'],
     schemaDialect: 'draft-07',
     codes: [RESOURCE_NOT_FOUND],
@@ -84,6 +87,7 @@ export const VERSIONS: readonly VersionInfo[] = [
     inputErrorsAreToolErrors: false,
     completionsCapability: true,
     methods: new Set(LEGACY_METHODS),
+    structuredOutput: false,
     contentTypes: ['text', 'image', 'resource', 'audio'],
     schemaDialect: 'draft-07',
     codes: [RESOURCE_NOT_FOUND],
@@ -100,6 +104,7 @@ export const VERSIONS: readonly VersionInfo[] = [
     inputErrorsAreToolErrors: false,
     completionsCapability: true,
     methods: new Set(LEGACY_METHODS),
+    structuredOutput: true,
     contentTypes: ['text', 'image', 'resource', 'audio', 'resource_link'],
     schemaDialect: 'draft-07',
     codes: [RESOURCE_NOT_FOUND],
@@ -116,6 +121,7 @@ export const VERSIONS: readonly VersionInfo[] = [
     inputErrorsAreToolErrors: true,
     completionsCapability: true,
     methods: new Set([...LEGACY_METHODS, ...TASK_METHODS]),
+    structuredOutput: true,
     contentTypes: ['text', 'image', 'resource', 'audio', 'resource_link'],
     schemaDialect: '2020-12',
     codes: [RESOURCE_NOT_FOUND, URL_ELICITATION_REQUIRED],
@@ -133,6 +139,7 @@ export const VERSIONS: readonly VersionInfo[] = [
     inputErrorsAreToolErrors: true,
     completionsCapability: true,
     methods: new Set(MODERN_METHODS),
+    structuredOutput: true,
     contentTypes: ['text', 'image', 'resource', 'audio', 'resource_link'],
     schemaDialect: '2020-12',
     codes: [HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION],

@@ -5,16 +5,19 @@ import { asRecord, excerpt, pointer } from './evidence.ts';
 import { codeRule } from './error-answers.ts';
 import { metaVersion } from './read.ts';
 import type { ExchangeRule, Report } from './types.ts';
-import { MODERN } from './versions.ts';
+import { where } from './versions.ts';
 
 const isStringArray = (v: unknown): boolean => Array.isArray(v) && v.every((x) => typeof x === 'string');
+
+/** The codes whose schema requires data, each judged below. */
+const WITH_DATA = [-32022, -32021, -32042];
 
 export const errorDataRequired: ExchangeRule = codeRule(
   {
     id: 'error-data-required',
     group: 'codes',
     severity: 'error',
-    versions: ['2025-11-25', ...MODERN],
+    versions: where((v) => v.codes.some((c) => WITH_DATA.includes(c))),
     summary: 'An error whose schema requires data without it: -32022 {supported, requested}, -32021 {requiredCapabilities}, -32042 {elicitations}',
     source: 'R82, R19, R25, claims 6-7',
   },

@@ -7,13 +7,13 @@ import { asRecord, excerpt } from './evidence.ts';
 import { answerOf, quoted } from './read.ts';
 import { validateArguments } from './tool-arguments.ts';
 import type { ExchangeRule, Report } from './types.ts';
-import { ALL, from } from './versions.ts';
+import { ALL, where } from './versions.ts';
 
 const structuredOutput: ExchangeRule = {
   id: 'structured-output',
   group: 'tools',
   severity: 'error',
-  versions: from('2025-06-18'),
+  versions: where((v) => v.structuredOutput),
   party: 'server',
   subject: 'exchange',
   summary: 'A tool that declares an outputSchema returned no structuredContent, or structuredContent that does not validate against it',

@@ -7,5 +7,3 @@ export const where = (fact: (row: VersionInfo) => boolean): readonly string[] =>
 export const ALL: readonly string[] = where(() => true);
 export const MODERN: readonly string[] = where((v) => v.era === 'modern');
 export const LEGACY: readonly string[] = where((v) => v.era === 'legacy');
-/** Versions from `first` on. */
-export const from = (first: string): readonly string[] => ALL.filter((v) => v >= first);

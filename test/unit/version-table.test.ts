@@ -8,7 +8,7 @@ import { judgingInfo, LATEST_OF, LATEST_VERSION, VERSIONS, type VersionInfo } fr
 import { definedIn, isDefinedFor } from '../../src/rules/code-ranges.ts';
 import { validateArguments } from '../../src/rules/tool-arguments.ts';
 import { TOOL_SHAPE_RULES } from '../../src/rules/tool-shapes.ts';
-import { ALL, from, LEGACY, MODERN, where } from '../../src/rules/versions.ts';
+import { ALL, LEGACY, MODERN, where } from '../../src/rules/versions.ts';
 import { subject } from '../helpers/subject.ts';
 
 /** One column across the versions, oldest first. */
@@ -16,13 +16,12 @@ const column = <K extends keyof VersionInfo>(key: K): Record<string, VersionInfo
 const versionsWith = (fact: (v: VersionInfo) => boolean): string[] => VERSIONS.filter(fact).map((v) => v.version);
 
 describe('the versions table', () => {
-  test('five versions, oldest first (from() compares them as strings), one of them modern', () => {
+  test('five versions, oldest first (the newest of an era is its last row), one of them modern', () => {
     assert.deepEqual(ALL, ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28']);
     assert.deepEqual([...ALL].sort(), ALL);
     assert.deepEqual(column('era'), { '2024-11-05': 'legacy', '2025-03-26': 'legacy', '2025-06-18': 'legacy', '2025-11-25': 'legacy', '2026-07-28': 'modern' });
     assert.deepEqual([LEGACY, MODERN], [['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'], ['2026-07-28']]);
     assert.deepEqual([LATEST_OF, LATEST_VERSION], [{ legacy: '2025-11-25', modern: '2026-07-28' }, '2026-07-28']);
-    assert.deepEqual(from('2025-06-18'), ['2025-06-18', '2025-11-25', '2026-07-28']);
   });
 
   test('every row has the same columns, and no column is the same in every version', () => {
@@ -51,7 +50,8 @@ describe('the versions table', () => {
     assert.deepEqual(column('schemaDialect'), { '2024-11-05': 'draft-07', '2025-03-26': 'draft-07', '2025-06-18': 'draft-07', '2025-11-25': '2020-12', '2026-07-28': '2020-12' });
   });
 
-  test('content block types: audio from 2025-03-26, resource_link from 2025-06-18', () => {
+  test('tool results: audio from 2025-03-26; resource_link, outputSchema and structuredContent from 2025-06-18', () => {
+    assert.deepEqual(versionsWith((v) => v.structuredOutput), ['2025-06-18', '2025-11-25', '2026-07-28']);
     assert.deepEqual(column('contentTypes'), {
       '2024-11-05': ['text', 'image', 'resource'],
       '2025-03-26': ['text', 'image', 'resource', 'audio'],
