@@ -1,8 +1,8 @@
 // Which tool the argument probes call, and with what: arguments that fail the tool's inputSchema
 // and always leave a required property out, so a server that validates (or even only checks for
-// required properties) never runs the tool. Tools are ranked by their (untrusted, R63) annotations:
-// read-only first, then non-destructive, then unannotated; a tool annotated destructive is never
-// picked. `--safe-tool NAME` names the only tools that may be called, and lifts those limits.
+// required properties) never runs the tool. Tools are ranked by their annotations (untrusted hints:
+// https://modelcontextprotocol.io/specification/2025-06-18/server/tools): read-only first, then
+// non-destructive, then unannotated; a tool annotated destructive is never picked. `--safe-tool NAME` names the only tools that may be called, and lifts those limits.
 import { asRecord } from '../rules/evidence.ts';
 import { validateArguments } from '../rules/tool-arguments.ts';
 import type { ProbeContext } from './probe.ts';

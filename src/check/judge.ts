@@ -105,8 +105,9 @@ export class CheckJudge {
       out.response = f.decoded;
       take(f);
     } else if (answer.status !== undefined && opened.length > 0 && !answer.truncated && !(answer.status >= 300 && answer.status < 500)) {
-      // A 3xx or 4xx says what it means by its status; the spec leaves its body optional (R31,
-      // R34, R44, R83). (The proxy's endpoint flags these too; see the check README.)
+      // A 3xx or 4xx says what it means by its status; the spec leaves its body optional
+      // (https://modelcontextprotocol.io/specification/2025-06-18/basic/transports, and
+      // basic/transports/streamable-http in 2026-07-28). (The proxy's endpoint flags these too.)
       out.bodyProblem = { problem: 'empty', excerpt: '' };
     }
 

@@ -15,13 +15,13 @@ export interface VersionInfo {
   era: Era;
   /** Streamable HTTP (true) or the 2024-11-05 HTTP+SSE transport (false): basic/transports. */
   streamableHttp: boolean;
-  /** JSON-RPC batches allowed in a POST body: 2025-03-26 basic/index, "Batching". */
+  /** JSON-RPC batches allowed in a POST body: 2025-03-26 basic, "Batching". */
   batching: boolean;
   /** Mcp-Session-Id sessions exist: basic/transports, "Session Management". */
   sessions: boolean;
   /** A legacy client sends MCP-Protocol-Version on every request after initialize: 2025-06-18 basic/transports, "Protocol Version Header". */
   versionHeaderAfterInit: boolean;
-  /** An error response may omit its id when the request's id was unreadable: basic/index, "Error Responses" (2025-11-25 on). */
+  /** An error response may omit its id when the request's id was unreadable: basic, "Error Responses" (2025-11-25 on). */
   errorIdOptional: boolean;
   /** A foreign Origin must be answered with HTTP 403 (not just rejected): basic/transports, "Security Warning" (2025-11-25 on). */
   foreignOrigin403: boolean;
@@ -35,9 +35,9 @@ export interface VersionInfo {
   structuredOutput: boolean;
   /** The content block types a CallToolResult may hold (schema.json ContentBlock). */
   contentTypes: readonly ContentType[];
-  /** The dialect of a tool schema without `$schema` (schema.json's own `$schema`; 2025-11-25 basic/index, "JSON Schema Usage"). */
+  /** The dialect of a tool schema without `$schema` (schema.json's own `$schema`; 2025-11-25 basic, "JSON Schema Usage"). */
   schemaDialect: 'draft-07' | '2020-12';
-  /** The error codes the spec adds to JSON-RPC's five standard ones (schema.ts; 2026-07-28 basic/index, "Error Codes"). */
+  /** The error codes the spec adds to JSON-RPC's five standard ones (schema.ts; 2026-07-28 basic, "Error Codes"). */
   codes: readonly number[];
 }
 

@@ -1,5 +1,6 @@
 // The code table: what each code in JSON-RPC's reserved range means, the versions that define it
-// (the versions table's codes), and which range a code falls in (R82).
+// (the versions table's codes), and which range a code falls in ("Error Codes" in
+// https://modelcontextprotocol.io/specification/2026-07-28/basic).
 import { ALL, where } from './versions.ts';
 
 export interface CodeDefinition {
@@ -14,7 +15,7 @@ function definedBy(code: number): readonly string[] {
   return where((v) => v.codes.includes(code));
 }
 
-/** Every code in -32768..-32000 some version defines, with the versions that define it (R82). */
+/** Every code in -32768..-32000 some version defines, with the versions that define it. */
 export const DEFINED_CODES: readonly CodeDefinition[] = [
   { code: -32700, name: 'Parse error', versions: ALL },
   { code: -32600, name: 'Invalid Request', versions: ALL },
