@@ -74,11 +74,13 @@ export class Correlator {
 
   /** A request from `from` enters the table; returns its entry. */
   request(msg: Extract<Message, { kind: 'request' }>, from: Sender, flow: Flow, bytes: number, now: number): OpenRequest {
+    const idToken = idTokenOf(msg);
     const open: OpenRequest = {
       scope: flow.scope,
       from,
       id: msg.id,
-      idToken: idTokenOf(msg),
+      idToken,
+      idInFlight: this.table.peek(flow.scope, from, msg.id, idToken) !== undefined,
       method: msg.method,
       tool: toolName(msg.method, msg.params),
       params: msg.params,

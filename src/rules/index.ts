@@ -6,6 +6,7 @@ import { CODE_RULES } from './codes.ts';
 import { LEAK_RULES, leakRules, type LeakPattern } from './leaks.ts';
 import { PARSE_ERROR_ANSWER_RULES } from './parse-error-answers.ts';
 import { PROTOCOL_RULES } from './protocol.ts';
+import { REQUEST_ID_RULES } from './request-ids.ts';
 import { silentSuccessRule } from './silent-success.ts';
 import { TOOL_CATALOGUE_RULES } from './tool-catalogue.ts';
 import { TOOL_RULES } from './tools.ts';
@@ -13,7 +14,7 @@ import type { Rule } from './types.ts';
 import { UNREADABLE_RULES } from './unreadable.ts';
 import { UNSUPPORTED_VERSION_RULES } from './unsupported-version.ts';
 
-export const RULES: readonly Rule[] = [...TOOL_RULES, ...TOOL_CATALOGUE_RULES, ...CODE_RULES, ...BODY_RULES, ...PROTOCOL_RULES, ...ANSWER_ID_RULES, ...LEAK_RULES, ...UNREADABLE_RULES, ...UNSUPPORTED_VERSION_RULES, ...BATCH_ANSWER_RULES, ...PARSE_ERROR_ANSWER_RULES];
+export const RULES: readonly Rule[] = [...TOOL_RULES, ...TOOL_CATALOGUE_RULES, ...CODE_RULES, ...BODY_RULES, ...PROTOCOL_RULES, ...ANSWER_ID_RULES, ...REQUEST_ID_RULES, ...LEAK_RULES, ...UNREADABLE_RULES, ...UNSUPPORTED_VERSION_RULES, ...BATCH_ANSWER_RULES, ...PARSE_ERROR_ANSWER_RULES];
 
 /** Patterns a policy adds to (or puts in place of) the built-in ones. */
 export interface RulePatterns {

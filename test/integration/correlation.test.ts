@@ -105,6 +105,17 @@ describe('an answer on the wrong exchange is a finding, never a match', () => {
     await within(2000, 'twenty exchange records', (async () => { while (proxy.exchanges().filter((r) => r.id === 7).length < 20) await sleep(5); })());
     const outcomes = proxy.exchanges().filter((r) => r.id === 7).map((r) => r.outcome);
     assert.deepEqual(outcomes, Array(20).fill('result'));
+    // R3: an id still awaiting its response must not be reused; every request after the first found it in flight.
+    const reused = proxy.log.records.filter((r) => r.msg === 'violation' && r.rule === 'request-id-in-flight');
+    assert.equal(reused.length, 19);
+    assert.equal(reused[0]!.severity, 'warning');
+  });
+
+  test('an id used again after its answer came is not in flight: no request-id-in-flight', async () => {
+    const proxy = await setup((_req, res) => json(res, answer(7, 'ok')));
+    for (let i = 0; i < 3; i++) await (await post(proxy.url, callBody(7, 'echo'), SESSION)).body.text();
+    await within(2000, 'three exchange records', (async () => { while (proxy.exchanges().length < 3) await sleep(5); })());
+    assert.equal(proxy.log.records.filter((r) => r.rule === 'request-id-in-flight').length, 0);
   });
 });
 
