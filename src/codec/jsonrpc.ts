@@ -1,6 +1,7 @@
 // Classifies any decoded JSON value as a JSON-RPC 2.0 message. Total: every input yields a value,
 // nothing throws. Rules (issue 3) judge the shape; this module only names what it sees. It also
 // keeps, for messages decoded from JSON text, the raw text of each id (idTokenOf, id-token.ts).
+import { isObject } from './json-value.ts';
 import { canonicalNumber, messageSpans, type MessageSpan } from './id-token.ts';
 
 export type JsonRpcId = string | number;
@@ -15,8 +16,6 @@ export type Message =
 /** A decoded body or SSE payload: one message, or a batch (a JSON array). */
 export type Payload = { batch: false; messages: [Message] } | { batch: true; messages: Message[] };
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const isId = (v: unknown): v is JsonRpcId =>
   typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));

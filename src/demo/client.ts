@@ -1,5 +1,6 @@
 // A minimal MCP client for the demo (Streamable HTTP on undici). It never fails on what a broken
 // server sends: every call returns what arrived (JSON, an SSE stream, an HTML page) for display.
+import { asRecord } from '../codec/json-value.ts';
 import { Agent, request } from 'undici';
 import { hasData, parseBlock } from '../codec/sse.ts';
 import { SseSplitter } from '../codec/sse-splitter.ts';
@@ -35,7 +36,6 @@ const EXCERPT = 200;
 /** The version this client proposes in initialize. */
 export const PROTOCOL_VERSION = '2025-11-25';
 
-const asObject = (v: unknown): JsonObject | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as JsonObject) : undefined);
 
 const parseJson = (text: string): unknown => {
   try {
@@ -71,7 +71,7 @@ export function createClient(url: URL, timeoutMs = 2000): DemoClient {
       const contentType = String(res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
       const messages = contentType === 'text/event-stream' ? sseMessages(chunks) : [parseJson(Buffer.concat(chunks).toString('utf8'))];
       const isResponse = (m: JsonObject | undefined) => m !== undefined && m.id === id && ('result' in m || 'error' in m);
-      const objects = messages.map(asObject);
+      const objects = messages.map(asRecord);
       const response = id === undefined ? undefined : objects.find(isResponse);
       return {
         status: res.statusCode,
@@ -93,7 +93,7 @@ export function createClient(url: URL, timeoutMs = 2000): DemoClient {
       const received = await send('POST', { jsonrpc: '2.0', id, method, params }, id);
       if (method === 'initialize') {
         sessionId = received.sessionId;
-        const negotiated = asObject(received.response?.result)?.protocolVersion;
+        const negotiated = asRecord(received.response?.result)?.protocolVersion;
         protocolVersion = typeof negotiated === 'string' ? negotiated : undefined;
       }
       return { id, ...received };

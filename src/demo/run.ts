@@ -1,6 +1,7 @@
 // `mcp-warden demo`: the built-in broken server behind the proxy, one scripted client session
 // through it, and what the proxy logged, printed for a person. Driving and printing are separate:
 // each section of the printout is one renderer over the log records and what the client received.
+import { asRecord } from '../codec/json-value.ts';
 import { fileURLToPath } from 'node:url';
 import { formatPolicyError, loadPolicyFile } from '../policy/load.ts';
 import { REWRITABLE } from '../rewrite/rewriters.ts';
@@ -230,7 +231,6 @@ export function renderExchanges(records: readonly LogRecord[], session: SessionR
 
 const clip = (s: string, max: number): string => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
 
-const asObject = (v: unknown): JsonObject | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as JsonObject) : undefined);
 
 /** A short note of what the client received, e.g. `HTML page (text/html, 312 bytes)`. */
 export function describeReceived(r: Received): string {
@@ -245,15 +245,15 @@ export function describeReceived(r: Received): string {
 }
 
 function describeResponse(m: JsonObject): string {
-  const error = asObject(m.error);
+  const error = asRecord(m.error);
   if (error) {
     const [first = '', ...more] = String(error.message).split('\n');
     return `error ${String(error.code)} "${clip(first, 40)}"${more.length > 0 ? ` + ${more.length} more lines` : ''}`;
   }
-  const result = asObject(m.result) ?? {};
+  const result = asRecord(m.result) ?? {};
   if (Array.isArray(result.tools)) return `result, ${result.tools.length} tools`;
   if (typeof result.protocolVersion === 'string') return `result, protocolVersion ${result.protocolVersion}`;
-  const first = Array.isArray(result.content) ? asObject(result.content[0]) : undefined;
+  const first = Array.isArray(result.content) ? asRecord(result.content[0]) : undefined;
   const text = typeof first?.text === 'string' ? ` "${clip(first.text, 40)}"` : '';
   return `result${result.isError === true ? ' isError' : ''}${text}`;
 }

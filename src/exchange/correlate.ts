@@ -2,6 +2,7 @@
 // catalogue). No I/O: the transport passes in what it saw and the clock, and logs what comes back.
 import type { IncomingHttpHeaders } from 'node:http';
 import { idTokenOf, type JsonRpcId, type Message } from '../codec/jsonrpc.ts';
+import { asRecord } from '../codec/json-value.ts';
 import type { Decision, PolicedFinding } from '../verdicts.ts';
 import type { ExchangeSubject } from '../rules/types.ts';
 import { META } from '../mcp/versions.ts';
@@ -37,9 +38,6 @@ export interface Completed {
   /** What the rules judged: the exchange as the proxy saw it before any rewrite (a capture keeps it). */
   subject?: ExchangeSubject;
 }
-
-const asRecord = (v: unknown): Record<string, unknown> | undefined =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 
 /** The outcome field of an exchange record. */
 export function outcomeOf(response: Message | undefined): string {

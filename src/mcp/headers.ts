@@ -1,5 +1,7 @@
 // Header names the MCP transports define (lower case, as node:http exposes them).
 
+import { asRecord } from '../codec/json-value.ts';
+
 export const H = {
   sessionId: 'mcp-session-id',
   protocolVersion: 'mcp-protocol-version',
@@ -33,9 +35,6 @@ export function encodeHeaderValue(value: string): string {
   if (SAFE_HEADER_VALUE.test(value) && !/^=\?base64\?.*\?=$/.test(value)) return value;
   return `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
 }
-
-const asRecord = (v: unknown): Record<string, unknown> | undefined =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 
 /**
  * The headers a 2026-07-28 request must carry, derived from its body: MCP-Protocol-Version from

@@ -11,6 +11,7 @@
 // What a replay cannot judge: the client's request rules (they read the request's own headers and
 // arguments, which the capture masks) and every POST-level rule (they need the raw POST body, the
 // server's reply headers and body bytes, which the capture does not keep). See REPLAY_COVERAGE.
+import { isObject } from '../codec/json-value.ts';
 import type { IncomingHttpHeaders } from 'node:http';
 import { classify, type JsonRpcId, type Message } from '../codec/jsonrpc.ts';
 import { DEFAULT_LIMITS, type Limits } from '../config/defaults.ts';
@@ -146,14 +147,13 @@ export function replayCoverage(rules: readonly Rule[]): ReplayCoverage {
       },
       {
         what: 'the client\'s request rules',
-        why: 'they compare a request with its own headers and arguments, which the capture masks',
+        why: 'they compare a request with its own headers and arguments, which the capture masks, or with the requests in flight beside it, which a capture of completed exchanges does not show',
         rules: ids((r) => r.subject === 'exchange' && r.party === 'client'),
       },
     ],
   };
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isStringOrNull = (v: unknown): v is string | null => v === null || typeof v === 'string';
 const TRANSPORTS: ReadonlySet<unknown> = new Set(['json', 'sse', 'get-sse', 'none']);
 const BODY_PROBLEMS: ReadonlySet<unknown> = new Set(['empty', 'not-utf8', 'html', 'not-json', 'not-jsonrpc']);

@@ -1,4 +1,5 @@
 // Building blocks for findings: JSON Pointers, short redacted excerpts, and readers that never throw.
+import { asRecord } from '../codec/json-value.ts';
 import { REDACTED, redactText } from '../redact/text.ts';
 import { hideText, secretField } from '../redact/values.ts';
 
@@ -73,8 +74,7 @@ export function excerpt(value: unknown, max = 160): string {
   return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
 }
 
-export const asRecord = (v: unknown): Record<string, unknown> | undefined =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+export { asRecord };
 
 /** Where a content block's text starts in the joined text of `textBlocks`. */
 export interface BlockStart {

@@ -19,6 +19,8 @@
 // Anything else around the statement (more records, headers, an exit code, a paragraph) makes the
 // text a report about something: log lines, a fetched page, a linter's findings, search results.
 
+import { isObject } from '../codec/json-value.ts';
+
 const SYSTEM_ERRORS = 'E(?:NOENT|CONNREFUSED|ACCES|TIMEDOUT|CONNRESET|NOTFOUND|PERM|ADDRINUSE|HOSTUNREACH|NETUNREACH|PIPE|EXIST|ISDIR|NOTDIR|MFILE|NOSPC)';
 const SYSCALLS = 'connect|open|read|write|spawn|getaddrinfo|stat|lstat|mkdir|scandir|unlink|rename|access|opendir|rmdir|listen|bind';
 
@@ -130,9 +132,9 @@ function errorEnvelope(text: string, complete: boolean): boolean {
   } catch {
     return false;
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const error = (value as Record<string, unknown>).error;
-  const stated = (typeof error === 'string' && error.trim() !== '') || (typeof error === 'object' && error !== null && !Array.isArray(error));
+  if (!isObject(value)) return false;
+  const error = value.error;
+  const stated = (typeof error === 'string' && error.trim() !== '') || isObject(error);
   return stated && Object.keys(value).every((k) => ENVELOPE_KEYS.has(k));
 }
 

@@ -268,7 +268,7 @@ describe('replayCapture: unanswered exchanges and what a replay cannot judge', (
     const [post, client] = coverage.notJudged;
     assert.equal(post?.what, 'POST-level rules');
     assert.deepEqual(post?.rules, RULES.filter((r) => r.subject === 'post').map((r) => r.id));
-    assert.deepEqual(client?.rules, ['missing-request-meta', 'header-mismatch']);
+    assert.deepEqual(client?.rules, ['missing-request-meta', 'header-mismatch', 'request-id-in-flight']);
     assert.equal(coverage.judged.rules.length + (post?.rules.length ?? 0) + (client?.rules.length ?? 0), RULES.length);
   });
 });
