@@ -7,15 +7,19 @@
 //   1. its STATEMENT (first non-blank line) begins with a failure (FAILURE_PATTERNS, each anchored
 //      at the start of the line): "Error: …", "TypeError: …", "Failed to …", "Upload failed.",
 //      "ENOENT: …", "File not found", "Invalid API key", "Unable to …", "503 Service Unavailable",
-//      "Sorry, something went wrong …", and localized equivalents ("Erreur : …", "Fehler: …");
+//      "Sorry, something went wrong …", "An error occurred while …", "Authentication expired",
+//      and localized equivalents ("Erreur : …", "Fehler beim …", "…に失敗しました");
 //      or the text is a traceback ("Traceback (most recent call last):", indented frames) whose
 //      last line names the exception (that line is the statement); or the whole text is a JSON
-//      error envelope ({"error": "rate limit exceeded", "retryAfterSeconds": 60});
-//   2. the statement is not a log line (a leading timestamp, "[ERROR] …", an upper-case level word
-//      followed by text, `level=`), a tally ("Failed: 0, Passed: 42", "3 tests failed"), a question
-//      or an explanation ("… means …", "… usually indicates …");
+//      error envelope ({"error": "rate limit exceeded", "retryAfterSeconds": 60},
+//      {"message": "Validation Failed", "errors": […]}, {"status": "error", "message": "…"});
+//   2. the statement is not a log or report line (a leading timestamp, "[ERROR] …", an upper-case
+//      level or test status word followed by text: "ERROR Error: …", "FAILED tests/x.py::t - …";
+//      `level=`), a tally ("Failed: 0, Passed: 42", "3 tests failed"), a question or an
+//      explanation ("… means …", "… usually indicates …");
 //   3. every other line is the failure's own detail: a stack frame ("    at f (x.js:1:2)",
-//      '  File "x.py", line 3', "Caused by: …") or advice ("Please try again later.", "Check …").
+//      '  File "x.py", line 3', "Caused by: …"), its reason or advice ("Reason: …", "Please try
+//      again later.", "Check …").
 // Anything else around the statement (more records, headers, an exit code, a paragraph) makes the
 // text a report about something: log lines, a fetched page, a linter's findings, search results.
 
@@ -31,8 +35,11 @@ const SYSCALLS = 'connect|open|read|write|spawn|getaddrinfo|stat|lstat|mkdir|sca
 export const FAILURE_PATTERNS: readonly RegExp[] = [
   // "Error: …", "Exception - …", "Fatal! …", "Fatal error: …"
   /^(?:error|exception|fatal(?: error)?)[ \t]*(?:[:!]|-(?=\s))/i,
-  // A named error: "TypeError: x is undefined", "java.io.IOException: …"
-  /^(?:[\w$]+\.)*[A-Z]\w*(?:Error|Exception):/,
+  // A named error: "TypeError: x is undefined", "java.io.IOException: …", Python's repr "HTTPError('401 …')"
+  /^(?:[\w$]+\.)*[A-Z]\w*(?:Error|Exception)(?::|\(['"])/,
+  // "An error occurred while …", "Error executing tool x: …", "Exception occurred: …"
+  /^(?:an? )?(?:(?:unexpected|internal|unknown) )?(?:error|exception)(?: has)? (?:occurred|occured|happened|was (?:raised|thrown|encountered))\b/i,
+  /^(?:error|exception) (?:while|when|during|executing|calling|querying|fetching|retrieving|processing|reading|writing|creating|updating|deleting|sending|connecting|loading|saving|getting|running|invoking|contacting|uploading|downloading)\b/i,
   // "Failed to fetch …", "Failure: …"
   /^(?:failed|failure)\b/i,
   // "Request failed with status code 500", "Upload failed.", "Connection failed: …"
@@ -46,40 +53,53 @@ export const FAILURE_PATTERNS: readonly RegExp[] = [
   /^(?:permission denied|access denied|unauthori[sz]ed|forbidden)\b/i,
   // "Unable to connect …", "Could not resolve host …", "Cannot read properties of undefined"
   /^(?:unable to|could not|couldn't|cannot|can't)[ \t]+(?!find any(?:thing)?\b)\w/i,
-  // "Something went wrong", "Sorry, we could not …", "Oops! The upload failed"
-  /^(?:something went wrong|(?:sorry|oops|whoops|unfortunately)\b[^\n]{0,80}?\b(?:went wrong|failed|could not|couldn't|cannot|can't|unable|error))\b/i,
+  // "Deployment could not be started.", "The note cannot be saved"
+  /^(?:[A-Za-z][\w'"`-]*[ \t]+){1,4}(?:could not|couldn't|cannot|can't) be\b/i,
+  // "Something went wrong", "I'm sorry, but I was unable to …", "Oops! The upload failed"
+  /^(?:something went wrong|(?:(?:i'm|i am|we're|we are)[ \t]+)?(?:sorry|oops|whoops|unfortunately)\b[^\n]{0,80}?\b(?:went wrong|failed|could not|couldn't|cannot|can't|unable|error))\b/i,
+  // "Search is temporarily unavailable.", "Authentication expired. Please re-authorize …"
+  /^(?!<)[^\n]{0,60}\btemporarily unavailable\b/i,
+  // "Request to availability provider timed out after 30000ms"
+  /^(?:the )?(?:request|connection|call|operation|query|upload|download)\b[^\n]{0,60}?\btimed out\b/i,
+  /^(?:your |the )?(?:authentication|authori[sz]ation|session|access token|token|credentials|api key)(?: has)? (?:expired|been revoked)\b/i,
   // An HTTP error status line
   /^(?:HTTP\/\d(?:\.\d)?[ \t]+)?[45]\d\d[ \t]+(?:Bad Request|Unauthorized|Forbidden|Not Found|Method Not Allowed|Request Timeout|Conflict|Too Many Requests|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout)\b/i,
-  // Localized: "Erreur : …", "Fehler: …", "Ошибка: …", "错误：…", "エラー: …"
+  // Localized: "Erreur : …", "Fehler: …", "Ошибка: …", "错误：…", "エラー: …"; "Fehler beim …", "Erro ao …", "Error al …"
   /^(?:erreur|fehler|errore|erro|fout|fel|virhe|błąd|chyba|hata|ошибка|помилка|错误|錯誤|エラー|오류)[ \t]*[:：!]/i,
+  /^(?:fehler (?:beim|bei der|während)|erro (?:ao|na|no|durante)|error (?:al|en la|durante)|erreur (?:lors|pendant)|errore (?:durante|nel))\b/i,
+  // Localized apologies and "failed": "Lo sentimos, no pudimos …", "Désolé, …", "Leider konnte …", "…に失敗しました", "发送邮件失败："
+  /^(?:(?:lo sentimos|désolé|desolé|entschuldigung|leider|desculpe|infelizmente|purtroppo)\b[^\n]{0,80}?\b(?:no (?:pudimos|se pudo|fue posible)|impossible|konnte|nicht möglich|não (?:foi|conseguimos)|non è stato)|[^\n]{1,40}?(?:に失敗しました|できませんでした)|[^\n]{1,20}?(?:失败|失敗)[：:，,。])/i,
   // Localized "could not": "Impossible de …", "No se pudo …", "Não foi possível …", "Konnte nicht …", "Не удалось …", "无法…"
   /^(?:impossible d(?:e\b|')|échec\b|echec\b|no se (?:pudo|puede)\b|não (?:foi|é) possível\b|konnte nicht\b|kann nicht\b|non è (?:stato )?possibile\b|nie można\b|не удалось|无法|無法)/i,
 ];
 
-const LEVEL = 'TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRITICAL|CRIT|SEVERE|PANIC|ALERT|EMERG';
-/** A log line: a leading timestamp, a bracketed level, an upper-case level word followed by text, `level=`. */
+// Log levels, and the status words test runners open a report line with ("FAILED tests/x.py::t - …", "FAIL\tpkg 0.2s").
+const LEVEL = 'TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRITICAL|CRIT|SEVERE|PANIC|ALERT|EMERG|FAILED|FAIL|PASSED|PASS|SKIPPED|XFAIL|XPASS';
+/** A log or report line: a leading timestamp, a bracketed level, an upper-case level or status word followed by text, `level=`. */
 const LOG_LINE = new RegExp(
   `^(?:[[(]?\\d{4}-\\d\\d-\\d\\d|[[(]?\\d\\d:\\d\\d:\\d\\d|[[(]?(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\\d|\\d{10,13}\\b|[[(<](?:${LEVEL})[\\])>]|(?:${LEVEL})[ \\t]+(?![-:!])\\S|(?:level|lvl|severity)=)`,
 );
 /** A tally: a count beside failed, passed, errors, skipped ... ("Failed: 0", "3 tests failed", "errors=2"). */
-const TALLY = /\b(?:failed|failures?|failing|errors?|passed|passing|skipped|succeeded|successes|warnings?|pending|broken|todo)[ \t]*[:=][ \t]*\d|\b\d+[ \t]+(?:[\w-]+[ \t]+)?(?:failed|failures?|failing|errors?|passed|passing|skipped|broken)\b/i;
+const TALLY = /\b(?:failed|failures?|failing|errors?|passed|passing|skipped|succeeded|successes|warnings?|pending|broken|todo)[ \t]*[:=][ \t]*\d|\b(?![45]\d\d[ \t]+(?:client|server)[ \t]+error)\d+[ \t]+(?:[\w-]+[ \t]+)?(?:failed|failures?|failing|errors?|passed|passing|skipped|broken)\b/i;
 /** A question or an explanation ("ENOENT means …", "This error usually indicates …"). */
 const EXPLANATION = /\?[ \t]*$|\b(?:means?|meaning|indicates?|usually|typically|refers to|happens when|occurs when|is (?:raised|thrown|returned|caused) (?:when|by|if))\b/i;
 
 /** A line of the failure's own trace: a JavaScript, Python, Java, .NET or Go frame, or a chained cause. */
 const FRAME = /^(?:[ \t]+(?:at[ \t]+\S|File[ \t]+"|\.\.\.[ \t]*\d+[ \t]+more\b)|Caused by:|During handling of the above exception|The above exception was the direct cause|goroutine \d+ \[|[ \t]+\/\S+\.go:\d+)/;
-/** Advice that closes a failure message ("Please try again later.", "Check that GITHUB_TOKEN is set."). */
-const ADVICE = /^(?:(?:please|try again|retry|check|make sure|ensure|verify|contact|see|refer to|bitte|veuillez|merci de|por favor|prière de|si prega)\b|пожалуйста|请|請|もう一度)/i;
+/** Advice or the reason that closes a failure message ("Please try again later.", "Reason: the token lacks a scope."). */
+const ADVICE = /^(?:(?:please|try again|retry|check|make sure|ensure|verify|contact|ask|see|refer to|bitte|veuillez|merci de|por favor|prière de|si prega)\b|(?:reason|cause)[ \t]*:|пожалуйста|请|請|もう一度)/i;
 /** The first line of a Python traceback. */
 const TRACEBACK = /^Traceback \(most recent call last\):[ \t]*$/;
 /** The line that ends a traceback: the exception and its message ("requests.exceptions.HTTPError: 401 …"). */
 const EXCEPTION_LINE = /^(?:[\w$]+\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Warning)\b/;
 
-/** Keys an error envelope may have beside `error` ({"error": "…", "retryAfterSeconds": 60}). */
+/** Keys an error envelope may have ({"error": "…", "retryAfterSeconds": 60}, {"message": "…", "errors": […], "status": "422"}). */
 const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
-  'error', 'error_description', 'errorDescription', 'error_code', 'errorCode', 'message', 'code', 'status', 'statusCode', 'status_code',
+  'error', 'errors', 'error_description', 'errorDescription', 'error_code', 'errorCode', 'message', 'code', 'status', 'statusCode', 'status_code', 'success', 'ok',
   'detail', 'details', 'reason', 'type', 'title', 'hint', 'retryAfter', 'retryAfterSeconds', 'retry_after', 'requestId', 'request_id', 'documentation_url',
 ]);
+/** A status an error envelope states: "error", "fail(ed)", or an HTTP error code (422, "503"). */
+const ERROR_STATUS = /^(?:error|fail(?:ed|ure)?|[45]\d\d)$/i;
 
 /** What a failure statement is: the line that states it, where that line starts, and what recognised it. */
 export interface FailureStatement {
@@ -122,7 +142,10 @@ function tracebackStatement(text: string, first: { index: number }, complete: bo
   return { line: last.trimEnd(), index: text.lastIndexOf(last) };
 }
 
-/** A JSON error envelope: an object with a non-empty `error` and nothing but envelope keys. */
+/**
+ * A JSON error envelope: nothing but envelope keys, stating an error: a non-empty `error`, a
+ * non-empty `errors` list, an error `status` (or statusCode) with a message, or `success`/`ok` false.
+ */
 function errorEnvelope(text: string, complete: boolean): boolean {
   const trimmed = text.trim();
   if (!complete || !trimmed.startsWith('{') || !trimmed.endsWith('}')) return false;
@@ -133,9 +156,15 @@ function errorEnvelope(text: string, complete: boolean): boolean {
     return false;
   }
   if (!isObject(value)) return false;
-  const error = value.error;
-  const stated = (typeof error === 'string' && error.trim() !== '') || isObject(error);
-  return stated && Object.keys(value).every((k) => ENVELOPE_KEYS.has(k));
+  if (!Object.keys(value).every((k) => ENVELOPE_KEYS.has(k))) return false;
+  const { error, errors, status, statusCode, message, success, ok } = value;
+  const said = typeof message === 'string' && message.trim() !== '';
+  return (
+    (typeof error === 'string' && error.trim() !== '') || isObject(error) ||
+    (Array.isArray(errors) && errors.length > 0) ||
+    (said && [status, statusCode].some((v) => (typeof v === 'string' || typeof v === 'number') && ERROR_STATUS.test(String(v)))) ||
+    (said && (success === false || ok === false))
+  );
 }
 
 /**

@@ -7,14 +7,22 @@
 //      joined, first TEXT_WINDOW characters) opens with a failure ("Error: …", "Failed to …",
 //      "Invalid API key", "Issue #12 not found", a traceback, a JSON error envelope) and holds
 //      nothing else but the failure's stack frames and advice ("Please try again later.");
-//   2. is about the call, not about the text it was given: no string argument of the call opens the
-//      statement (a phrase or an error name; a bare lower-case keyword such as an enum's "error"
-//      quotes nothing) or reads as a failure itself (explain_error("ECONNREFUSED"),
-//      translate("Fehler: …"), a search for an error message report on that text);
-//   3. comes from a tool that does not judge or explain what it is given: the tool's name, title and
+//   2. is about the call, not about what it was given or asked for: no string argument of the call
+//      opens the statement (a phrase or an error name; a bare lower-case keyword such as an enum's
+//      "error" quotes nothing) or reads as a failure itself (explain_error("ECONNREFUSED"),
+//      translate("Fehler: …")), and no argument asks for failures (a search for "^Error:", a query
+//      of `last_error`, `level:error`): then failures are the answer;
+//   3. comes from a tool that does not work on what it is given: the tool's name, title and
 //      description (from tools/list; the name alone when the session has not listed tools) name no
-//      JUDGING_TOOL work (validating, linting, verifying, auditing, diagnosing, explaining,
-//      translating, reviewing, parsing): a validator's "Invalid email address: …" is its verdict.
+//      INPUT_TOOL work (validating, linting, verifying, auditing, diagnosing, explaining,
+//      translating, reviewing, parsing; executing a code cell, running a program or snippet,
+//      stdout/stderr, a sandbox or kernel; fetching a URL or page): a validator's "Invalid email
+//      address: …" is its verdict, a sandbox's "NameError: …" the program's output, a fetch's
+//      {"message": "Not Found"} the page it fetched.
+// A failure whose text (the statement and its detail) names the tool's own action is about the
+// call whatever 2 and 3 say: "Failed to list workflow runs: Bad credentials" from
+// list_workflow_runs, "Translation failed: quota exceeded" from translate_text, "Error executing
+// tool create_invoice: …", a traceback through `in summarize` from summarize_url.
 // So what a result reports about something else stays silent: a test run's counts, log lines, a
 // code runner's program output, a fetched 404 page, a validator's "Invalid email address", search
 // results, CI job lists, explanations of errors. A tool whose whole result can be one line of its
@@ -36,14 +44,34 @@ export { failureStatement, statementOf } from './failure-statement.ts';
 /** The built-in failure statements (a policy may add to them, or replace them). */
 export const SILENT_SUCCESS_PATTERNS: readonly RegExp[] = FAILURE_PATTERNS;
 
-/** Words of a tool's name, title or description that say it judges, explains or transforms what it is given. */
-export const JUDGING_TOOL = /(?:^|[^a-z])(?:validat|lint|verif|audit|diagnos|explain|translat|review|pars(?:e|er|es|ing)\b)/i;
+/**
+ * Words of a tool's name, title or description that say its results are about what it is given:
+ * it judges, explains or transforms it, or runs it as code and returns the program's output.
+ */
+export const INPUT_TOOL =
+  /(?:^|[^a-z])(?:validat|lint|verif|audit|diagnos|explain|translat|review|pars(?:e|er|es|ing)\b|stdout|stderr|sandbox|interpreter|kernel|repl\b|(?:execut|run)\w* (?:an? |the )?(?:code|cell|snippet|script|program|notebook)|fetch\w* (?:an? |the )?(?:url|uri|page|web))/i;
 
-/** Whether the tool's own words (name, title, description) say it judges or explains what it is given. */
-export function judgesItsInput(name: string | undefined, tool: Tool | undefined): boolean {
-  // Split snake_case, kebab-case and camelCase names into words.
-  const words = (name ?? '').replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_\-.]+/g, ' ');
-  return JUDGING_TOOL.test(words) || JUDGING_TOOL.test(tool?.title ?? '') || JUDGING_TOOL.test(tool?.description ?? '');
+/** A tool name's words: snake_case, kebab-case and camelCase split. */
+const nameWords = (name: string): string => name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_\-.]+/g, ' ');
+
+/** Whether the tool's own words (name, title, description) say its results are about what it is given. */
+export function worksOnItsInput(name: string | undefined, tool: Tool | undefined): boolean {
+  return INPUT_TOOL.test(nameWords(name ?? '')) || INPUT_TOOL.test(tool?.title ?? '') || INPUT_TOOL.test(tool?.description ?? '');
+}
+
+/**
+ * Whether a failure's text names the tool's own action: the tool's name, or its first word (the
+ * verb of list_workflow_runs, translate_text, save_note; four letters or more) opening one of its
+ * words ("list", "Translation", "save").
+ */
+export function namesItsAction(text: string, name: string | undefined): boolean {
+  if (!name) return false;
+  const statement = text.toLowerCase();
+  if (statement.includes(name.toLowerCase())) return true;
+  const verb = nameWords(name).trim().split(/\s+/)[0]?.toLowerCase() ?? '';
+  if (verb.length < 4) return false;
+  const stem = verb.slice(0, 6);
+  return statement.split(/[^a-z0-9]+/).some((w) => w.startsWith(stem));
 }
 
 /** The call's string arguments (top level and in top-level arrays), trimmed, bounded. */
@@ -62,15 +90,20 @@ function stringArguments(args: unknown): string[] {
 /** A bare lower-case word (an enum value such as `error`): it names a kind, it quotes no text. */
 const KEYWORD = /^[a-z]+$/;
 
+/** Words of an argument that ask for failures ("^Error:", "last_error", "level:error", "status: failed"). */
+const ASKS_FOR_FAILURES = /(?:^|[^a-z])(?:error|fail|exception|crash|fatal|panic)/i;
+
 /**
- * Whether the statement is about text the call was given: an argument opens it (a phrase or an
- * error name, not a bare keyword: get_message({type: "error"}) answering "Error: …" quotes nothing)
- * or reads as a failure itself.
+ * Whether the statement is about what the call was given or asked for: an argument opens it (a
+ * phrase or an error name, not a bare keyword: get_message({type: "error"}) answering "Error: …"
+ * quotes nothing), reads as a failure itself, or asks for failures.
  */
-function quotesArguments(line: string, args: unknown): boolean {
+function aboutItsArguments(line: string, args: unknown): boolean {
   const statement = line.toLowerCase();
   return stringArguments(args).some(
-    (a) => (!KEYWORD.test(a) && statement.startsWith(a.toLowerCase())) || failureStatement(a.split('\n')[0] ?? '') !== undefined,
+    (a) =>
+      ASKS_FOR_FAILURES.test(a) ||
+      (!KEYWORD.test(a) && (statement.startsWith(a.toLowerCase()) || failureStatement(a.split('\n')[0] ?? '') !== undefined)),
   );
 }
 
@@ -95,9 +128,11 @@ export function silentFailure(s: ExchangeSubject, patterns: readonly RegExp[] = 
   const statement = failureStatement(text.slice(0, TEXT_WINDOW), patterns, text.length <= TEXT_WINDOW);
   if (!statement) return undefined;
   const name = s.request.tool;
-  if (quotesArguments(statement.line, asRecord(s.request.params)?.arguments)) return undefined;
-  if (judgesItsInput(name, name === undefined ? undefined : s.session.tools.get(name))) return undefined;
-  return { line: statement.line, block: blockAt(starts, statement.index) };
+  const found = { line: statement.line, block: blockAt(starts, statement.index) };
+  if (namesItsAction(text.slice(0, TEXT_WINDOW), name)) return found;
+  if (aboutItsArguments(statement.line, asRecord(s.request.params)?.arguments)) return undefined;
+  if (worksOnItsInput(name, name === undefined ? undefined : s.session.tools.get(name))) return undefined;
+  return found;
 }
 
 /** The silent-success rule judging with `patterns` (a policy may add to the built-in ones, or replace them). */

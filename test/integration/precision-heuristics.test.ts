@@ -83,7 +83,7 @@ describe('legitimate results reach the client byte for byte under enforce.yaml',
 const FAILURES: Array<[string, string, string, string | undefined]> = [
   ['an error statement', 'read_file', 'Error: could not open file report.csv', undefined],
   ['a failed connection', 'search_logs', 'Failed to connect to database', undefined],
-  ['an exception', 'run_code', 'Exception: sandbox unavailable', undefined],
+  ['an exception', 'read_file', 'Exception: storage backend unavailable', undefined],
   ['a failed operation with a path', 'fetch_report', "Report failed: ENOENT: no such file or directory, open '/home/deploy/reports/q4.csv'", '/home/deploy/reports/q4.csv'],
   ['a Node system error with an address', 'ping', 'connect ECONNREFUSED 10.0.3.17:5432', '10.0.3.17'],
   ['a localized error (French)', 'read_file', 'Erreur : impossible d\'ouvrir le fichier', undefined],
