@@ -16,9 +16,10 @@
 //      description (from tools/list; the name alone when the session has not listed tools) name no
 //      INPUT_TOOL work (validating, linting, verifying, auditing, diagnosing, explaining,
 //      translating, reviewing, parsing; executing a code cell, running a program or snippet,
-//      stdout/stderr, a sandbox or kernel; fetching a URL or page): a validator's "Invalid email
-//      address: …" is its verdict, a sandbox's "NameError: …" the program's output, a fetch's
-//      {"message": "Not Found"} the page it fetched.
+//      stdout/stderr, a sandbox or kernel; fetching a URL or page; logs or a journal): a
+//      validator's "Invalid email address: …" is its verdict, a sandbox's "NameError: …" the
+//      program's output, a fetch's {"message": "Not Found"} the page it fetched, a log tail's
+//      one line a line of the log.
 // A failure whose text (the statement and its detail) names the tool's own action is about the
 // call whatever 2 and 3 say: "Failed to list workflow runs: Bad credentials" from
 // list_workflow_runs, "Translation failed: quota exceeded" from translate_text, "Error executing
@@ -49,7 +50,7 @@ export const SILENT_SUCCESS_PATTERNS: readonly RegExp[] = FAILURE_PATTERNS;
  * it judges, explains or transforms it, or runs it as code and returns the program's output.
  */
 export const INPUT_TOOL =
-  /(?:^|[^a-z])(?:validat|lint|verif|audit|diagnos|explain|translat|review|pars(?:e|er|es|ing)\b|stdout|stderr|sandbox|interpreter|kernel|repl\b|(?:execut|run)\w* (?:an? |the )?(?:code|cell|snippet|script|program|notebook)|fetch\w* (?:an? |the )?(?:url|uri|page|web))/i;
+  /(?:^|[^a-z])(?:validat|lint|verif|audit|diagnos|explain|translat|review|pars(?:e|er|es|ing)\b|stdout|stderr|sandbox|interpreter|kernel|repl\b|(?:execut|run)\w* (?:an? |the )?(?:code|cell|snippet|script|program|notebook)|fetch\w* (?:an? |the )?(?:url|uri|page|web)|logs?\b|journal)/i;
 
 /** A tool name's words: snake_case, kebab-case and camelCase split. */
 const nameWords = (name: string): string => name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_\-.]+/g, ' ');

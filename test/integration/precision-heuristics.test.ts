@@ -82,7 +82,7 @@ describe('legitimate results reach the client byte for byte under enforce.yaml',
 /** [name, tool, result text, a part the rewrite must take away (or undefined)] real failures. */
 const FAILURES: Array<[string, string, string, string | undefined]> = [
   ['an error statement', 'read_file', 'Error: could not open file report.csv', undefined],
-  ['a failed connection', 'search_logs', 'Failed to connect to database', undefined],
+  ['a failed connection', 'fetch_report', 'Failed to connect to database', undefined],
   ['an exception', 'read_file', 'Exception: storage backend unavailable', undefined],
   ['a failed operation with a path', 'fetch_report', "Report failed: ENOENT: no such file or directory, open '/home/deploy/reports/q4.csv'", '/home/deploy/reports/q4.csv'],
   ['a Node system error with an address', 'ping', 'connect ECONNREFUSED 10.0.3.17:5432', '10.0.3.17'],
