@@ -145,8 +145,9 @@ describe('the client aborts', () => {
     await assertStillServes(proxy);
   });
 
-  test('10,000 aborted requests, half mid-request and half mid-stream: every upstream request closed, no socket, no open request left', { timeout: 120_000 }, async () => {
-    const TOTAL = 10_000;
+  // 3,000 in the suite (the heap is read over the last 2,000); ABORT_SOAK=10000 runs the full soak.
+  const TOTAL = Math.max(2_000, Number(process.env.ABORT_SOAK ?? 3_000));
+  test(`${TOTAL.toLocaleString('en')} aborted requests, half mid-request and half mid-stream: every upstream request closed, no socket, no open request left`, { timeout: 120_000 }, async () => {
     const BATCH = 250;
     v8.setFlagsFromString('--expose-gc');
     const gc = vm.runInNewContext('gc') as () => void;
@@ -256,8 +257,8 @@ describe('the client aborts', () => {
     const grown = heap() - warmHeap;
     assert.ok(grown < 16 * 1024 * 1024, `heap grew by ${(grown / 2 ** 20).toFixed(1)} MiB over ${TOTAL - 4 * BATCH} aborted requests`);
     assert.equal(other.records.filter((r) => r.level === 50).length, 0, `no error records: ${JSON.stringify(other.records.filter((r) => r.level === 50))}`);
-    // Bounded for the suite, not a benchmark: ~15 s on an idle 2-core machine.
-    assert.ok(elapsed < 90_000, `10,000 aborts took ${Math.round(elapsed)} ms`);
+    // Bounded for the suite, not a benchmark: ~15 s for 10,000 on an idle 2-core machine.
+    assert.ok(elapsed < 90_000, `${TOTAL} aborts took ${Math.round(elapsed)} ms`);
     await assertStillServes({ url: proxy.url, log: other });
   });
 });
