@@ -11,10 +11,9 @@
 // What a replay cannot judge: the client's request rules (they read the request's own headers and
 // arguments, which the capture masks) and every POST-level rule (they need the raw POST body, the
 // server's reply headers and body bytes, which the capture does not keep). See REPLAY_COVERAGE.
-import { isObject } from '../codec/json-value.ts';
 import type { IncomingHttpHeaders } from 'node:http';
-import { classify, type JsonRpcId, type Message } from '../codec/jsonrpc.ts';
-import { DEFAULT_LIMITS, type Limits } from '../config/defaults.ts';
+import { classify, type Message } from '../codec/jsonrpc.ts';
+import { DEFAULT_LIMITS } from '../config/defaults.ts';
 import { Correlator, type Completed } from '../exchange/correlate.ts';
 import { resolveFlow } from '../exchange/flow.ts';
 import { SessionStore } from '../exchange/sessions.ts';
@@ -22,180 +21,18 @@ import { RequestTable, type Sender } from '../exchange/table.ts';
 import { H } from '../mcp/headers.ts';
 import { decideFor, judge, type StageContext } from '../pipeline.ts';
 import { runtimeFactory, type Runtime } from '../policy/runtime.ts';
-import type { Action, Mode, Policy } from '../policy/types.ts';
-import type { ResponseMessage } from '../rewrite/types.ts';
+import type { Action, Policy } from '../policy/types.ts';
 import { excerpt } from '../rules/evidence.ts';
 import { exchangeSubject, type ResponseHttp } from '../rules/subjects.ts';
-import type { BodyProblem, ExchangeSubject, Rule, Severity } from '../rules/types.ts';
-import { CAPTURE_VERSION, type CaptureRecord } from '../sinks/capture.ts';
+import type { BodyProblem, ExchangeSubject } from '../rules/types.ts';
+import type { CaptureRecord } from '../sinks/capture.ts';
 import { maskSecrets, redactText } from '../sinks/redact.ts';
+import { parseCaptureLine } from './capture-line.ts';
+import { replayCoverage, type BadLine, type ReplayDecision, type ReplayedExchange, type ReplayOptions, type ReplayReport, type RuleCount } from './report.ts';
 
-/** One finding on a replayed exchange, through the policy. */
-export interface ReplayFinding {
-  rule: string;
-  severity: Severity;
-  /** What the policy says to do with it (in enforce mode: `rewrite` and `block` are applied). */
-  action: Action;
-  message: string;
-  pointer: string;
-  evidence: string;
-}
+export { parseCaptureLine } from './capture-line.ts';
+export { replayCoverage, type BadLine, type ReplayCoverage, type ReplayDecision, type ReplayedExchange, type ReplayFinding, type ReplayOptions, type ReplayReport, type RuleCount } from './report.ts';
 
-/** What the proxy, in enforce mode, would have done with the server's answer. */
-export type ReplayDecision =
-  | { kind: 'pass' }
-  /** The client would have received `message` (and `status`, where it could still change) instead of the server's answer. */
-  | { kind: 'rewrite'; rules: string[]; status: number | undefined; before: string; after: string; message: ResponseMessage }
-  /** The server's answer would have been withheld; the client would have received this error. */
-  | { kind: 'block'; rules: string[]; status: number; after: string; message: ResponseMessage };
-
-export interface ReplayedExchange {
-  /** 1-based line of the capture. */
-  line: number;
-  time: string;
-  /** Who sent the request: `client`, or `server` (elicitation, sampling, roots). */
-  from: Sender;
-  method: string;
-  id: JsonRpcId;
-  tool: string | undefined;
-  session: string | null;
-  /** The version the replay judged the exchange by (learned from the capture; the recorded one when the capture holds nothing to learn it from). */
-  protocolVersion: string | null;
-  /** The version the proxy recorded, when it differs from the replay's. */
-  capturedProtocolVersion?: string | null;
-  outcome: string;
-  status: number | null;
-  findings: ReplayFinding[];
-  decision: ReplayDecision;
-}
-
-export interface BadLine {
-  line: number;
-  reason: string;
-}
-
-/** Counts of findings of one rule, by action. */
-export interface RuleCount {
-  rule: string;
-  severity: Severity;
-  count: number;
-  actions: Partial<Record<Action, number>>;
-}
-
-export interface ReplayCoverage {
-  /** Rule ids judged on every captured exchange. */
-  judged: { what: string; rules: string[] };
-  /** Rule families a replay cannot judge, and why. */
-  notJudged: Array<{ what: string; why: string; rules: string[] }>;
-}
-
-export interface ReplayReport {
-  policy: {
-    source: string;
-    /** The policy's own mode; the replay judges as enforce whatever it says. */
-    mode: Mode;
-    judgedAs: 'enforce';
-    warnings: string[];
-  };
-  lines: {
-    /** Lines read, blank ones included. */
-    total: number;
-    blank: number;
-    exchanges: number;
-    bad: number;
-  };
-  /** The first bad lines (at most `maxBadLines`); `lines.bad` counts them all. */
-  badLines: BadLine[];
-  /** Distinct sessions seen (the anonymous one counts once). */
-  sessions: number;
-  exchanges: ReplayedExchange[];
-  summary: {
-    exchanges: number;
-    /** Exchanges with at least one finding. */
-    flagged: number;
-    findings: number;
-    /** In order of first appearance. */
-    byRule: RuleCount[];
-    byAction: Partial<Record<Action, number>>;
-    decisions: { pass: number; rewrite: number; block: number };
-  };
-  coverage: ReplayCoverage;
-  /** Rules that threw (a bug in the rule; the proxy logs and skips them too). */
-  ruleErrors: Array<{ line: number; rule: string; error: string }>;
-}
-
-export interface ReplayOptions {
-  /** Bounds of the rebuilt state (the proxy's defaults unless given): sessions kept, tools per session. */
-  limits?: Partial<Pick<Limits, 'maxSessions' | 'maxOpenRequests' | 'maxToolsPerSession'>>;
-  /** Bad lines kept with their reason (default 100); all are counted. */
-  maxBadLines?: number;
-}
-
-/** Which rules a replay judges and which it cannot, for a rule catalogue. */
-export function replayCoverage(rules: readonly Rule[]): ReplayCoverage {
-  const ids = (pred: (r: Rule) => boolean): string[] => rules.filter(pred).map((r) => r.id);
-  return {
-    judged: {
-      what: 'the server\'s exchange rules: each captured request with what answered it (or did not)',
-      rules: ids((r) => r.subject === 'exchange' && r.party === 'server'),
-    },
-    notJudged: [
-      {
-        what: 'POST-level rules',
-        why: 'they judge a whole HTTP POST (its raw body, the reply\'s headers and bytes), which the capture does not keep',
-        rules: ids((r) => r.subject === 'post'),
-      },
-      {
-        what: 'the client\'s request rules',
-        why: 'they compare a request with its own headers and arguments, which the capture masks, or with the requests in flight beside it, which a capture of completed exchanges does not show',
-        rules: ids((r) => r.subject === 'exchange' && r.party === 'client'),
-      },
-    ],
-  };
-}
-
-const isStringOrNull = (v: unknown): v is string | null => v === null || typeof v === 'string';
-const TRANSPORTS: ReadonlySet<unknown> = new Set(['json', 'sse', 'get-sse', 'none']);
-const BODY_PROBLEMS: ReadonlySet<unknown> = new Set(['empty', 'not-utf8', 'html', 'not-json', 'not-jsonrpc']);
-
-/** The record a line holds, or why it holds none. */
-export function parseCaptureLine(text: string): { ok: true; record: CaptureRecord } | { ok: false; reason: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    return { ok: false, reason: `not JSON (${(err as Error).message})` };
-  }
-  if (!isObject(value)) return { ok: false, reason: 'not a capture record (not a JSON object)' };
-  if (value.v !== CAPTURE_VERSION) {
-    return { ok: false, reason: `capture version ${JSON.stringify(value.v) ?? 'missing'}; this mcp-warden reads version ${CAPTURE_VERSION}` };
-  }
-  const shape = shapeProblem(value);
-  return shape ? { ok: false, reason: `not a capture record (${shape})` } : { ok: true, record: value as unknown as CaptureRecord };
-}
-
-function shapeProblem(v: Record<string, unknown>): string | undefined {
-  if (typeof v.time !== 'string') return 'time is not a string';
-  if (!isStringOrNull(v.session)) return 'session is not a string or null';
-  if (!isStringOrNull(v.protocolVersion)) return 'protocolVersion is not a string or null';
-  const req = v.request;
-  if (!isObject(req)) return 'request is not an object';
-  if (req.from !== 'client' && req.from !== 'server') return 'request.from is not "client" or "server"';
-  if (!isObject(req.headers) || !Object.values(req.headers).every((h) => typeof h === 'string')) return 'request.headers is not an object of strings';
-  const res = v.response;
-  if (!isObject(res)) return 'response is not an object';
-  if (typeof res.outcome !== 'string') return 'response.outcome is not a string';
-  if (res.status !== null && typeof res.status !== 'number') return 'response.status is not a number or null';
-  if (!isStringOrNull(res.contentType)) return 'response.contentType is not a string or null';
-  if (!TRANSPORTS.has(res.transport)) return 'response.transport is not json, sse, get-sse or none';
-  if (!('message' in res)) return 'response.message is missing';
-  if (res.bodyProblem !== null && !(isObject(res.bodyProblem) && BODY_PROBLEMS.has(res.bodyProblem.problem) && typeof res.bodyProblem.excerpt === 'string')) {
-    return 'response.bodyProblem is not a body problem or null';
-  }
-  if (!Array.isArray(res.unmatched)) return 'response.unmatched is not an array';
-  if (!isStringOrNull(res.proxyError)) return 'response.proxyError is not a string or null';
-  return undefined;
-}
 
 const bump = <K extends string>(counts: Partial<Record<K, number>>, key: K): void => {
   counts[key] = (counts[key] ?? 0) + 1;
