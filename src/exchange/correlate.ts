@@ -117,18 +117,17 @@ export class Correlator {
     // request's answer too (with a finding: the id's type changed).
     // The id's raw text keys only an integer beyond 2^53 (two such ids JSON.parse rounds to one
     // double): the scan for it is skipped for every other id.
-    let key: JsonRpcId = id;
-    let token = typeof id === 'number' && !Number.isSafeInteger(id) ? idTokenOf(msg) : undefined;
-    if (!this.table.peek(flow.scope, asker, id, token, flow.exchange)) {
-      // Only when the exact id waits for nothing: the same number with the other type.
-      const other = sameNumber(id);
-      if (other === undefined || !this.table.peek(flow.scope, asker, other, undefined, flow.exchange)) return undefined;
-      key = other;
-      token = undefined;
-    }
-    const request = this.table.take(flow.scope, asker, key, token, flow.exchange)!;
+    const token = typeof id === 'number' && !Number.isSafeInteger(id) ? idTokenOf(msg) : undefined;
+    const request = this.table.take(flow.scope, asker, id, token, flow.exchange) ?? this.takeSameNumber(flow, asker, id);
+    if (!request) return undefined;
     if (from === 'server') this.learn(request, msg, flow, newSessionId, now);
     return { request, response: msg, outcome: outcomeOf(msg), durationMs: now - request.startedAt, responseBytes: bytes, findings: [] };
+  }
+
+  /** Only when the exact id waits for nothing: the request under the same number with the other type. */
+  private takeSameNumber(flow: Flow, asker: Sender, id: JsonRpcId): OpenRequest | undefined {
+    const other = sameNumber(id);
+    return other === undefined ? undefined : this.table.take(flow.scope, asker, other, undefined, flow.exchange);
   }
 
   /**

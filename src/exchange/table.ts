@@ -43,11 +43,11 @@ export interface OpenRequest {
 /** `token`: the id's raw text (OpenRequest.idToken), which keys an integer beyond 2^53 (idKey). */
 export const requestKey = (scope: string, from: Sender, id: JsonRpcId, token?: string): string => `${scope}|${from}|${idKey(id, token)}`;
 
+/** The requestKey of an open request. */
+const baseKey = (req: OpenRequest): string => requestKey(req.scope, req.from, req.id, req.idToken);
+
 /** The key of one open request: its requestKey, and the POST that carried it. */
-const entryKey = (req: OpenRequest): string => {
-  const key = requestKey(req.scope, req.from, req.id, req.idToken);
-  return req.exchange === undefined ? key : `${key}#${req.exchange}`;
-};
+const entryKey = (base: string, req: OpenRequest): string => (req.exchange === undefined ? base : `${base}#${req.exchange}`);
 
 /** Whether a response read on `exchange` (undefined: a stream of the session, e.g. a GET) may answer `req`. */
 const answerableOn = (req: OpenRequest, exchange: number | undefined): boolean =>
@@ -84,7 +84,8 @@ export class RequestTable {
 
   /** Adds a request; one still open under the same key (an id reused in the same POST) is reported as unanswered. */
   add(req: OpenRequest, now: number): void {
-    const key = entryKey(req);
+    const base = baseKey(req);
+    const key = entryKey(base, req);
     const previous = this.remove(key);
     if (previous) this.onUnanswered(previous, 'replaced');
     const owner = req.owner ?? req.scope;
@@ -94,7 +95,6 @@ export class RequestTable {
     let mine = this.byOwner.get(owner);
     if (!mine) this.byOwner.set(owner, (mine = new Set()));
     mine.add(key);
-    const base = requestKey(req.scope, req.from, req.id, req.idToken);
     let same = this.byId.get(base);
     if (!same) this.byId.set(base, (same = new Set()));
     same.add(key);
@@ -154,7 +154,7 @@ export class RequestTable {
     const mine = this.byOwner.get(owner);
     mine?.delete(key);
     if (mine?.size === 0) this.byOwner.delete(owner);
-    const base = requestKey(req.scope, req.from, req.id, req.idToken);
+    const base = baseKey(req);
     const same = this.byId.get(base);
     same?.delete(key);
     if (same?.size === 0) this.byId.delete(base);
