@@ -1,0 +1,70 @@
+// `npm test` runs most test files several to a process instead of one each: a process costs ~0.3 s
+// of CPU to start for a unit test file and ~1 s for an integration test file (node, tsx's module
+// hooks, loading src/ and the SDK again), more than most files take to run. Every test still
+// runs and reports as before (same counts in the summary); `npm run test:unit`,
+// `test:integration` and `test:watch` still run the files one by one.
+//
+// - test/unit.test.ts: every test/unit/*.test.ts but the *.property.test.ts files (seconds of CPU
+//   each, so they keep their own processes and the runner's slots share the work).
+// - test/integration-<n>.test.ts: share n of the test/integration/*.test.ts files, one in every
+//   `shares` files by name, where `shares` is how many of those entry files there are; except
+//   the files package.json's "test" script names itself, which keep a process of their own:
+//   the ones that measure the process's own heap, start or kill process groups, or run long.
+//
+// Sharing a process is safe for files whose tests only use what they start (servers on port 0,
+// temporary directories) and close it in their hooks. Hooks at a file's top level become hooks of
+// the shared process: before() runs before the first test of the share, after() after its last,
+// afterEach() after every test of the share. A file that cannot share: name it in the script.
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const TEST = new URL('./', import.meta.url);
+const UNIT = new URL('./unit/', TEST);
+const INTEGRATION = new URL('./integration/', TEST);
+
+/** The unit test files test/unit.test.ts runs: all but the property tests. */
+export function unitShare(): string[] {
+  return readdirSync(UNIT)
+    .filter((name) => name.endsWith('.test.ts') && !name.endsWith('.property.test.ts'))
+    .sort();
+}
+
+/** Imports (and so runs) the unit test files of test/unit.test.ts. */
+export async function runUnitShare(): Promise<void> {
+  for (const name of unitShare()) await import(new URL(name, UNIT).href);
+}
+
+/** The integration files package.json's "test" script names one by one (a process each). */
+export function ownProcess(): Set<string> {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', TEST), 'utf8')) as { scripts: Record<string, string> };
+  return new Set([...pkg.scripts.test!.matchAll(/test\/integration\/([\w.-]+\.test\.ts)/g)].map((m) => m[1]!));
+}
+
+/** The share entry files (test/integration-<n>.test.ts), by n. */
+export function shareEntries(): number[] {
+  return readdirSync(TEST)
+    .map((name) => /^integration-(\d+)\.test\.ts$/.exec(name)?.[1])
+    .filter((n): n is string => n !== undefined)
+    .map(Number)
+    .sort((a, b) => a - b);
+}
+
+/** The integration files of share `n` of `count`: every count-th of the files that share, by name. */
+export function share(n: number, count: number): string[] {
+  const own = ownProcess();
+  const shared = readdirSync(INTEGRATION)
+    .filter((name) => name.endsWith('.test.ts') && !own.has(name))
+    .sort();
+  return shared.filter((_, i) => i % count === n - 1);
+}
+
+/** Imports (and so runs) the files of the share whose entry is `entryUrl`. */
+export async function runShare(entryUrl: string): Promise<void> {
+  const n = Number(/^integration-(\d+)\.test\.ts$/.exec(basename(fileURLToPath(entryUrl)))?.[1]);
+  const entries = shareEntries();
+  if (!entries.includes(n) || entries.some((m, i) => m !== i + 1)) {
+    throw new Error(`share entries must be test/integration-1.test.ts ... -<count>.test.ts; found ${entries.join(', ')} (this one ${n})`);
+  }
+  for (const name of share(n, entries.length)) await import(new URL(name, INTEGRATION).href);
+}

@@ -1,0 +1,37 @@
+// `npm test` runs most test files several to a process (test/shares.ts): its script names entry
+// files and globs, not the test files. This keeps it honest: expanded, the script runs every
+// test/unit/*.test.ts and test/integration/*.test.ts file exactly once.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { share, shareEntries, unitShare } from '../shares.ts';
+
+const ROOT = new URL('../../', import.meta.url);
+
+/** `dir/name` with `*` in the name only, as sh expands it (sorted). */
+function expand(pattern: string): string[] {
+  const slash = pattern.lastIndexOf('/');
+  const dir = pattern.slice(0, slash);
+  const name = new RegExp(`^${pattern.slice(slash + 1).replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}$`);
+  return readdirSync(new URL(`${dir}/`, ROOT))
+    .filter((f) => name.test(f))
+    .sort()
+    .map((f) => `${dir}/${f}`);
+}
+
+test('npm test runs every unit and integration test file exactly once', () => {
+  const pkg = JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')) as { scripts: Record<string, string> };
+  const script = pkg.scripts.test!;
+  assert.match(script, /^npm run typecheck && node --import tsx --test /, 'type-check first, then the node test runner with tsx');
+  const shares = shareEntries().length;
+  const run: string[] = [];
+  for (const arg of script.split(/\s+/).filter((a) => a.endsWith('.ts'))) {
+    for (const file of arg.includes('*') ? expand(arg) : [arg]) {
+      if (file === 'test/unit.test.ts') run.push(...unitShare().map((f) => `test/unit/${f}`));
+      else if (/^test\/integration-\d+\.test\.ts$/.test(file)) run.push(...share(Number(/(\d+)/.exec(file)![1]), shares).map((f) => `test/integration/${f}`));
+      else run.push(file);
+    }
+  }
+  const all = [...expand('test/unit/*.test.ts'), ...expand('test/integration/*.test.ts')];
+  assert.deepEqual([...run].sort(), all.sort());
+});
