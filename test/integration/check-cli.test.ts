@@ -1,7 +1,7 @@
 // `mcp-warden check` as a command: options, formats, --output, and exit codes 0 (clean), 1 (an
 // error-severity finding) and 2 (needs credentials, unreachable). registerCheckCommand runs on a
 // fresh commander program in-process; once src/cli-program.ts registers the command, the same exit
-// codes are also checked on `node --import tsx src/cli.ts check ...` as a child process.
+// codes are also checked on `node src/cli.ts check ...` as a child process (its bundle: test/helpers/bundle.ts).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -14,6 +14,10 @@ import { buildProgram } from '../../src/cli-program.ts';
 import { registerCheckCommand } from '../../src/commands/check.ts';
 import { startCheckServer, type CheckServer } from '../fixtures/check-servers.ts';
 import { sarifValidator } from '../fixtures/sarif-schema.ts';
+import { cliArgs } from '../helpers/bundle.ts';
+
+/** `node ...CLI <command>` runs src/cli.ts (a bundle of it: test/helpers/bundle.ts). */
+const CLI = await cliArgs();
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CHALLENGE = 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"';
@@ -35,7 +39,7 @@ async function inProcess(...args: string[]): Promise<Ran> {
 
 function child(...args: string[]): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'check', ...args], { cwd: ROOT, timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [...CLI, 'check', ...args], { cwd: ROOT, timeout: 60_000 }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
     });
   });

@@ -8,6 +8,10 @@ import { fileURLToPath } from 'node:url';
 import { runDemo } from '../../src/demo/run.ts';
 import { startBrokenServer } from '../../src/demo/broken-server.ts';
 import { connectSdkClient } from '../helpers/sdk-client.ts';
+import { cliArgs } from '../helpers/bundle.ts';
+
+/** `node ...CLI <command>` runs src/cli.ts (a bundle of it: test/helpers/bundle.ts). */
+const CLI = await cliArgs();
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ANSI = /\x1b\[/;
@@ -91,7 +95,7 @@ describe('runDemo', () => {
 
   it('exits by itself when run as `mcp-warden demo` (no dangling handles)', async () => {
     const { code, signal, stdout, stderr } = await new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'demo'], { cwd: ROOT, timeout: 15_000 }, (_err, stdout, stderr) =>
+      const child = execFile(process.execPath, [...CLI, 'demo'], { cwd: ROOT, timeout: 15_000 }, (_err, stdout, stderr) =>
         resolve({ code: child.exitCode, signal: child.signalCode, stdout, stderr }),
       );
     });

@@ -6,6 +6,10 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:net';
 import { post, rpc } from '../helpers/faults.ts';
 import { startProxy, type TestProxy } from '../helpers/proxy.ts';
+import { cliArgs } from '../helpers/bundle.ts';
+
+/** `node ...CLI <command>` runs src/cli.ts (a bundle of it: test/helpers/bundle.ts). */
+const CLI = await cliArgs();
 
 const closers: Array<() => Promise<void>> = [];
 after(async () => {
@@ -90,7 +94,7 @@ describe('slowloris: the proxy\'s file descriptors come back', () => {
     const { spawn } = await import('node:child_process');
     const { readdirSync } = await import('node:fs');
     const { connect } = await import('node:net');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'proxy', '--upstream', 'http://127.0.0.1:9/mcp', '--listen', '127.0.0.1:0', '--header-timeout', '300ms', '--no-pretty'], {
+    const child = spawn(process.execPath, [...CLI, 'proxy', '--upstream', 'http://127.0.0.1:9/mcp', '--listen', '127.0.0.1:0', '--header-timeout', '300ms', '--no-pretty'], {
       cwd: new URL('../../', import.meta.url),
       stdio: ['ignore', 'pipe', 'ignore'],
     });

@@ -9,6 +9,10 @@ import { createProxy } from '../../src/server.ts';
 import { createLogger } from '../../src/sinks/logger.ts';
 import { startRawServer, type RawServer } from '../fixtures/raw-server.ts';
 import { createLogCapture } from '../helpers/log-capture.ts';
+import { cliArgs } from '../helpers/bundle.ts';
+
+/** `node ...CLI <command>` runs src/cli.ts (a bundle of it: test/helpers/bundle.ts). */
+const CLI = await cliArgs();
 
 const ROOT = new URL('../../', import.meta.url);
 const post = (url: URL, body: unknown) =>
@@ -101,7 +105,7 @@ describe('graceful shutdown', () => {
 describe('environment', () => {
   test('options come from MCP_WARDEN_* variables through the same validation', async () => {
     const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'proxy'], {
+      const child = execFile(process.execPath, [...CLI, 'proxy'], {
         cwd: ROOT,
         timeout: 15_000,
         env: { ...process.env, MCP_WARDEN_UPSTREAM: 'http://127.0.0.1:9/mcp', MCP_WARDEN_TIMEOUT: 'soon' },

@@ -9,6 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { jsonRpcResult, startRawServer, type RawServer } from '../fixtures/raw-server.ts';
+import { cliArgs } from '../helpers/bundle.ts';
+
+/** `node ...CLI <command>` runs src/cli.ts (a bundle of it: test/helpers/bundle.ts). */
+const CLI = await cliArgs();
 
 const ROOT = new URL('../../', import.meta.url);
 let dir: string;
@@ -30,7 +34,7 @@ const freePort = (): Promise<number> =>
 
 /** Starts the CLI; resolves with the child and a function that waits for a log line matching `pred`. */
 function start(args: string[]) {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [...CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: Array<Record<string, unknown>> = [];
   let stderr = '';
   let pending = '';
@@ -119,7 +123,7 @@ test('the guard comes from the command line, the environment or the policy (the 
     [[], { MCP_WARDEN_ALLOWED_HOSTS: 'env.example,other.example' }, 'other.example', '127.0.0.1'],
   ] as const) {
     const port = await freePort();
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'proxy', '--upstream', new URL('/mcp', upstream.url).href, '--listen', `127.0.0.1:${port}`, '--no-pretty', ...args], {
+    const proc = spawn(process.execPath, [...CLI, 'proxy', '--upstream', new URL('/mcp', upstream.url).href, '--listen', `127.0.0.1:${port}`, '--no-pretty', ...args], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, ...env },

@@ -16,13 +16,17 @@ import { loadPolicyFile } from '../../src/policy/load.ts';
 import type { Policy } from '../../src/policy/types.ts';
 import { replayCapture, type ReplayReport } from '../../src/replay/replay.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
+import { cliArgs } from '../helpers/bundle.ts';
+
+/** `node ...CLI <command>` runs src/cli.ts (a bundle of it: test/helpers/bundle.ts). */
+const CLI = await cliArgs();
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CANARIES = ['canary-token-77', 'canary-cookie-88', 'canary-arg-99'];
 
 function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, timeout: 30_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [...CLI, ...args], { cwd: ROOT, timeout: 30_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
       resolve({ code, stdout, stderr });
     });
