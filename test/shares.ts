@@ -6,10 +6,15 @@
 //
 // - test/unit.test.ts: every test/unit/*.test.ts but the *.property.test.ts files (seconds of CPU
 //   each, so they keep their own processes and the runner's slots share the work).
-// - test/integration-<n>.test.ts: share n of the test/integration/*.test.ts files, one in every
+// - test/shared-<n>.test.ts: share n of the test/integration/*.test.ts files, one in every
 //   `shares` files by name, where `shares` is how many of those entry files there are; except
 //   the files package.json's "test" script names itself, which keep a process of their own:
-//   the ones that measure the process's own heap, start or kill process groups, or run long.
+//   the ones that measure their process's heap (faults-client, faults-upstream, compression) and
+//   the long ones (conformance, precision-corpus, production-install).
+//
+// The runner starts files in name order, so the long test/integration/* files start first, then
+// the shares, then the unit files; three at a time (--test-concurrency=3) on two cores, so that a
+// file waiting on a socket, a timeout or a child process leaves the cores to the other two.
 //
 // Sharing a process is safe for files whose tests only use what they start (servers on port 0,
 // temporary directories) and close it in their hooks. Hooks at a file's top level become hooks of
@@ -20,6 +25,8 @@ import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const TEST = new URL('./', import.meta.url);
+/** A share's entry file in test/, and its number. */
+export const SHARE_ENTRY = /^shared-(\d+)\.test\.ts$/;
 const UNIT = new URL('./unit/', TEST);
 const INTEGRATION = new URL('./integration/', TEST);
 
@@ -41,10 +48,10 @@ export function ownProcess(): Set<string> {
   return new Set([...pkg.scripts.test!.matchAll(/test\/integration\/([\w.-]+\.test\.ts)/g)].map((m) => m[1]!));
 }
 
-/** The share entry files (test/integration-<n>.test.ts), by n. */
+/** The share entry files (test/shared-<n>.test.ts), by n. */
 export function shareEntries(): number[] {
   return readdirSync(TEST)
-    .map((name) => /^integration-(\d+)\.test\.ts$/.exec(name)?.[1])
+    .map((name) => SHARE_ENTRY.exec(name)?.[1])
     .filter((n): n is string => n !== undefined)
     .map(Number)
     .sort((a, b) => a - b);
@@ -61,10 +68,10 @@ export function share(n: number, count: number): string[] {
 
 /** Imports (and so runs) the files of the share whose entry is `entryUrl`. */
 export async function runShare(entryUrl: string): Promise<void> {
-  const n = Number(/^integration-(\d+)\.test\.ts$/.exec(basename(fileURLToPath(entryUrl)))?.[1]);
+  const n = Number(SHARE_ENTRY.exec(basename(fileURLToPath(entryUrl)))?.[1]);
   const entries = shareEntries();
   if (!entries.includes(n) || entries.some((m, i) => m !== i + 1)) {
-    throw new Error(`share entries must be test/integration-1.test.ts ... -<count>.test.ts; found ${entries.join(', ')} (this one ${n})`);
+    throw new Error(`share entries must be test/shared-1.test.ts ... shared-<count>.test.ts; found ${entries.join(', ')} (this one ${n})`);
   }
   for (const name of share(n, entries.length)) await import(new URL(name, INTEGRATION).href);
 }
