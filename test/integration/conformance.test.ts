@@ -7,8 +7,8 @@
 //   per scenario and runs our SDK client (test/fixtures/conformance-client.ts) against it, or the
 //   wrapper (test/fixtures/conformance-client-via-proxy.ts) that starts a proxy in front of the
 //   scenario server and runs the same client through it; both run as bundles built from the
-//   sources at the start of the test (test/helpers/bundle.ts): 38 client processes start in ~0.1 s
-//   of CPU each instead of ~0.6 s (direct) and ~0.9 s (through the proxy) under tsx;
+//   sources at the start of the test (test/helpers/bundle.ts): 38 client processes start in
+//   ~0.1-0.2 s of CPU each instead of ~0.6 s (direct) and ~0.9 s (through the proxy) under tsx;
 // - the proxy's own DNS-rebinding guard: a foreign Host and a foreign Origin get HTTP 403 with a
 //   JSON-RPC error from the proxy itself, and never reach the upstream.
 //
