@@ -98,13 +98,25 @@ export function createProxy(options: ProxyOptions): Proxy {
   // Set at listen(): the default allow-list depends on the address the proxy listens on.
   let guard: HostGuard = createHostGuard(options.guard ?? {}, '127.0.0.1');
   const sessions = new SessionStore(limits, (dropped) => logger.warn({ ...dropped, limit: limits.maxCatalogueBytes }, 'catalogue dropped'));
-  const table = new RequestTable(limits.maxOpenRequests, limits.requestIdleMs, (request, why) => {
-    // A dropped stream not resumed in time was the client's doing; the rest the proxy gave up on.
-    const closed = why === 'client-closed';
-    const c = { request, response: undefined, outcome: closed ? 'client-closed' : 'no-response', durationMs: performance.now() - request.startedAt, responseBytes: 0, findings: [] };
-    logExchange(logger, c, { status: undefined, transport: 'none', expired: closed ? undefined : why });
-    metrics.exchange(c, undefined, () => false);
-  }, limits.maxOpenRequestsPerSession);
+  const table = new RequestTable(
+    limits.maxOpenRequests,
+    limits.requestIdleMs,
+    (request, why) => {
+      // A dropped stream not resumed in time was the client's doing; the rest the proxy gave up on.
+      const closed = why === 'client-closed';
+      const c = {
+        request,
+        response: undefined,
+        outcome: closed ? 'client-closed' : 'no-response',
+        durationMs: performance.now() - request.startedAt,
+        responseBytes: 0,
+        findings: [],
+      };
+      logExchange(logger, c, { status: undefined, transport: 'none', expired: closed ? undefined : why });
+      metrics.exchange(c, undefined, () => false);
+    },
+    limits.maxOpenRequestsPerSession,
+  );
   const correlator = new Correlator(table, sessions);
   const metadata = new MetadataLocations();
   const metrics = new Metrics({ sessions: () => sessions.size, openRequests: () => table.size });
@@ -158,7 +170,10 @@ export function createProxy(options: ProxyOptions): Proxy {
     }
     const refused = guard.check(req.headers.host, firstValue(req.headers.origin));
     if (refused) {
-      logger.warn({ reason: refused, host: req.headers.host, origin: req.headers.origin, peer: req.socket.remoteAddress, method: req.method }, 'request refused');
+      logger.warn(
+        { reason: refused, host: req.headers.host, origin: req.headers.origin, peer: req.socket.remoteAddress, method: req.method },
+        'request refused',
+      );
       sendProxyError(res, new ProxyError(refused === 'host' ? 'WARDEN_FORBIDDEN_HOST' : 'WARDEN_FORBIDDEN_ORIGIN'), [], false);
       return;
     }
@@ -177,7 +192,9 @@ export function createProxy(options: ProxyOptions): Proxy {
     if (connections >= limits.maxConnections) {
       logger.warn({ peer: socket.remoteAddress, connections, limit: limits.maxConnections }, 'connection refused');
       // Written and closed at once: the newcomer holds no file descriptor past its answer.
-      socket.end(rawProxyError(new ProxyError('WARDEN_OVERLOADED', 'Proxy is at its connection limit; retry later')), () => socket.destroy());
+      socket.end(rawProxyError(new ProxyError('WARDEN_OVERLOADED', 'Proxy is at its connection limit; retry later')), () =>
+        socket.destroy(),
+      );
       return;
     }
     connections++;
@@ -186,10 +203,13 @@ export function createProxy(options: ProxyOptions): Proxy {
       clearTimeout(firstRequest.get(socket));
     });
     // Later than node's own check (every checkInterval), so a head that began gets its 408 first.
-    const timer = setTimeout(() => {
-      logger.debug({ peer: socket.remoteAddress, timeoutMs: limits.clientHeadersTimeoutMs }, 'idle connection closed');
-      socket.destroy();
-    }, limits.clientHeadersTimeoutMs + checkInterval + 50);
+    const timer = setTimeout(
+      () => {
+        logger.debug({ peer: socket.remoteAddress, timeoutMs: limits.clientHeadersTimeoutMs }, 'idle connection closed');
+        socket.destroy();
+      },
+      limits.clientHeadersTimeoutMs + checkInterval + 50,
+    );
     timer.unref();
     firstRequest.set(socket, timer);
   });
@@ -203,18 +223,27 @@ export function createProxy(options: ProxyOptions): Proxy {
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     // Malformed, oversized or too slow HTTP from a client: a JSON-RPC error with the fitting
     // status, then the socket is destroyed (half-closed sockets would pile up), never a crash.
-    const code = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'WARDEN_CLIENT_TIMEOUT' : err.code === 'HPE_HEADER_OVERFLOW' ? 'WARDEN_HEADERS_TOO_LARGE' : 'WARDEN_BAD_REQUEST';
+    const code =
+      err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 'WARDEN_CLIENT_TIMEOUT'
+        : err.code === 'HPE_HEADER_OVERFLOW'
+          ? 'WARDEN_HEADERS_TOO_LARGE'
+          : 'WARDEN_BAD_REQUEST';
     logger.warn({ code: err.code, proxyError: code, peer: (socket as Socket).remoteAddress }, 'client error');
     // As node's own handler: answer only if no response has begun on the socket.
-    if (socket.writable && !(socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) socket.end(rawProxyError(new ProxyError(code)), () => socket.destroy());
+    if (socket.writable && !(socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent)
+      socket.end(rawProxyError(new ProxyError(code)), () => socket.destroy());
     else socket.destroy(err);
   });
 
-  const sweeper = setInterval(() => {
-    const now = performance.now();
-    table.sweep(now);
-    sessions.sweep(now);
-  }, Math.min(limits.requestIdleMs, limits.sessionIdleMs, limits.resumeWindowMs, 5_000));
+  const sweeper = setInterval(
+    () => {
+      const now = performance.now();
+      table.sweep(now);
+      sessions.sweep(now);
+    },
+    Math.min(limits.requestIdleMs, limits.sessionIdleMs, limits.resumeWindowMs, 5_000),
+  );
   sweeper.unref();
 
   return {

@@ -79,7 +79,14 @@ export class CheckJudge {
     const frame = (f: Pick<Frame, 'from' | 'body' | 'size' | 'http' | 'issuedSessionId' | 'decoded'>): Frame =>
       runPipeline({ ...f, flow, completed: [], unmatched: [], opened: [], postFindings: [] }, this.stage());
 
-    const opened = frame({ from: 'client', body: bytes, size: bytes.length, http: { status: undefined, contentType: undefined, transport: 'none' }, issuedSessionId: undefined, decoded: request }).opened;
+    const opened = frame({
+      from: 'client',
+      body: bytes,
+      size: bytes.length,
+      http: { status: undefined, contentType: undefined, transport: 'none' },
+      issuedSessionId: undefined,
+      decoded: request,
+    }).opened;
     const sse = answer.events !== undefined;
     const http: ResponseHttp = {
       status: answer.status,
@@ -90,7 +97,17 @@ export class CheckJudge {
     const issued = answer.headers['mcp-session-id'];
     const issuedSessionId = typeof issued === 'string' ? issued : undefined;
 
-    const out: Observed = { flow, request, response: undefined, messages: [], exchanges: [], unmatched: [], bodyProblem: undefined, postFindings: [], answer };
+    const out: Observed = {
+      flow,
+      request,
+      response: undefined,
+      messages: [],
+      exchanges: [],
+      unmatched: [],
+      bodyProblem: undefined,
+      postFindings: [],
+      answer,
+    };
     const take = (f: Frame): void => {
       if (f.decoded?.ok) out.messages.push(...f.decoded.payload.messages);
       out.unmatched.push(...f.unmatched);
@@ -99,7 +116,8 @@ export class CheckJudge {
       for (const c of f.completed) out.exchanges.push({ completed: c, subject: exchangeSubject(c, flow, f.http) });
     };
     if (sse) {
-      for (const data of answer.events ?? []) take(frame({ from: 'server', body: data, size: Buffer.byteLength(data), http, issuedSessionId }));
+      for (const data of answer.events ?? [])
+        take(frame({ from: 'server', body: data, size: Buffer.byteLength(data), http, issuedSessionId }));
     } else if (answer.body.length > 0 && !answer.truncated) {
       const f = frame({ from: 'server', body: answer.body, size: answer.body.length, http, issuedSessionId });
       out.response = f.decoded;
@@ -114,7 +132,15 @@ export class CheckJudge {
     // Requests the exchange did not answer, judged as the proxy judges them when a body ends.
     const outcome = answer.body.length > 0 && !sse ? 'invalid-response' : 'no-response';
     for (const o of opened) {
-      const c = this.correlator.abandon(flow.scope, 'client', o.id, performance.now(), answer.truncated ? 'unaudited' : outcome, undefined, o.idToken);
+      const c = this.correlator.abandon(
+        flow.scope,
+        'client',
+        o.id,
+        performance.now(),
+        answer.truncated ? 'unaudited' : outcome,
+        undefined,
+        o.idToken,
+      );
       if (!c) continue;
       const subject = exchangeSubject(c, flow, http, out.bodyProblem, out.unmatched);
       judge(c, subject, this.stage());

@@ -134,7 +134,15 @@ export class Correlator {
    * Ends an open request that its HTTP exchange did not answer: `no-response` (nothing came, or the
    * client left: `client-closed`) or `invalid-response` (a body came that answered nothing).
    */
-  abandon(scope: string, from: Sender, id: JsonRpcId, now: number, outcome: string, exchange?: number, token?: string): Completed | undefined {
+  abandon(
+    scope: string,
+    from: Sender,
+    id: JsonRpcId,
+    now: number,
+    outcome: string,
+    exchange?: number,
+    token?: string,
+  ): Completed | undefined {
     // Only a request of this exchange (or of none): another exchange's under the same id is not this one to end.
     const request = this.table.take(scope, from, id, token, exchange);
     if (!request) return undefined;

@@ -41,7 +41,12 @@ const whereFields = (where: FindingContext) => ({
   protocolVersion: where.protocolVersion ?? null,
 });
 
-export function logFindings(logger: Logger, findings: readonly PolicedFinding[], where: FindingContext, applied: ReadonlySet<string> = NONE): void {
+export function logFindings(
+  logger: Logger,
+  findings: readonly PolicedFinding[],
+  where: FindingContext,
+  applied: ReadonlySet<string> = NONE,
+): void {
   for (const f of findings) {
     const record = {
       rule: f.rule,
@@ -88,7 +93,9 @@ export const whereOf = (request: OpenRequest): FindingContext => ({
 });
 
 const appliedRules = (decision: Decision | undefined): ReadonlySet<string> =>
-  !decision || decision.kind === 'pass' ? NONE : new Set(decision.kind === 'mutate' ? [...decision.rules, ...decision.settled] : decision.rules);
+  !decision || decision.kind === 'pass'
+    ? NONE
+    : new Set(decision.kind === 'mutate' ? [...decision.rules, ...decision.settled] : decision.rules);
 
 export function logExchange(logger: Logger, c: Completed, http: ExchangeHttp): void {
   const { request } = c;

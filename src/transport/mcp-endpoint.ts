@@ -56,7 +56,6 @@ export interface EndpointContext {
   fixHeaders: (req: IncomingMessage, headers: UpstreamResponse['headers']) => UpstreamResponse['headers'];
 }
 
-
 const MAX_UNMATCHED = 8;
 
 /** The response's media type: a Content-Type sent twice naming one type is that type (a stream stays a stream). */
@@ -96,7 +95,10 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     }
     if (done.decoded && !done.decoded.ok) {
       const { problem, detail } = done.decoded;
-      logger.info({ from: done.from, problem, detail, session: x.flow.sessionId ?? null, transport: done.http.transport, bytes: done.size }, 'undecodable');
+      logger.info(
+        { from: done.from, problem, detail, session: x.flow.sessionId ?? null, transport: done.http.transport, bytes: done.size },
+        'undecodable',
+      );
     }
     return done;
   };
@@ -132,7 +134,15 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     // object that is not JSON-RPC. Unreadable data may be a broken notification, not the answer.
     const answerLike = problem?.problem === 'html' || problem?.problem === 'not-jsonrpc';
     if (!answerLike && !nullIdError(frame.unmatched)) return [];
-    const c = correlator.abandon(x.flow.scope, 'client', x.requestIds[0]!, ctx.now(), 'invalid-response', x.flow.exchange, x.requestTokens[0]);
+    const c = correlator.abandon(
+      x.flow.scope,
+      'client',
+      x.requestIds[0]!,
+      ctx.now(),
+      'invalid-response',
+      x.flow.exchange,
+      x.requestTokens[0],
+    );
     if (!c) return [];
     const subject = exchangeSubject(c, x.flow, http, problem, frame.unmatched);
     judge(c, subject, stages(x));
@@ -144,7 +154,10 @@ export function createMcpEndpoint(ctx: EndpointContext) {
   const blocksUnread = (x: HttpExchange): boolean => {
     const first = x.requestIds[0];
     const open = first === undefined ? undefined : correlator.pending(x.flow.scope, 'client', first, x.requestTokens[0]);
-    return x.policy.setting({ rule: 'unaudited-response', group: 'bodies', severity: 'info', method: open?.method, tool: open?.tool }).action === 'block';
+    return (
+      x.policy.setting({ rule: 'unaudited-response', group: 'bodies', severity: 'info', method: open?.method, tool: open?.tool }).action ===
+      'block'
+    );
   };
 
   /** Sends a body the proxy built (rewritten or its own), as JSON, unencoded: the server's Content-Encoding described its bytes, not these. */
@@ -157,7 +170,10 @@ export function createMcpEndpoint(ctx: EndpointContext) {
   /** The proxy could not get an answer: the client gets a JSON-RPC error (or the policy's rewrite), the log says why. */
   function fail(x: HttpExchange, err: unknown): void {
     if (x.gone.aborted) {
-      log(x, abandon(x, 'client-closed', { status: undefined, contentType: undefined, transport: 'none' }), { status: undefined, transport: 'none' });
+      log(x, abandon(x, 'client-closed', { status: undefined, contentType: undefined, transport: 'none' }), {
+        status: undefined,
+        transport: 'none',
+      });
       return;
     }
     const pe = toProxyError(err);
@@ -178,7 +194,12 @@ export function createMcpEndpoint(ctx: EndpointContext) {
    * A JSON (or any non-SSE) upstream body: collected (decoded, when it has a Content-Encoding),
    * judged, rewritten if the policy says so, forwarded: unedited as the server sent it, edited unencoded.
    */
-  async function relayBody(x: HttpExchange, up: UpstreamResponse, issuedSessionId: string | undefined, coding: Coding = codingOf(up.headers['content-encoding'])): Promise<Frame | undefined> {
+  async function relayBody(
+    x: HttpExchange,
+    up: UpstreamResponse,
+    issuedSessionId: string | undefined,
+    coding: Coding = codingOf(up.headers['content-encoding']),
+  ): Promise<Frame | undefined> {
     const collected = await collect(up.body, coding, limits.auditBodyBytes);
     const headers = clientHeaders(ctx.fixHeaders(x.req, up.headers), collected.kind !== 'complete');
     const type = contentType(up.headers);
@@ -187,7 +208,10 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     if (collected.kind === 'unread') {
       // Too large to hold (as it came or decoded), or in a coding the proxy cannot undo (read as
       // text it would look like garbage): relayed as it came.
-      const why = collected.reason === 'too-large' ? { limit: limits.auditBodyBytes } : { reason: 'unknown-content-encoding', contentEncoding: up.headers['content-encoding'] };
+      const why =
+        collected.reason === 'too-large'
+          ? { limit: limits.auditBodyBytes }
+          : { reason: 'unknown-content-encoding', contentEncoding: up.headers['content-encoding'] };
       logger.warn({ session, status: up.status, ...why }, 'unaudited body');
       // Under enforce the policy decides what it cannot read before it goes out: with
       // unaudited-response at block the client gets an error with its id, not the unread body.
@@ -197,7 +221,15 @@ export function createMcpEndpoint(ctx: EndpointContext) {
         await collected.rest.return?.();
         up.body.destroy();
         const status = statusOf(blocked) ?? 200;
-        sendJson(x.res, status, headers, rewriteBody(undefined, early.map((c) => changeOf(c, undefined)).filter((c) => c !== undefined))!);
+        sendJson(
+          x.res,
+          status,
+          headers,
+          rewriteBody(
+            undefined,
+            early.map((c) => changeOf(c, undefined)).filter((c) => c !== undefined),
+          )!,
+        );
         log(x, early, { status, transport: 'json' });
         return undefined;
       }
@@ -235,10 +267,9 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     const abandoned = abandon(x, empty ? 'no-response' : 'invalid-response', http);
 
     const target = nullIdError(frame?.unmatched ?? []);
-    const changes = [
-      ...(frame?.completed ?? []).map((c) => changeOf(c, c.response)),
-      ...abandoned.map((c) => changeOf(c, target)),
-    ].filter((c) => c !== undefined);
+    const changes = [...(frame?.completed ?? []).map((c) => changeOf(c, c.response)), ...abandoned.map((c) => changeOf(c, target))].filter(
+      (c) => c !== undefined,
+    );
     // A body that answered nothing usable is replaced whole; a usable one keeps its other messages.
     const rewritten = rewriteBody(x.bodyProblem ? undefined : frame?.decoded, changes);
     const decided = [...(frame?.completed ?? []), ...abandoned].find((c) => statusOf(c) !== undefined);
@@ -302,7 +333,11 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       return rewritten ? encodeSseEvent(raw, rewritten.toString('utf8')) : undefined;
     };
     // A coding the proxy cannot undo: relayed as it came, not read (read as text it would look like garbage).
-    if (coding.kind === 'unknown') logger.warn({ session, status: up.status, reason: 'unknown-content-encoding', contentEncoding: up.headers['content-encoding'] }, 'unaudited stream');
+    if (coding.kind === 'unknown')
+      logger.warn(
+        { session, status: up.status, reason: 'unknown-content-encoding', contentEncoding: up.headers['content-encoding'] },
+        'unaudited stream',
+      );
     // Under enforce with unaudited-response at block, an event too large to read is withheld.
     const withhold = !readAfterWrite && blocksUnread(x);
     const summary =
@@ -318,7 +353,10 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     if (summary.undecodable) {
       // The stream stopped decoding: what is still unanswered was answered with bytes no client can read.
       const detail = undecodableDetail(coding, summary.undecodable);
-      logger.warn({ session, status: up.status, contentEncoding: up.headers['content-encoding'], events: summary.events, detail }, 'undecodable stream');
+      logger.warn(
+        { session, status: up.status, contentEncoding: up.headers['content-encoding'], events: summary.events, detail },
+        'undecodable stream',
+      );
       x.bodyProblem ??= { problem: 'not-utf8', excerpt: detail };
     }
     // A legacy session whose stream carried event ids may resume it on a GET: keep waiting then.
@@ -326,7 +364,8 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     // cancellation), but only for a while: past the resumption window it is logged client-closed.
     const resumable = x.flow.sessionId !== undefined && summary.sawEventId && eraOf(x.flow.protocolVersion ?? '') === 'legacy';
     if (resumable && x.gone.aborted) {
-      for (const [i, id] of x.requestIds.entries()) correlator.expire(x.flow.scope, 'client', id, ctx.now() + limits.resumeWindowMs, x.flow.exchange, x.requestTokens[i]);
+      for (const [i, id] of x.requestIds.entries())
+        correlator.expire(x.flow.scope, 'client', id, ctx.now() + limits.resumeWindowMs, x.flow.exchange, x.requestTokens[i]);
     }
     if (summary.unaudited > 0) {
       logger.warn({ session: x.flow.sessionId ?? null, events: summary.unaudited, limit: limits.auditEventBytes }, 'unaudited event');
@@ -339,7 +378,10 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       // The proxy gave up on the stream: the upstream broke it, or its bytes, decoded for the client, stopped decoding.
       const gaveUp = x.gone.aborted
         ? undefined
-        : (summary.error ?? (decoded && summary.undecodable ? new ProxyError('WARDEN_UPSTREAM_PROTOCOL', 'Upstream MCP server sent a stream that does not decode as its Content-Encoding') : undefined));
+        : (summary.error ??
+          (decoded && summary.undecodable
+            ? new ProxyError('WARDEN_UPSTREAM_PROTOCOL', 'Upstream MCP server sent a stream that does not decode as its Content-Encoding')
+            : undefined));
       const ended: ExchangeHttp = gaveUp ? { ...http, proxyError: gaveUp.code } : http;
       // A withheld event has not gone out: the policy's block answers for it.
       const abandoned = abandon(x, outcome, { ...frameHttp, proxyError: broken }, outcome !== 'unaudited' || summary.withheld > 0);
@@ -361,14 +403,27 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     if (!x.res.writableEnded) x.res.end();
     if (streamTransport === 'get-sse') {
       logger.info(
-        { session: x.flow.sessionId ?? null, status: up.status, events: summary.events, bytes: summary.bytes, durationMs: Math.round(ctx.now() - started) },
+        {
+          session: x.flow.sessionId ?? null,
+          status: up.status,
+          events: summary.events,
+          bytes: summary.bytes,
+          durationMs: Math.round(ctx.now() - started),
+        },
         'stream',
       );
     }
     return undefined;
   }
 
-  const exchangeFor = (req: IncomingMessage, res: ServerResponse, flow: Flow, gone: ClientGone, messages: readonly Message[] = [], batch = false): HttpExchange => ({
+  const exchangeFor = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    flow: Flow,
+    gone: ClientGone,
+    messages: readonly Message[] = [],
+    batch = false,
+  ): HttpExchange => ({
     req,
     res,
     flow,
@@ -392,7 +447,8 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       res.once('close', () => ctx.bodies.give(held));
       plain = await decodedRequestBody(body, req.headers['content-encoding'], limits.maxRequestBytes);
       if (plain !== body) {
-        if (!ctx.bodies.take(plain.length)) throw new ProxyError('WARDEN_OVERLOADED', 'Request bodies held by the proxy reached their limit; retry later');
+        if (!ctx.bodies.take(plain.length))
+          throw new ProxyError('WARDEN_OVERLOADED', 'Request bodies held by the proxy reached their limit; retry later');
         held += plain.length;
       }
     } catch (err) {
@@ -415,7 +471,14 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     const early = judgedAfterDelivery(x) ? forward(upstreamHeaders(req)) : undefined;
     // Awaited below; should the judging throw first, its failure must not go unhandled.
     early?.catch(() => {});
-    const inbound = pipe(x, { from: 'client', body: plain, size: body.length, http: { status: undefined, contentType: undefined, transport: 'none' }, issuedSessionId: undefined, decoded });
+    const inbound = pipe(x, {
+      from: 'client',
+      body: plain,
+      size: body.length,
+      http: { status: undefined, contentType: undefined, transport: 'none' },
+      issuedSessionId: undefined,
+      decoded,
+    });
     x.inbound = inbound;
     const verdict = judgeClientRequest(x, inbound, { logger, correlator, metrics: ctx.metrics, now: ctx.now });
     if (verdict.blocked) return;
@@ -436,7 +499,14 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     const x = exchangeFor(req, res, flow, new ClientGone(res));
     try {
       const longLived = method === 'GET';
-      const up = await ctx.upstream.request({ method, path: upstreamPath(req), headers: upstreamHeaders(req), body: undefined, signal: x.gone, longLived });
+      const up = await ctx.upstream.request({
+        method,
+        path: upstreamPath(req),
+        headers: upstreamHeaders(req),
+        body: undefined,
+        signal: x.gone,
+        longLived,
+      });
       if (method === 'GET') {
         await relayResponse(x, up, 'get-sse');
         return;
@@ -468,4 +538,3 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     },
   };
 }
-

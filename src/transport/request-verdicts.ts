@@ -51,7 +51,11 @@ export interface RequestVerdict {
   headers?: Record<string, string | string[]>;
 }
 
-export function judgeClientRequest(x: HttpExchange, inbound: Frame, deps: { logger: Logger; correlator: Correlator; metrics: Metrics; now: () => number }): RequestVerdict {
+export function judgeClientRequest(
+  x: HttpExchange,
+  inbound: Frame,
+  deps: { logger: Logger; correlator: Correlator; metrics: Metrics; now: () => number },
+): RequestVerdict {
   const { logger } = deps;
   const opened = inbound.opened.filter((o) => o.from === 'client');
   const derived = rederivedHeaders(x, opened);
@@ -88,7 +92,12 @@ export function judgeClientRequest(x: HttpExchange, inbound: Frame, deps: { logg
   // block, but the policy may still stop it: the client gets one error with id null, on 400.
   const postBlock = x.policy.mode === 'enforce' && opened.length === 0 ? inbound.postFindings.find((f) => f.action === 'block') : undefined;
   if (postBlock) {
-    const decision: Decision = { kind: 'reject', message: blockReply(postBlock, 'client', undefined, false).message, status: 400, rules: [postBlock.rule] };
+    const decision: Decision = {
+      kind: 'reject',
+      message: blockReply(postBlock, 'client', undefined, false).message,
+      status: 400,
+      rules: [postBlock.rule],
+    };
     logDecision(logger, decision, where);
     deps.metrics.decided(decision);
     const body = Buffer.from(JSON.stringify(decision.message), 'utf8');
@@ -102,12 +111,28 @@ export function judgeClientRequest(x: HttpExchange, inbound: Frame, deps: { logg
   const before = Object.fromEntries(Object.keys(derived).map((k) => [k, headerText(x.req.headers[k])]));
   // Mcp-Param-* values are tool arguments: they are logged as log.arguments says.
   const shown = (h: Record<string, string | undefined>) => excerpt(loggedHeaders(h, x.policy.log.arguments));
-  logger.info({ rule: 'header-mismatch', rules: ['header-mismatch'], ...where, session: where.session ?? null, before: shown(before), after: shown(derived) }, 'rewrite');
+  logger.info(
+    {
+      rule: 'header-mismatch',
+      rules: ['header-mismatch'],
+      ...where,
+      session: where.session ?? null,
+      before: shown(before),
+      after: shown(derived),
+    },
+    'rewrite',
+  );
   return { blocked: false, headers };
 }
 
 /** The server's rules on the POST as a whole (about the HTTP exchange), through the policy. */
-export function judgedPost(x: HttpExchange, inbound: Frame, up: UpstreamResponse, reply: Frame | undefined, engine: RuleEngine): JudgedPost {
+export function judgedPost(
+  x: HttpExchange,
+  inbound: Frame,
+  up: UpstreamResponse,
+  reply: Frame | undefined,
+  engine: RuleEngine,
+): JudgedPost {
   const subject: PostSubject = {
     kind: 'post',
     version: x.flow.protocolVersion,
@@ -121,11 +146,21 @@ export function judgedPost(x: HttpExchange, inbound: Frame, up: UpstreamResponse
     session: x.flow.session,
   };
   const where = postWhere(x, inbound);
-  return { subject, findings: police(engine.evaluate(subject, 'server'), x.policy, { method: where.method, tool: where.tool }, (r) => engine.groupOf(r)) };
+  return {
+    subject,
+    findings: police(engine.evaluate(subject, 'server'), x.policy, { method: where.method, tool: where.tool }, (r) => engine.groupOf(r)),
+  };
 }
 
 /** Logs the POST's findings once the server replied; `judged` when the body's relay judged it already (to decide before writing). */
-export function judgePost(x: HttpExchange, inbound: Frame, up: UpstreamResponse, reply: Frame | undefined, deps: { logger: Logger; metrics: Metrics; engine: RuleEngine }, judged = judgedPost(x, inbound, up, reply, deps.engine)): void {
+export function judgePost(
+  x: HttpExchange,
+  inbound: Frame,
+  up: UpstreamResponse,
+  reply: Frame | undefined,
+  deps: { logger: Logger; metrics: Metrics; engine: RuleEngine },
+  judged = judgedPost(x, inbound, up, reply, deps.engine),
+): void {
   logFindings(deps.logger, judged.findings, postWhere(x, inbound), judged.applied);
   deps.metrics.found(judged.findings);
 }

@@ -12,7 +12,12 @@ const ROOT = new URL('../../', import.meta.url);
 function expand(pattern: string): string[] {
   const slash = pattern.lastIndexOf('/');
   const dir = pattern.slice(0, slash);
-  const name = new RegExp(`^${pattern.slice(slash + 1).replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}$`);
+  const name = new RegExp(
+    `^${pattern
+      .slice(slash + 1)
+      .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '[^/]*')}$`,
+  );
   return readdirSync(new URL(`${dir}/`, ROOT))
     .filter((f) => name.test(f))
     .sort()
@@ -30,8 +35,7 @@ test('npm test runs every unit and integration test file exactly once', () => {
       if (file === 'test/unit.test.ts') run.push(...unitShare().map((f) => `test/unit/${f}`));
       else if (file.startsWith('test/') && SHARE_ENTRY.test(file.slice('test/'.length))) {
         run.push(...share(Number(SHARE_ENTRY.exec(file.slice('test/'.length))![1]), shares).map((f) => `test/integration/${f}`));
-      }
-      else run.push(file);
+      } else run.push(file);
     }
   }
   const all = [...expand('test/unit/*.test.ts'), ...expand('test/integration/*.test.ts')];
