@@ -29,7 +29,7 @@ const toCheck = (f: Pick<Finding, 'rule' | 'severity' | 'message' | 'pointer' | 
 });
 
 /** The rules' findings on an observed exchange: every judged exchange, then the POST as a whole. */
-export const ruleFindings = (o: Observed): CheckFinding[] => [...o.exchanges.flatMap((j) => j.completed.findings), ...o.postFindings].map(toCheck);
+export const ruleFindings = (o: Observed): CheckFinding[] => [...o.exchanges.flatMap((j) => j.findings), ...o.postFindings].map(toCheck);
 
 /** A finding of the probe's own expectation. */
 export const probeFinding = (probe: string, r: Report): CheckFinding => toCheck({ rule: `probe/${probe}`, severity: r.severity ?? 'error', message: r.message, pointer: r.pointer, evidence: r.evidence, fix: r.fix });

@@ -15,11 +15,12 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { classify, type Message } from '../codec/jsonrpc.ts';
 import { DEFAULT_LIMITS } from '../config/defaults.ts';
 import { Correlator, type Completed } from '../exchange/correlate.ts';
+import { judgeExchange } from '../engine/judge.ts';
+import type { JudgedExchange } from '../engine/plans.ts';
 import { resolveFlow } from '../exchange/flow.ts';
 import { SessionStore } from '../exchange/sessions.ts';
 import { RequestTable, type Sender } from '../exchange/table.ts';
 import { H } from '../mcp/headers.ts';
-import { decideFor, judge, type StageContext } from '../pipeline.ts';
 import { runtimeFactory, type Runtime } from '../policy/runtime.ts';
 import type { Action, Policy } from '../policy/types.ts';
 import { excerpt } from '../rules/evidence.ts';
@@ -136,10 +137,7 @@ export class Replayer {
     const c = completed;
     this.sessionKeys.add(issued ? `sid:${issued}` : flow.session.key);
 
-    const subject = this.subjectOf(c, record, flow);
-    const ctx: StageContext = { correlator: this.correlator, ...this.runtime, policy: this.policy, now };
-    judge(c, subject, ctx);
-    decideFor(c, subject, ctx);
+    const judged = judgeExchange(c, this.subjectOf(c, record, flow), { ...this.runtime, policy: this.policy });
 
     // The capture was masked when it was written, but a capture from elsewhere (an older
     // mcp-warden, a hand-made file) may not be: what the report echoes is masked again.
@@ -156,8 +154,8 @@ export class Replayer {
       ...(protocolVersion !== record.protocolVersion ? { capturedProtocolVersion: record.protocolVersion } : {}),
       outcome: c.outcome,
       status: record.response.status,
-      findings: c.findings.map((f) => ({ rule: f.rule, severity: f.severity, action: f.action, message: redactText(f.message), pointer: f.pointer, evidence: redactText(f.evidence) })),
-      decision: decisionOf(c),
+      findings: judged.findings.map((f) => ({ rule: f.rule, severity: f.severity, action: f.action, message: redactText(f.message), pointer: f.pointer, evidence: redactText(f.evidence) })),
+      decision: decisionOf(judged),
     });
     return undefined;
   }
@@ -212,9 +210,9 @@ export class Replayer {
   }
 }
 
-function decisionOf(c: Completed): ReplayDecision {
-  const d = c.decision;
-  if (!d || d.kind === 'pass') return { kind: 'pass' };
+function decisionOf(judged: JudgedExchange): ReplayDecision {
+  const d = judged.decision;
+  if (d.kind === 'pass') return { kind: 'pass' };
   const after = excerpt(d.message, 2000);
   const message = maskSecrets(d.message);
   if (d.kind === 'mutate') return { kind: 'rewrite', rules: d.rules, status: d.status, before: redactText(d.before), after, message };

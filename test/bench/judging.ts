@@ -11,7 +11,7 @@ import { Correlator } from '../../src/exchange/correlate.ts';
 import { resolveFlow } from '../../src/exchange/flow.ts';
 import { SessionStore } from '../../src/exchange/sessions.ts';
 import { RequestTable } from '../../src/exchange/table.ts';
-import { runPipeline, type Frame, type StageContext } from '../../src/pipeline.ts';
+import { runFrame, type Frame, type StageContext } from '../../src/engine/stages.ts';
 import { defaultPolicy } from '../../src/policy/compile.ts';
 import { runtimeFactory } from '../../src/policy/runtime.ts';
 import { police } from '../../src/rewrite/decide.ts';
@@ -53,15 +53,15 @@ function exchange(n: number): void {
   lap('decode request, flow');
   const ctx: StageContext = { correlator, ...runtime, policy, now: performance.now() };
   const frame = (from: Frame['from'], bytes: Buffer, http: Frame['http'], known?: Frame['decoded']): Frame =>
-    runPipeline({ from, body: bytes, size: bytes.length, http, issuedSessionId: undefined, decoded: known, flow, completed: [], unmatched: [], opened: [], postFindings: [] }, ctx);
+    runFrame({ from, body: bytes, size: bytes.length, http, issuedSessionId: undefined, decoded: known, flow }, ctx);
   const inbound = frame('client', body, { status: undefined, contentType: undefined, transport: 'none' }, decoded);
   logFindings(logger, inbound.postFindings, where);
-  for (const open of inbound.opened) logFindings(logger, open.findings, where);
+  for (const open of inbound.opened) logFindings(logger, open.verdict.findings, where);
   lap('pipeline: request');
   const reply = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: `Paris: 18 C, light wind from the west, no rain expected today.${'.'.repeat(60)}` }] } }));
   const answer = frame('server', reply, { status: 200, contentType: 'application/json', transport: 'json' });
   lap('pipeline: response');
-  for (const c of answer.completed) logExchange(logger, c, { status: 200, transport: 'json', arguments: 'redacted' });
+  for (const c of answer.completed) logExchange(logger, c, { status: 200, transport: 'json' }, 'redacted');
   lap('log records');
   for (const c of answer.completed) metrics.exchange(c, 200, (tool) => flow.session.tools.has(tool));
   lap('metrics');

@@ -2,6 +2,7 @@
 // against the official schemas, and the code rules run on hand-built subjects for the paths a
 // scenario server cannot reach (a modern session that knows the server's capabilities) and for
 // inputs no server should send (they must never throw).
+import { NO_VERDICT } from '../../src/verdicts.ts';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -69,7 +70,7 @@ function subject(over: Partial<ExchangeSubject> & { method?: string; params?: un
   const { method = 'tools/call', params = { name: 'echo', _meta: META }, ...rest } = over;
   return {
     kind: 'exchange', version: '2026-07-28',
-    request: { scope: 'x:1', from: 'client', id: 7, method, tool: undefined, params, sessionId: undefined, protocolVersion: '2026-07-28', startedAt: 0, requestBytes: 10, headers: {}, findings: [] },
+    request: { scope: 'x:1', from: 'client', id: 7, method, tool: undefined, params, sessionId: undefined, protocolVersion: '2026-07-28', startedAt: 0, requestBytes: 10, headers: {}, verdict: NO_VERDICT },
     requestHeaders: {}, response: undefined, outcome: 'result', status: 200, contentType: 'application/json', transport: 'json',
     proxyError: undefined, bodyProblem: undefined, unmatched: [], session: session(), ...rest,
   };

@@ -1,6 +1,7 @@
 // The leaks family, pure: every pattern on leaks it must find and look-alikes it must not, the
 // rules on hand-built exchange subjects (where they look, what they report, what they never
 // show), and a guard against catastrophic backtracking.
+import { NO_VERDICT } from '../../src/verdicts.ts';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { classify } from '../../src/codec/jsonrpc.ts';
@@ -297,7 +298,7 @@ function subject(response: Json | undefined, opts: { params?: unknown; method?: 
       startedAt: 0,
       requestBytes: 0,
       headers: {},
-      findings: [],
+      verdict: NO_VERDICT,
     },
     requestHeaders: {},
     response: response === undefined ? undefined : classify(response),

@@ -1,6 +1,7 @@
 // The pure parts of the tool rules: the silent-success and unknown-tool text patterns, the
 // arguments validator (dialects, caching, schemas that do not compile), parameter mentions, and
 // rules that never throw whatever the subject holds.
+import { NO_VERDICT } from '../../src/verdicts.ts';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Message } from '../../src/codec/jsonrpc.ts';
@@ -320,7 +321,7 @@ describe('tool rules never throw', () => {
             const s: ExchangeSubject = {
               kind: 'exchange',
               version,
-              request: { scope: 's', from: 'client', id: 1, method: r.method, tool: r.tool, params: r.params, sessionId: undefined, protocolVersion: version, startedAt: 0, requestBytes: 0, headers: {}, findings: [] },
+              request: { scope: 's', from: 'client', id: 1, method: r.method, tool: r.tool, params: r.params, sessionId: undefined, protocolVersion: version, startedAt: 0, requestBytes: 0, headers: {}, verdict: NO_VERDICT },
               requestHeaders: {},
               response,
               outcome: 'x',
