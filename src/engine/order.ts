@@ -24,24 +24,26 @@ export const ORDERING: Readonly<Record<Order, Ordering>> = {
   'judge-first': { forwardBeforeJudging: false, writeBeforeJudging: false, decidesUnread: true },
 };
 
-/** The stage names a frame passes, with delivery (`upstream` or `client`) where `order` puts it. */
+/** The stage names a frame passes, with its delivery (`[forward upstream]`, `[write to client]`) where `order` puts it. */
 export function stagesInOrder(order: Order, direction: 'request' | 'response'): string[] {
   const names = STAGES.map((s) => s.name);
-  const to = direction === 'request' ? 'upstream' : 'client';
   const o = ORDERING[order];
   // A request is decoded before it is forwarded even under audit: its messages name its session.
   const at = direction === 'request' ? (o.forwardBeforeJudging ? 1 : names.length) : o.writeBeforeJudging ? 0 : names.length;
-  return [...names.slice(0, at), to, ...names.slice(at)];
+  return [...names.slice(0, at), direction === 'request' ? '[forward upstream]' : '[write to client]', ...names.slice(at)];
 }
 
 /** The README's drawing of the stages, per mode (test/unit/readme.test.ts keeps them equal). */
 export function drawStages(): string {
-  const line = (mode: string, order: Order, direction: 'request' | 'response'): string =>
-    `${mode.padEnd(8)}${direction === 'request' ? 'client ─▶' : 'server ─▶'} ${stagesInOrder(order, direction).join(' ─▶ ')} ─▶ log`;
-  return [
-    line('audit', 'deliver-first', 'request'),
-    line('audit', 'deliver-first', 'response'),
-    line('enforce', 'judge-first', 'request'),
-    line('enforce', 'judge-first', 'response'),
-  ].join('\n');
+  const rows: Array<[string, Order]> = [
+    ['audit', 'deliver-first'],
+    ['enforce', 'judge-first'],
+  ];
+  return rows
+    .flatMap(([mode, order]) =>
+      (['request', 'response'] as const).map(
+        (direction) => `${mode.padEnd(8)} ${direction.padEnd(9)} ${direction === 'request' ? 'client' : 'server'} ─▶ ${stagesInOrder(order, direction).join(' ─▶ ')} ─▶ log`,
+      ),
+    )
+    .join('\n');
 }
