@@ -23,7 +23,7 @@ export const batchDuplicateAnswer: PostRule = {
   party: 'server',
   subject: 'post',
   summary: 'A JSON-RPC batch was answered with two or more responses for one id',
-  source: 'R1, R8',
+  source: 'https://www.jsonrpc.org/specification#batch, https://modelcontextprotocol.io/specification/2025-03-26/basic/index#batching',
   check(s): Report[] {
     if (!s.response?.ok || !s.response.payload.batch) return [];
     // How many requests of the client's batch carry each id (a client may repeat one: R3 is its own fault).

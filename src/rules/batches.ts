@@ -15,7 +15,7 @@ export const BATCH_RULES: readonly PostRule[] = [
     party: 'client',
     subject: 'post',
     summary: 'A client POSTed a JSON-RPC batch under a version without batching (2024-11-05: warning), or initialize inside a 2025-03-26 batch',
-    source: 'R8, R30',
+    source: 'https://modelcontextprotocol.io/specification/2025-03-26/basic/index#batching, https://modelcontextprotocol.io/specification/2025-03-26/basic/lifecycle#initialization, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages',
     check(s): Report[] {
       const info = versionInfo(s.version);
       if (!info || !s.request.ok || !s.request.payload.batch) return [];
@@ -49,7 +49,7 @@ export const BATCH_RULES: readonly PostRule[] = [
     party: 'server',
     subject: 'post',
     summary: 'A server answered a POST that was not a batch with a JSON array',
-    source: 'R8, R30',
+    source: 'https://www.jsonrpc.org/specification#batch, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages',
     check(s): Report[] {
       if (!s.response?.ok || !s.response.payload.batch) return [];
       if (s.request.ok && s.request.payload.batch) return [];

@@ -14,7 +14,7 @@ export const reservedCode: ExchangeRule = codeRule(
     severity: 'error',
     versions: ALL,
     summary: 'An error code in JSON-RPC\'s reserved range (-32768..-32020) that the session\'s version does not define',
-    source: 'R82, claim 4',
+    source: 'https://www.jsonrpc.org/specification#error_object, https://modelcontextprotocol.io/specification/2026-07-28/basic/index#error-codes',
   },
   (s, e, code) => {
     const range = codeRange(code);
@@ -55,7 +55,7 @@ export const legacyRangeCode: ExchangeRule = codeRule(
     severity: 'warning',
     versions: ALL,
     summary: 'An error code in the legacy implementation-defined range -32000..-32019, which new servers should not use',
-    source: 'R82, claim 4, rules.md section 5 (1)',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/index#error-codes',
   },
   (s, e, code) => {
     // -32002 is resource not found where defined; where it is not, retired-code and resource-not-found-code judge it.
@@ -77,7 +77,7 @@ export const retiredCode: ExchangeRule = codeRule(
     severity: 'error',
     versions: ALL.filter((v) => v !== '2025-11-25'),
     summary: 'A code the session\'s version does not have: -32002 outside resources/read in 2026-07-28, -32042 outside 2025-11-25',
-    source: 'R82, claims 8-9',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/index#error-codes',
   },
   (s, e, code) => {
     if (s.version === undefined || isDefinedFor(code, s.version)) return [];
@@ -117,7 +117,7 @@ export const resourceNotFoundCode: ExchangeRule = codeRule(
     severity: 'error',
     versions: ALL,
     summary: 'resources/read of a missing resource answered with the wrong code (-32602 from 2026-07-28, -32002 before)',
-    source: 'R72, claim 8',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/server/resources#error-handling, https://modelcontextprotocol.io/specification/2025-11-25/server/resources#error-handling',
   },
   (s, e, code) => {
     if (s.request.method !== 'resources/read' || s.version === undefined) return [];

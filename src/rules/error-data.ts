@@ -19,7 +19,7 @@ export const errorDataRequired: ExchangeRule = codeRule(
     severity: 'error',
     versions: where((v) => v.codes.some((c) => WITH_DATA.includes(c))),
     summary: 'An error whose schema requires data without it: -32022 {supported, requested}, -32021 {requiredCapabilities}, -32042 {elicitations}',
-    source: 'R82, R19, R25, claims 6-7',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/schema#unsupportedprotocolversionerror, https://modelcontextprotocol.io/specification/2026-07-28/schema#missingrequiredclientcapabilityerror, https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#url-elicitation-required-error',
   },
   (s, e, code) => {
     if (s.version === undefined || !isDefinedFor(code, s.version)) return [];

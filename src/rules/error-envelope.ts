@@ -14,7 +14,7 @@ export const errorShape: ExchangeRule = {
   party: 'server',
   subject: 'exchange',
   summary: 'An error response whose error.code is not an integer or whose error.message is not a string',
-  source: 'R5',
+  source: 'https://www.jsonrpc.org/specification#error_object',
   check(s): Report[] {
     const e = answerError(s);
     if (!e) return [];
@@ -56,7 +56,7 @@ export const errorIdNull: ExchangeRule = {
   party: 'server',
   subject: 'exchange',
   summary: 'An error response with a null or missing id although the request\'s id was readable',
-  source: 'R6, claim 11',
+  source: 'https://www.jsonrpc.org/specification#response_object, https://modelcontextprotocol.io/specification/2026-07-28/basic/index#error-responses',
   check(s): Report[] {
     if (s.request.from !== 'client' || s.response) return [];
     const e = s.unmatched.find(idless);

@@ -38,7 +38,7 @@ const validationRule = <K extends 'result' | 'error'>(
   kind: K,
   r: Pick<RuleInfo, 'id' | 'versions' | 'summary'>,
   check: (s: ExchangeSubject, answer: Answer<K>) => Report[],
-): ExchangeRule => callRule(kind, { group: 'input-validation', severity: 'warning', source: 'R62', ...r }, check);
+): ExchangeRule => callRule(kind, { group: 'input-validation', severity: 'warning', source: 'https://modelcontextprotocol.io/specification/2026-07-28/server/tools#error-handling', ...r }, check);
 
 export const INPUT_VALIDATION_RULES: readonly ExchangeRule[] = [
   validationRule(

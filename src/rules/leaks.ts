@@ -187,7 +187,7 @@ export function leakRules(patterns: readonly LeakPattern[] = LEAK_PATTERNS, sile
       party: 'server',
       subject: 'exchange',
       summary: INFO[id].summary,
-      source: 'R73, brief',
+      source: 'https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging#security',
       check(s): Report[] {
         if (s.request.from !== 'client') return [];
         const failed = s.response?.kind === 'result' && asRecord(s.response.result)?.isError !== true && silentFailure(s, silentPatterns) !== undefined;

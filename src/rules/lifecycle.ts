@@ -17,7 +17,7 @@ export const LIFECYCLE_RULES: readonly ExchangeRule[] = [
     party: 'server',
     subject: 'exchange',
     summary: 'An initialize result names a protocolVersion that is not a legacy version the spec defines',
-    source: 'R15',
+    source: 'https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation',
     check(s): Report[] {
       const answer = answerOf(s, 'result', 'initialize');
       if (!answer) return [];
@@ -46,7 +46,7 @@ export const LIFECYCLE_RULES: readonly ExchangeRule[] = [
     party: 'server',
     subject: 'exchange',
     summary: 'A ping was answered with something other than an empty result {}',
-    source: 'R78',
+    source: 'https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/ping#behavior-requirements',
     check(s): Report[] {
       if (s.request.from !== 'client' || s.request.method !== 'ping' || !s.response) return [];
       const fix = 'answer ping promptly with {"jsonrpc":"2.0","id":<its id>,"result":{}}';
@@ -70,7 +70,7 @@ export const LIFECYCLE_RULES: readonly ExchangeRule[] = [
     party: 'server',
     subject: 'exchange',
     summary: 'A legacy-version result says resultType "input_required" (a 2026-07-28 construct)',
-    source: 'R65',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/index#result-responses, https://modelcontextprotocol.io/specification/2025-11-25/schema#result',
     check(s): Report[] {
       const result = answerOf(s, 'result')?.result;
       if (asRecord(result)?.resultType !== 'input_required') return [];

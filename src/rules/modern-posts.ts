@@ -19,7 +19,7 @@ export const MODERN_POST_RULES: readonly PostRule[] = [
     severity: 'error',
     party: 'server',
     summary: 'A server answered a 2026-07-28 request with an Mcp-Session-Id header',
-    source: 'R46',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#earlier-streamable-http-revisions',
     check(s): Report[] {
       const sid = headerOf(s.responseHeaders, H.sessionId);
       if (sid === undefined || !is2xx(s.status) || !hasModernRequest(s)) return [];
@@ -39,7 +39,7 @@ export const MODERN_POST_RULES: readonly PostRule[] = [
     severity: 'error',
     party: 'client',
     summary: 'A 2026-07-28 client POST carries a JSON-RPC response (servers send no requests in the modern era)',
-    source: 'R10, R30',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/index, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages',
     check(s): Report[] {
       const found = findMessage(s.request, (m): m is Extract<Message, { kind: 'result' | 'error' }> => m.kind === 'result' || m.kind === 'error');
       if (!found) return [];
@@ -59,7 +59,7 @@ export const MODERN_POST_RULES: readonly PostRule[] = [
     severity: 'warning',
     party: 'client',
     summary: 'A 2026-07-28 client sent notifications/cancelled over HTTP, where closing the stream cancels',
-    source: 'R52',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#cancellation',
     check(s): Report[] {
       const found = findMessage(s.request, (m): m is Extract<Message, { kind: 'notification' }> => m.kind === 'notification' && m.method === 'notifications/cancelled');
       if (!found) return [];

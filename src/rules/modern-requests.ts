@@ -74,7 +74,7 @@ export const MODERN_REQUEST_RULES: readonly ExchangeRule[] = [
   clientRule({
     id: 'missing-request-meta',
     summary: 'A 2026-07-28 request lacks _meta protocolVersion or clientCapabilities',
-    source: 'R18',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/index#meta',
     check(s): Report[] {
       const meta = metaOf(s.request.params);
       return missingMeta(s.request.params).map((key) => ({
@@ -88,7 +88,7 @@ export const MODERN_REQUEST_RULES: readonly ExchangeRule[] = [
   clientRule({
     id: 'header-mismatch',
     summary: 'MCP-Protocol-Version, Mcp-Method or Mcp-Name is missing or differs from the request body',
-    source: 'R47, R48, R49',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#protocol-version-header, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#standard-request-headers, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#value-encoding',
     check(s): Report[] {
       const out: Array<Report | undefined> = [];
       const version = metaVersion(s.request.params);

@@ -56,7 +56,7 @@ const RESULT_RULES: readonly ExchangeRule[] = [
   resultRule({
     id: 'result-type-missing',
     summary: 'A 2026-07-28 result lacks resultType',
-    source: 'R64',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/index#result-responses',
     check(s, result, value): Report[] {
       if (result && 'resultType' in result) return [];
       return [
@@ -74,7 +74,7 @@ const RESULT_RULES: readonly ExchangeRule[] = [
   resultRule({
     id: 'result-type-unknown',
     summary: 'A 2026-07-28 result has a resultType other than complete or input_required',
-    source: 'R64, R27',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/index#result-responses, https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#extension-negotiation',
     check(s, result): Report[] {
       if (!result || !('resultType' in result)) return [];
       const value = result.resultType;
@@ -94,7 +94,7 @@ const RESULT_RULES: readonly ExchangeRule[] = [
   resultRule({
     id: 'input-required-not-allowed',
     summary: 'An InputRequiredResult answers a method other than tools/call, prompts/get, resources/read, or carries neither inputRequests nor requestState',
-    source: 'R69',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#supported-requests, https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#inputrequiredresult',
     check(s, result): Report[] {
       if (result?.resultType !== 'input_required') return [];
       const out: Report[] = [];
@@ -121,7 +121,7 @@ const RESULT_RULES: readonly ExchangeRule[] = [
   resultRule({
     id: 'input-requests-shape',
     summary: 'An inputRequests entry is not an elicitation/create, sampling/createMessage or roots/list request',
-    source: 'R68',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#inputrequests',
     check(s, result): Report[] {
       if (result?.resultType !== 'input_required' || result.inputRequests === undefined) return [];
       const requests = asRecord(result.inputRequests);
@@ -154,7 +154,7 @@ const RESULT_RULES: readonly ExchangeRule[] = [
   resultRule({
     id: 'caching-hints',
     summary: 'A complete discover/list/read result lacks an integer ttlMs >= 0 or a cacheScope of public/private',
-    source: 'R67',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching#cacheable-results',
     check(s, result): Report[] {
       if (!result || !CACHEABLE.has(s.request.method)) return [];
       // A result without resultType counts as complete (result-type-missing reports the omission).
@@ -193,7 +193,7 @@ const removedMethod: ExchangeRule = {
   party: 'server',
   subject: 'exchange',
   summary: 'A 2026-07-28 request for a removed method (initialize, ping, logging/setLevel, resources/(un)subscribe, tasks/*) got a result instead of -32601',
-  source: 'R71',
+  source: 'https://modelcontextprotocol.io/specification/2026-07-28/changelog#major-changes',
   check(s): Report[] {
     const { method } = s.request;
     const tasks = method.startsWith('tasks/');

@@ -39,7 +39,7 @@ export const parseErrorUnanswered: PostRule = {
   party: 'server',
   subject: 'post',
   summary: 'A POST body that is not JSON was answered (2xx or 400) with no JSON-RPC error: an empty body, HTML, or other text',
-  source: 'R1',
+  source: 'https://www.jsonrpc.org/specification#error_object',
   check(s): Report[] {
     if (s.request.ok || !(is2xx(s.status) || s.status === 400)) return [];
     const what = missingError(s);

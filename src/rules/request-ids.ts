@@ -14,7 +14,7 @@ const requestIdInFlight: ExchangeRule = {
   party: 'client',
   subject: 'exchange',
   summary: 'A client request reuses the id of a request of the same session that still awaits its response',
-  source: 'R3',
+  source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/index#requests',
   check(s): Report[] {
     if (s.request.from !== 'client' || !s.request.idInFlight) return [];
     return [

@@ -145,7 +145,7 @@ export const silentSuccessRule = (patterns: readonly RegExp[]): ExchangeRule => 
     severity: 'warning',
     versions: ALL,
     summary: 'A tools/call result reads as a failure but does not set isError: true',
-    source: 'R62',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/server/tools#error-handling',
   },
   (s) => {
     const failure = silentFailure(s, patterns);

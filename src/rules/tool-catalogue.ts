@@ -17,7 +17,7 @@ const structuredOutput: ExchangeRule = {
   party: 'server',
   subject: 'exchange',
   summary: 'A tool that declares an outputSchema returned no structuredContent, or structuredContent that does not validate against it',
-  source: 'R61',
+  source: 'https://modelcontextprotocol.io/specification/2026-07-28/server/tools#output-schema',
   check(s): Report[] {
     const tool = s.request.tool;
     const answer = answerOf(s, 'result', 'tools/call');
@@ -54,7 +54,7 @@ const catalogueDrift: ExchangeRule = {
   party: 'server',
   subject: 'exchange',
   summary: 'A tool\'s definition changed between tools/list answers without notifications/tools/list_changed (a tool-poisoning vector)',
-  source: 'R26, R58',
+  source: 'https://modelcontextprotocol.io/specification/2026-07-28/server/tools#list-changed-notification, https://modelcontextprotocol.io/specification/2026-07-28/server/tools#tool',
   check(s): Report[] {
     const answer = answerOf(s, 'result', 'tools/list');
     const before = s.session.previousTools;

@@ -46,7 +46,7 @@ const shapeRule = (method: string, r: Pick<RuleInfo, 'id' | 'summary' | 'source'
 export const TOOL_SHAPE_RULES: readonly ExchangeRule[] = [
   shapeRule(
     'tools/call',
-    { id: 'iserror-not-boolean', summary: 'A tools/call result carries isError that is not a JSON boolean', source: 'R60' },
+    { id: 'iserror-not-boolean', summary: 'A tools/call result carries isError that is not a JSON boolean', source: 'https://modelcontextprotocol.io/specification/2026-07-28/server/tools#tool-result' },
     (_s, answer) => {
       const result = asRecord(answer.result);
       if (!result || !('isError' in result) || typeof result.isError === 'boolean') return [];
@@ -63,7 +63,7 @@ export const TOOL_SHAPE_RULES: readonly ExchangeRule[] = [
   ),
   shapeRule(
     'tools/call',
-    { id: 'tool-result-shape', summary: 'A tools/call result lacks a content array, or has content blocks the version does not define', source: 'R60' },
+    { id: 'tool-result-shape', summary: 'A tools/call result lacks a content array, or has content blocks the version does not define', source: 'https://modelcontextprotocol.io/specification/2026-07-28/server/tools#tool-result' },
     (s, answer) => {
       const result = asRecord(answer.result);
       if (!result) {
@@ -104,7 +104,7 @@ export const TOOL_SHAPE_RULES: readonly ExchangeRule[] = [
   ),
   shapeRule(
     'tools/list',
-    { id: 'tools-list-shape', summary: 'A tools/list result has tools without a name or inputSchema, or whose inputSchema.type is not "object"', source: 'R58' },
+    { id: 'tools-list-shape', summary: 'A tools/list result has tools without a name or inputSchema, or whose inputSchema.type is not "object"', source: 'https://modelcontextprotocol.io/specification/2026-07-28/server/tools#tool' },
     (s, answer) => {
       const result = asRecord(answer.result);
       if (result && deferredType(s, result)) return [];

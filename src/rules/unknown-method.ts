@@ -20,7 +20,7 @@ export const unknownMethodWrongCode: ExchangeRule = answerRule(
     severity: 'error',
     versions: ALL,
     summary: 'A method the server does not implement (or whose capability it did not declare) answered with a code other than -32601',
-    source: 'R23, claim 2',
+    source: 'https://www.jsonrpc.org/specification#error_object, https://modelcontextprotocol.io/specification/2026-07-28/schema#methodnotfounderror',
   },
   (s, e) => {
     const code = integerCode(e.code);
@@ -65,7 +65,7 @@ export const serverDiscoverMissing: ExchangeRule = codeRule(
     severity: 'error',
     versions: MODERN,
     summary: 'server/discover answered with -32601: every 2026-07-28 server must implement it',
-    source: 'R20',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/server/discover',
   },
   (s, e, code) => {
     if (s.request.method !== 'server/discover' || code !== -32601 || legacyServer(s)) return [];

@@ -41,7 +41,7 @@ function unknownToolReport(s: ExchangeSubject, words: unknown, got: string, at: 
 }
 
 const unknownToolRule = <K extends 'result' | 'error'>(kind: K, r: Pick<RuleInfo, 'id' | 'summary'>, check: (s: ExchangeSubject, answer: Answer<K>) => Report[]): ExchangeRule =>
-  callRule(kind, { group: 'unknown-tool', severity: 'error', versions: ALL, source: 'R62', ...r }, check);
+  callRule(kind, { group: 'unknown-tool', severity: 'error', versions: ALL, source: 'https://modelcontextprotocol.io/specification/2026-07-28/server/tools#error-handling', ...r }, check);
 
 export const UNKNOWN_TOOL_RULES: readonly ExchangeRule[] = [
   unknownToolRule(

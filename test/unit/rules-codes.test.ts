@@ -142,7 +142,7 @@ describe('code rules on hand-built subjects', () => {
     for (const r of CODE_RULES) {
       assert.match(r.id, /^[a-z]+(-[a-z0-9]+)*$/);
       assert.ok(r.versions.length > 0 && r.versions.every((v) => ALL.includes(v)), r.id);
-      assert.ok(r.summary.length > 0 && !r.summary.includes('\n') && /R\d+/.test(r.source), r.id);
+      assert.ok(r.summary.length > 0 && !r.summary.includes('\n') && r.source.split(', ').every((u) => /^https:\/\/\S+$/.test(u)), r.id);
     }
   });
 });
