@@ -1,4 +1,4 @@
-// Whose answer is it: a response must carry its request's id exactly, type included (R2: `1` and
+// Whose answer is it: a response must carry its request's id exactly, type included (`1` and
 // "1" are different ids), and answer a request of the exchange it travels in. A client that
 // matches `Number(id)` (the official SDK does) takes "3" as the answer to 3, so the proxy matches
 // it too, and flags the change; an answer to a request this exchange never carried matches

@@ -1,4 +1,4 @@
-// A batch answered with more responses for one id than the client's batch asked with it (R1, R8):
+// A batch answered with more responses for one id than the client's batch asked with it:
 // JSON-RPC 2.0 answers each request once, and a client that matches answers by id can take only
 // one of them (which one is the server's guess). Judged on the POST's JSON body under every
 // version: an array answering an array is judged wherever it travels (batch-not-allowed says
@@ -26,7 +26,7 @@ export const batchDuplicateAnswer: PostRule = {
   source: 'https://www.jsonrpc.org/specification#batch, https://modelcontextprotocol.io/specification/2025-03-26/basic/index#batching',
   check(s): Report[] {
     if (!s.response?.ok || !s.response.payload.batch) return [];
-    // How many requests of the client's batch carry each id (a client may repeat one: R3 is its own fault).
+    // How many requests of the client's batch carry each id (a client may repeat one: reusing an id is its own fault).
     const asked = new Map<string, number>();
     for (const m of messagesOf(s.request)) {
       if (m.kind === 'request') asked.set(idKey(m.id, idTokenOf(m)), (asked.get(idKey(m.id, idTokenOf(m))) ?? 0) + 1);

@@ -1,5 +1,5 @@
 // JSON-RPC batches: only 2025-03-26 allows them (never with initialize), and only an array may
-// answer an array (R8, R30).
+// answer an array.
 import { versionInfo } from '../mcp/versions.ts';
 import { excerpt, pointer } from './evidence.ts';
 import { nameOf } from './read.ts';

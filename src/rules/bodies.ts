@@ -1,5 +1,6 @@
 // What came back instead of a JSON-RPC response: HTML, nothing, text that is not JSON, JSON that
-// is not JSON-RPC, or a connection that dropped. A request must get a response (R1, R32).
+// is not JSON-RPC, or a connection that dropped. A request must get a response
+// (https://www.jsonrpc.org/specification#response_object).
 import type { ExchangeRule, ExchangeSubject, Report } from './types.ts';
 import { ALL } from './versions.ts';
 
@@ -20,7 +21,7 @@ const problemRule = (
   source,
   check(s): Report[] {
     if (s.request.from !== 'client' || s.bodyProblem?.problem !== problem) return [];
-    // A transport rejection speaks through its status; its body is optional (R31, R34, R44, R79):
+    // A transport rejection speaks through its status; its body is optional:
     // a redirect, an authentication challenge, or any 4xx without a body is not an unusable answer.
     // A 403 or 404 page with a body, though, is the server's answer to the request (and often
     // carries a stack trace): it is judged like a 500's.

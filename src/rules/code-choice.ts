@@ -1,5 +1,5 @@
 // Which code: whether an error's code is one the session's version defines, and the one the spec
-// asks for a missing resource (R72, R82).
+// asks for a missing resource.
 import { codeRange, definedIn, definitionOf, isDefinedFor } from './code-ranges.ts';
 import { asRecord, excerpt } from './evidence.ts';
 import { atCode, codeRule, fixFor, MODERN_REJECTIONS } from './error-answers.ts';
@@ -30,7 +30,7 @@ export const reservedCode: ExchangeRule = codeRule(
     }
     // -32042 is retired-code's; the others are undefined for this version, or defined by another one.
     if (range !== 'spec-owned' || code === -32042 || s.version === undefined || isDefinedFor(code, s.version)) return [];
-    // A modern-only server turning a legacy client away (R22): its 400 carries the modern rejection.
+    // A modern-only server turning a legacy client away: its 400 carries the modern rejection.
     if (isLegacy(s.version) && MODERN_REJECTIONS.has(code) && (s.status ?? 0) >= 400) return [];
     const def = definitionOf(code);
     const what = def ? `is ${def.name}, defined only in ${definedIn(code)}, not in ${s.version}` : 'is defined by no version of the spec';

@@ -1,5 +1,5 @@
 // The `data` an error's schema requires: -32022 {supported, requested}, -32021
-// {requiredCapabilities}, -32042 {elicitations} (R19, R25, R82).
+// {requiredCapabilities}, -32042 {elicitations}.
 import { isDefinedFor, definitionOf } from './code-ranges.ts';
 import { asRecord, excerpt, pointer } from './evidence.ts';
 import { codeRule } from './error-answers.ts';

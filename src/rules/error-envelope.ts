@@ -1,4 +1,4 @@
-// The error object itself: an integer code, a string message, and the request's id (R5, R6).
+// The error object itself: an integer code, a string message, and the request's id.
 import { versionInfo } from '../mcp/versions.ts';
 import { excerpt } from './evidence.ts';
 import { answerError, atCode, idless } from './error-answers.ts';
@@ -40,7 +40,8 @@ export const errorShape: ExchangeRule = {
 
 /**
  * Whether an error with a null or missing id may answer this request as it is: a transport-level
- * rejection (an HTTP error status) may be id-less from 2025-03-26 on (R6, rules.md section 5 (6));
+ * rejection (an HTTP error status) may be id-less from 2025-03-26 on
+ * (https://modelcontextprotocol.io/specification/2025-03-26/basic/transports#sending-messages-to-the-server);
  * on 2xx, and in 2024-11-05, the id is required. A rewrite keeps such an error's id as the server
  * sent it: it fills in the request's id only where error-id-null says it is missing.
  */
@@ -71,8 +72,9 @@ export const errorIdNull: ExchangeRule = {
     if (status < 400) {
       return [{ ...base, message: `${s.request.method} (id ${excerpt(JSON.stringify(s.request.id), 60)}) was answered with an error with ${how}: the client cannot match it` }];
     }
-    // A 4xx/5xx body is a transport-level rejection, which may be id-less from 2025-03-26 on (R6);
-    // 2024-11-05 allows it nowhere, and the spec disagrees with itself on it (rules.md section 5 (6)).
+    // A 4xx/5xx body is a transport-level rejection, which may be id-less from 2025-03-26 on;
+    // 2024-11-05 allows it nowhere, and the spec disagrees with itself on it (the schema requires an
+    // error's id through 2025-06-18).
     if (idlessAllowed(s)) return [];
     return [
       {

@@ -1,5 +1,5 @@
 // Arguments that fail a tool's inputSchema: from 2025-11-25 they are tool execution errors
-// (isError) the model can read and correct, so the error must name what is wrong (R62).
+// (isError) the model can read and correct, so the error must name what is wrong.
 import { asRecord, excerpt, textBlocks, unescapeSegment } from './evidence.ts';
 import { type Answer, integerCode } from './read.ts';
 import { type ArgumentError, mentions, validateArguments } from './tool-arguments.ts';

@@ -1,6 +1,7 @@
 // Leaked internals in failure text: stack traces, absolute file paths, private addresses and
 // internal hostnames or connection strings. They help attackers map the server and confuse the
-// model that reads the error (R73: no exploitable internal detail; the brief lists them).
+// model that reads the error (the spec bars "internal system details that could aid attacks" from
+// log messages: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging#security).
 //
 // The definition: the leak rules judge what a server reveals of itself when something fails, and
 // only that. Failure text is

@@ -1,5 +1,5 @@
 // The legacy lifecycle: the version initialize negotiates, ping, and a legacy result that
-// borrows the modern era's resultType (R15, R65, R78).
+// borrows the modern era's resultType.
 import { versionInfo } from '../mcp/versions.ts';
 import { asRecord, excerpt } from './evidence.ts';
 import { answerOf, is2xx, isLegacy } from './read.ts';

@@ -1,5 +1,5 @@
 // What a stateless 2026-07-28 POST must not carry: a session id in the reply, a client's
-// JSON-RPC response, or notifications/cancelled (R10, R30, R46, R52).
+// JSON-RPC response, or notifications/cancelled (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http).
 import type { Message } from '../codec/jsonrpc.ts';
 import { H } from '../mcp/headers.ts';
 import { excerpt, pointer } from './evidence.ts';

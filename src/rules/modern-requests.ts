@@ -1,5 +1,5 @@
 // What every 2026-07-28 client request carries: the `_meta` protocol version and client
-// capabilities, and the headers that mirror its body (R18, R47, R48, R49).
+// capabilities, and the headers that mirror its body.
 import { H } from '../mcp/headers.ts';
 import { META } from '../mcp/versions.ts';
 import { asRecord, excerpt, pointer, requestExcerpt } from './evidence.ts';
@@ -7,7 +7,7 @@ import { headerOf, metaOf, metaVersion, missingMeta } from './read.ts';
 import type { ExchangeRule, ExchangeSubject, Report } from './types.ts';
 import { MODERN } from './versions.ts';
 
-/** Decodes a `=?base64?...?=` header value (R49); plain values come back as they are. */
+/** Decodes a `=?base64?...?=` header value (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#value-encoding); plain values come back as they are. */
 export function decodeHeaderValue(value: string): { ok: true; value: string } | { ok: false } {
   if (!(value.length >= 11 && value.startsWith('=?base64?') && value.endsWith('?='))) return { ok: true, value };
   const b64 = value.slice(9, -2);
@@ -25,7 +25,7 @@ export function encodeHeaderValue(value: string): string {
   return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
 }
 
-/** Methods whose Mcp-Name header mirrors a param, and which one (R48). */
+/** Methods whose Mcp-Name header mirrors a param, and which one: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#standard-request-headers */
 const NAME_PARAM: Readonly<Record<string, string>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
 
 /** A rule about what a client request carries; server-to-client requests are not judged. */
@@ -61,7 +61,7 @@ function compareHeader(s: ExchangeSubject, name: string, expected: string, what:
 }
 
 
-/** What a required `_meta` key holds when it is malformed, and how to send it (R18). */
+/** What a required `_meta` key holds when it is malformed, and how to send it. */
 const REQUIRED_META: Readonly<Record<string, { malformed: string; fix: string }>> = {
   [META.protocolVersion]: { malformed: 'a non-string', fix: `send params._meta["${META.protocolVersion}"]: "2026-07-28" on every request` },
   [META.clientCapabilities]: {

@@ -1,6 +1,5 @@
 // What a 2026-07-28 result must say: `resultType`, the shape of an InputRequiredResult (Multi
-// Round-Trip Requests), caching hints, and no result at all for a method the era removed (R27,
-// R64, R67, R68, R69, R71).
+// Round-Trip Requests), caching hints, and no result at all for a method the era removed.
 import { META } from '../mcp/versions.ts';
 import { asRecord, excerpt, pointer } from './evidence.ts';
 import { answerOf, metaOf, metaVersion, quoted } from './read.ts';
@@ -29,11 +28,11 @@ const modernResult = (s: ExchangeSubject): { result: unknown } | undefined =>
   metaVersion(s.request.params) === undefined ? undefined : answerOf(s, 'result');
 
 const RESULT_TYPES = new Set(['complete', 'input_required']);
-/** Methods that may answer with an InputRequiredResult (R69). */
+/** Methods that may answer with an InputRequiredResult: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#supported-requests */
 const MRTR_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
-/** What an inputRequests entry may ask for (R68). */
+/** What an inputRequests entry may ask for: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#inputrequests */
 const INPUT_REQUEST_METHODS = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);
-/** Methods whose complete results carry ttlMs and cacheScope (R67). */
+/** Methods whose complete results carry ttlMs and cacheScope: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching#cacheable-results */
 const CACHEABLE = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
 
 /** A rule about the result of a modern client request: `check` gets it as an object (undefined when it is not one) and as sent. */

@@ -1,5 +1,5 @@
 // A client body that is not JSON (or not UTF-8, or empty) must be answered with a JSON-RPC error,
-// -32700 Parse error with id null (R1, JSON-RPC 2.0 section 5.1). parse-error-code and
+// -32700 Parse error with id null (JSON-RPC 2.0 section 5.1). parse-error-code and
 // parse-error-id (framing.ts) judge such an error's code and id; this rule judges a reply that
 // holds no JSON-RPC error at all: an empty body, an HTML page, text that is not JSON, JSON that is
 // no JSON-RPC error. Such a POST opened no request (nothing could be read), so the exchange rules

@@ -104,7 +104,7 @@ export function metaVersion(params: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-/** The `_meta` keys every modern request must carry that these params lack or hold malformed (R18). */
+/** The `_meta` keys every modern request must carry (https://modelcontextprotocol.io/specification/2026-07-28/basic/index#meta) that these params lack or hold malformed. */
 export function missingMeta(params: unknown): string[] {
   const meta = metaOf(params);
   const missing: string[] = [];

@@ -1,4 +1,4 @@
-// A requester must not reuse an id while a request under it still awaits its response (R3; legacy
+// A requester must not reuse an id while a request under it still awaits its response (legacy
 // versions forbid any reuse within the session, which a bounded proxy cannot remember, so what is
 // judged is the reuse it sees: an id already in flight). The proxy still matches each answer to
 // its own request (exchange/table.ts), so the finding is about the client, not lost answers.

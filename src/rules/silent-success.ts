@@ -1,4 +1,4 @@
-// silent-success (R62): a tools/call result that states the call itself failed but does not set
+// silent-success: a tools/call result that states the call itself failed but does not set
 // isError, so the client and the model take it for a success.
 //
 // The definition (a warning, and a heuristic: precision matters more than recall). The rule fires

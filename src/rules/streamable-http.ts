@@ -1,6 +1,5 @@
 // Streamable HTTP replies and requests: 202 for a POST without requests, the response content
-// type, the client's Accept and MCP-Protocol-Version headers, and session id characters (R29,
-// R31, R32, R40, R44).
+// type, the client's Accept and MCP-Protocol-Version headers, and session id characters.
 import { H } from '../mcp/headers.ts';
 import { excerpt, pointer } from './evidence.ts';
 import { headerOf, headerValues, is2xx, messagesOf, nameOf } from './read.ts';

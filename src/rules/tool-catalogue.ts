@@ -1,7 +1,7 @@
 // What a tool's catalogue entry promises, held to account: a tool that declares an outputSchema
-// returns structuredContent that validates against it (R61), and a tool's definition does not
+// returns structuredContent that validates against it, and a tool's definition does not
 // change between tools/list answers unless the server announced it with
-// notifications/tools/list_changed (R26): a silent change of a description or schema after the
+// notifications/tools/list_changed: a silent change of a description or schema after the
 // client approved the tool is the "rug pull" of tool poisoning.
 import { asRecord, excerpt } from './evidence.ts';
 import { answerOf, quoted } from './read.ts';

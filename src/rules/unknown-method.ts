@@ -1,5 +1,5 @@
 // Methods a server does not serve: they must get -32601 (Method not found), and a 2026-07-28
-// server must serve server/discover (R20, R23).
+// server must serve server/discover.
 import { capabilityFor, declarable, isUnknownMethod, methodsOf } from '../mcp/methods.ts';
 import { excerpt } from './evidence.ts';
 import { atCode, codeRule, legacyServer, MODERN_REJECTIONS, probeAnswer } from './error-answers.ts';
@@ -36,7 +36,7 @@ export const unknownMethodWrongCode: ExchangeRule = answerRule(
     const text = errorMessage(e);
     const at = atCode(e);
     if (spec) {
-      // Only 2026-07-28 says it outright (MethodNotFoundError); legacy versions imply it (R23: warning).
+      // Only 2026-07-28 says it outright (MethodNotFoundError); legacy versions imply it (a warning).
       return [
         {
           ...at,

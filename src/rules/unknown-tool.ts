@@ -1,5 +1,5 @@
 // Calls to tools the server does not have: they must get JSON-RPC error -32602, not a result or
-// another code (R62).
+// another code.
 import { asRecord, excerpt, textBlocks } from './evidence.ts';
 import { type Answer, integerCode } from './read.ts';
 import { callRule, missingFromCatalogue, notFinal, TEXT_WINDOW, UNRELATED_CODES } from './tool-calls.ts';

@@ -1,6 +1,6 @@
 // A 2026-07-28 request for a protocol version no spec defines (a client asking for 2027-01-01):
 // the server must turn it away with -32022 UnsupportedProtocolVersion, data { supported,
-// requested }, on HTTP 400 (R19, R47). The version string is a fact about the request: the
+// requested }, on HTTP 400. The version string is a fact about the request: the
 // exchange is judged by 2026-07-28's rules (read.ts judgedVersion), so error-data-required and
 // error-status-pairing judge the -32022's data and status; this rule judges the code.
 //
