@@ -30,7 +30,7 @@ export interface OpenRequest {
   owner?: string;
   /** Headers of the HTTP request that carried it. */
   headers: IncomingHttpHeaders;
-  /** Another request of the same sender under this id still awaited its response when this one came (R3). */
+  /** Another request of the same sender under this id still awaited its response when this one came. */
   idInFlight?: boolean;
   /** The id's raw JSON text as its sender wrote it (codec/jsonrpc.ts idTokenOf): a rewritten answer carries it byte for byte, and an integer beyond 2^53 is keyed by it. */
   idToken?: string;

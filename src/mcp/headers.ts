@@ -30,7 +30,7 @@ export const HOP_BY_HOP = new Set([
 
 const SAFE_HEADER_VALUE = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
 
-/** A header value as the 2026-07-28 transport sends it: plain visible ASCII, else the base64 sentinel (R49). */
+/** A header value as the 2026-07-28 transport sends it: plain visible ASCII, else the base64 sentinel (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#value-encoding). */
 export function encodeHeaderValue(value: string): string {
   if (SAFE_HEADER_VALUE.test(value) && !/^=\?base64\?.*\?=$/.test(value)) return value;
   return `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
@@ -40,8 +40,8 @@ export function encodeHeaderValue(value: string): string {
  * The headers a 2026-07-28 request must carry, derived from its body: MCP-Protocol-Version from
  * _meta, Mcp-Method, Mcp-Name (tools/call and prompts/get: params.name; resources/read:
  * params.uri), and Mcp-Param-{Name} for arguments whose property carries `x-mcp-header` in the
- * tool's inputSchema (R47-R50). A proxy that edits a request must send these, or the server
- * answers -32020.
+ * tool's inputSchema. A proxy that edits a request must send these, or the server answers -32020
+ * (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#request-metadata).
  */
 export function modernRequestHeaders(method: string, params: unknown, inputSchema?: unknown): Record<string, string> {
   const p = asRecord(params);

@@ -1,4 +1,4 @@
-// Rewriter for leaked internals in error text (R73): stack traces, absolute paths, private
+// Rewriter for leaked internals in error text: stack traces, absolute paths, private
 // addresses, internal hosts and connection strings. Where the leak rules look (error.message,
 // every string of error.data; an isError result's text blocks, embedded resources' text and
 // structuredContent strings), the leaked parts are replaced
