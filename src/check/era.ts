@@ -111,7 +111,7 @@ export async function chooseEra({ deps, requested, context, nextId }: EraInput):
       } else {
         const findings = legacy.observed.flatMap(ruleFindings);
         if (legacy.answer && (legacy.answer.status ?? 0) >= 400 && !namesVersions(legacy.answer)) {
-          findings.push(probeFinding('initialize', { severity: 'warning', message: `a server that speaks only ${modernVersion} answered initialize without naming its supported versions`, pointer: '/response/error', evidence: excerpt(legacy.answer.error?.value ?? legacy.result.got), fix: `name the supported versions in the rejection, e.g. -32022 with data {"supported": ["${modernVersion}"]} (R22)` }));
+          findings.push(probeFinding('initialize', { severity: 'warning', message: `a server that speaks only ${modernVersion} answered initialize without naming its supported versions`, pointer: '/response/error', evidence: excerpt(legacy.answer.error?.value ?? legacy.result.got), fix: `name the supported versions in the rejection, e.g. -32022 with data {"supported": ["${modernVersion}"]}` }));
         }
         out.results.push(notSpoken(legacy, findings, 'the server does not speak the legacy era'));
       }
