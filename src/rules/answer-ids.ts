@@ -19,7 +19,8 @@ const answerIdType: ExchangeRule = {
   party: 'server',
   subject: 'exchange',
   summary: 'A response carries its request\'s id with another type ("3" for 3, or 3 for "3")',
-  source: 'https://www.jsonrpc.org/specification#response_object, https://modelcontextprotocol.io/specification/2026-07-28/basic/index#responses',
+  source:
+    'https://www.jsonrpc.org/specification#response_object, https://modelcontextprotocol.io/specification/2026-07-28/basic/index#responses',
   check(s): Report[] {
     const id = idOf(s.response);
     if (s.request.from !== 'client' || id === undefined || id === null || typeof id === typeof s.request.id) return [];
@@ -41,7 +42,7 @@ const answerForeignId: ExchangeRule = {
   versions: ALL,
   party: 'server',
   subject: 'exchange',
-  summary: 'The response to a request carried an answer for an id that request\'s exchange never sent',
+  summary: "The response to a request carried an answer for an id that request's exchange never sent",
   source: 'https://www.jsonrpc.org/specification#response_object',
   check(s): Report[] {
     if (s.request.from !== 'client' || s.response !== undefined) return [];

@@ -14,8 +14,10 @@ export const BATCH_RULES: readonly PostRule[] = [
     versions: ALL,
     party: 'client',
     subject: 'post',
-    summary: 'A client POSTed a JSON-RPC batch under a version without batching (2024-11-05: warning), or initialize inside a 2025-03-26 batch',
-    source: 'https://modelcontextprotocol.io/specification/2025-03-26/basic/index#batching, https://modelcontextprotocol.io/specification/2025-03-26/basic/lifecycle#initialization, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages',
+    summary:
+      'A client POSTed a JSON-RPC batch under a version without batching (2024-11-05: warning), or initialize inside a 2025-03-26 batch',
+    source:
+      'https://modelcontextprotocol.io/specification/2025-03-26/basic/index#batching, https://modelcontextprotocol.io/specification/2025-03-26/basic/lifecycle#initialization, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages',
     check(s): Report[] {
       const info = versionInfo(s.version);
       if (!info || !s.request.ok || !s.request.payload.batch) return [];
@@ -24,7 +26,14 @@ export const BATCH_RULES: readonly PostRule[] = [
       if (info.batching) {
         const i = messages.findIndex((m) => m.kind === 'request' && m.method === 'initialize');
         if (i < 0) return [];
-        return [{ message: 'initialize was sent inside a JSON-RPC batch', pointer: pointer('request', i, 'method'), evidence, fix: 'send initialize alone in its own POST; batch only later messages' }];
+        return [
+          {
+            message: 'initialize was sent inside a JSON-RPC batch',
+            pointer: pointer('request', i, 'method'),
+            evidence,
+            fix: 'send initialize alone in its own POST; batch only later messages',
+          },
+        ];
       }
       return [
         {
@@ -49,7 +58,8 @@ export const BATCH_RULES: readonly PostRule[] = [
     party: 'server',
     subject: 'post',
     summary: 'A server answered a POST that was not a batch with a JSON array',
-    source: 'https://www.jsonrpc.org/specification#batch, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages',
+    source:
+      'https://www.jsonrpc.org/specification#batch, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages',
     check(s): Report[] {
       if (!s.response?.ok || !s.response.payload.batch) return [];
       if (s.request.ok && s.request.payload.batch) return [];

@@ -67,8 +67,19 @@ export const BODY_RULES: readonly ExchangeRule[] = [
   problemRule('html-body', 'html', 'A request was answered with an HTML page instead of JSON-RPC', 'an HTML page'),
   problemRule('empty-body', 'empty', 'A request was answered with an empty body', 'an empty body'),
   problemRule('non-json-body', 'not-json', 'A request was answered with a body that is not JSON', 'a body that is not JSON'),
-  problemRule('non-utf8-body', 'not-utf8', 'A request was answered with a body that is not UTF-8', 'a body that is not valid UTF-8', 'https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/index#messages, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages'),
-  problemRule('not-jsonrpc-body', 'not-jsonrpc', 'A request was answered with JSON that is not a JSON-RPC message', 'JSON that is not a JSON-RPC message'),
+  problemRule(
+    'non-utf8-body',
+    'not-utf8',
+    'A request was answered with a body that is not UTF-8',
+    'a body that is not valid UTF-8',
+    'https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/index#messages, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages',
+  ),
+  problemRule(
+    'not-jsonrpc-body',
+    'not-jsonrpc',
+    'A request was answered with JSON that is not a JSON-RPC message',
+    'JSON that is not a JSON-RPC message',
+  ),
   {
     id: 'no-response',
     group: 'bodies',

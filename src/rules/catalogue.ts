@@ -39,7 +39,10 @@ export function sourceMarkdown(source: string): string {
 }
 
 export function rulesMarkdown(rules: readonly Rule[]): string {
-  const rows = rules.map((r) => `| \`${r.id}\` | ${r.severity} | ${describeVersions(r.versions)} | ${r.group} | ${r.party} | ${r.summary} | ${sourceMarkdown(r.source)} |`);
+  const rows = rules.map(
+    (r) =>
+      `| \`${r.id}\` | ${r.severity} | ${describeVersions(r.versions)} | ${r.group} | ${r.party} | ${r.summary} | ${sourceMarkdown(r.source)} |`,
+  );
   return ['| rule | severity | versions | group | party | what it flags | spec |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
 }
 

@@ -13,8 +13,9 @@ export const reservedCode: ExchangeRule = codeRule(
     group: 'codes',
     severity: 'error',
     versions: ALL,
-    summary: 'An error code in JSON-RPC\'s reserved range (-32768..-32020) that the session\'s version does not define',
-    source: 'https://www.jsonrpc.org/specification#error_object, https://modelcontextprotocol.io/specification/2026-07-28/basic/index#error-codes',
+    summary: "An error code in JSON-RPC's reserved range (-32768..-32020) that the session's version does not define",
+    source:
+      'https://www.jsonrpc.org/specification#error_object, https://modelcontextprotocol.io/specification/2026-07-28/basic/index#error-codes',
   },
   (s, e, code) => {
     const range = codeRange(code);
@@ -35,7 +36,13 @@ export const reservedCode: ExchangeRule = codeRule(
     const def = definitionOf(code);
     const what = def ? `is ${def.name}, defined only in ${definedIn(code)}, not in ${s.version}` : 'is defined by no version of the spec';
     if (isModern(s.version)) {
-      return [{ ...at, message: `error code ${code} ${what}: 2026-07-28 forbids emitting undefined codes in -32020..-32099`, fix: fixFor(code, s.version, s.status) }];
+      return [
+        {
+          ...at,
+          message: `error code ${code} ${what}: 2026-07-28 forbids emitting undefined codes in -32020..-32099`,
+          fix: fixFor(code, s.version, s.status),
+        },
+      ];
     }
     return [
       {
@@ -76,7 +83,7 @@ export const retiredCode: ExchangeRule = codeRule(
     group: 'codes',
     severity: 'error',
     versions: ALL.filter((v) => v !== '2025-11-25'),
-    summary: 'A code the session\'s version does not have: -32002 outside resources/read in 2026-07-28, -32042 outside 2025-11-25',
+    summary: "A code the session's version does not have: -32002 outside resources/read in 2026-07-28, -32042 outside 2025-11-25",
     source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/index#error-codes',
   },
   (s, e, code) => {
@@ -117,7 +124,8 @@ export const resourceNotFoundCode: ExchangeRule = codeRule(
     severity: 'error',
     versions: ALL,
     summary: 'resources/read of a missing resource answered with the wrong code (-32602 from 2026-07-28, -32002 before)',
-    source: 'https://modelcontextprotocol.io/specification/2026-07-28/server/resources#error-handling, https://modelcontextprotocol.io/specification/2025-11-25/server/resources#error-handling',
+    source:
+      'https://modelcontextprotocol.io/specification/2026-07-28/server/resources#error-handling, https://modelcontextprotocol.io/specification/2025-11-25/server/resources#error-handling',
   },
   (s, e, code) => {
     if (s.request.method !== 'resources/read' || s.version === undefined) return [];

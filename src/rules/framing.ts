@@ -14,7 +14,8 @@ const PROBLEM: Readonly<Record<string, string>> = {
 
 export const problemOf = (s: PostSubject): string => (s.request.ok ? '' : (PROBLEM[s.request.problem] ?? s.request.problem));
 
-export const PARSE_ERROR_FIX = 'answer a body that does not parse with {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}} (HTTP 400)';
+export const PARSE_ERROR_FIX =
+  'answer a body that does not parse with {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}} (HTTP 400)';
 
 /**
  * A rule about the server's JSON-RPC errors in reply to a client body that was not JSON: `wrong`
@@ -38,7 +39,14 @@ const parseErrorRule = (
     if (s.request.ok || !(is2xx(s.status) || s.status === 400)) return [];
     return messagesOf(s.response).flatMap((m, i) =>
       m.kind === 'error' && wrong(m)
-        ? [{ message: message(m, problemOf(s)), pointer: messagePointer('response', s.response, i, ...at), evidence: excerpt(m.value), fix: PARSE_ERROR_FIX }]
+        ? [
+            {
+              message: message(m, problemOf(s)),
+              pointer: messagePointer('response', s.response, i, ...at),
+              evidence: excerpt(m.value),
+              fix: PARSE_ERROR_FIX,
+            },
+          ]
         : [],
     );
   },
@@ -52,17 +60,25 @@ const requestEnvelope: PostRule = {
   party: 'client',
   subject: 'post',
   summary: 'A client POST body is not JSON, or holds a message that is not valid JSON-RPC 2.0 (or a notification with an id)',
-  source: 'https://www.jsonrpc.org/specification#request_object, https://modelcontextprotocol.io/specification/2026-07-28/basic/index#messages, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/index#messages',
+  source:
+    'https://www.jsonrpc.org/specification#request_object, https://modelcontextprotocol.io/specification/2026-07-28/basic/index#messages, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/index#messages',
   check(s): Report[] {
-    const fix = 'POST one JSON-RPC 2.0 message as UTF-8 JSON: {"jsonrpc":"2.0","id":<string or integer>,"method":...} for a request, no "id" for a notification';
-    if (!s.request.ok) return [{ message: `the client's POST body is ${problemOf(s)}`, pointer: '/request', evidence: excerpt(s.request.detail), fix }];
+    const fix =
+      'POST one JSON-RPC 2.0 message as UTF-8 JSON: {"jsonrpc":"2.0","id":<string or integer>,"method":...} for a request, no "id" for a notification';
+    if (!s.request.ok)
+      return [{ message: `the client's POST body is ${problemOf(s)}`, pointer: '/request', evidence: excerpt(s.request.detail), fix }];
     if (s.request.payload.batch && s.request.payload.messages.length === 0) {
       return [{ message: 'the client POSTed an empty JSON array', pointer: '/request', evidence: '[]', fix }];
     }
     const out: Report[] = [];
     s.request.payload.messages.forEach((m, i) => {
       if (m.kind === 'invalid') {
-        out.push({ message: `the client sent a message that is not valid JSON-RPC 2.0: ${m.reason}`, pointer: messagePointer('request', s.request, i), evidence: requestExcerpt(m.value), fix });
+        out.push({
+          message: `the client sent a message that is not valid JSON-RPC 2.0: ${m.reason}`,
+          pointer: messagePointer('request', s.request, i),
+          evidence: requestExcerpt(m.value),
+          fix,
+        });
       } else if (m.kind === 'request' && m.method.startsWith('notifications/')) {
         out.push({
           message: `${m.method} was sent with an id; a notification must not carry one`,
@@ -85,7 +101,8 @@ const jsonrpcEnvelope: ExchangeRule = answerRule(
     severity: 'error',
     versions: ALL,
     summary: 'A response that matched a request is not valid JSON-RPC 2.0 (no jsonrpc:"2.0", both result and error, ...)',
-    source: 'https://www.jsonrpc.org/specification#response_object, https://modelcontextprotocol.io/specification/2026-07-28/basic/index#responses',
+    source:
+      'https://www.jsonrpc.org/specification#response_object, https://modelcontextprotocol.io/specification/2026-07-28/basic/index#responses',
   },
   (s, { reason, value }) => {
     const at = reason.startsWith('jsonrpc')
@@ -108,13 +125,23 @@ const jsonrpcEnvelope: ExchangeRule = answerRule(
 
 export const FRAMING_RULES: readonly Rule[] = [
   parseErrorRule(
-    { id: 'parse-error-code', summary: 'A POST body that is not JSON was answered with an error code other than -32700', source: 'https://www.jsonrpc.org/specification#error_object' },
+    {
+      id: 'parse-error-code',
+      summary: 'A POST body that is not JSON was answered with an error code other than -32700',
+      source: 'https://www.jsonrpc.org/specification#error_object',
+    },
     ['error', 'code'],
     (m) => m.code !== -32700,
-    (m, problem) => `the client's body was ${problem}, and the server answered error code ${excerpt(m.code, 40)} instead of -32700 (Parse error)`,
+    (m, problem) =>
+      `the client's body was ${problem}, and the server answered error code ${excerpt(m.code, 40)} instead of -32700 (Parse error)`,
   ),
   parseErrorRule(
-    { id: 'parse-error-id', summary: 'A POST body that is not JSON was answered with an error carrying a made-up id', source: 'https://www.jsonrpc.org/specification#response_object, https://modelcontextprotocol.io/specification/2026-07-28/basic/index#error-responses' },
+    {
+      id: 'parse-error-id',
+      summary: 'A POST body that is not JSON was answered with an error carrying a made-up id',
+      source:
+        'https://www.jsonrpc.org/specification#response_object, https://modelcontextprotocol.io/specification/2026-07-28/basic/index#error-responses',
+    },
     ['id'],
     (m) => typeof m.id === 'string' || typeof m.id === 'number',
     (m, problem) => `the client's body was ${problem}, so no id could be read, yet the error carries id ${excerpt(m.id, 40)}`,

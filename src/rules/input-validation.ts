@@ -38,7 +38,17 @@ const validationRule = <K extends 'result' | 'error'>(
   kind: K,
   r: Pick<RuleInfo, 'id' | 'versions' | 'summary'>,
   check: (s: ExchangeSubject, answer: Answer<K>) => Report[],
-): ExchangeRule => callRule(kind, { group: 'input-validation', severity: 'warning', source: 'https://modelcontextprotocol.io/specification/2026-07-28/server/tools#error-handling', ...r }, check);
+): ExchangeRule =>
+  callRule(
+    kind,
+    {
+      group: 'input-validation',
+      severity: 'warning',
+      source: 'https://modelcontextprotocol.io/specification/2026-07-28/server/tools#error-handling',
+      ...r,
+    },
+    check,
+  );
 
 export const INPUT_VALIDATION_RULES: readonly ExchangeRule[] = [
   validationRule(
@@ -46,7 +56,7 @@ export const INPUT_VALIDATION_RULES: readonly ExchangeRule[] = [
     {
       id: 'input-validation-as-protocol-error',
       versions: where((v) => v.inputErrorsAreToolErrors),
-      summary: 'Arguments that fail a tool\'s inputSchema got a JSON-RPC error instead of an isError result the model can correct',
+      summary: "Arguments that fail a tool's inputSchema got a JSON-RPC error instead of an isError result the model can correct",
     },
     (s, e) => {
       const code = integerCode(e.code);
@@ -68,7 +78,11 @@ export const INPUT_VALIDATION_RULES: readonly ExchangeRule[] = [
   ),
   validationRule(
     'result',
-    { id: 'vague-iserror', versions: ALL, summary: 'Arguments failed the tool\'s inputSchema, and the isError result names none of the failing parameters' },
+    {
+      id: 'vague-iserror',
+      versions: ALL,
+      summary: "Arguments failed the tool's inputSchema, and the isError result names none of the failing parameters",
+    },
     (s, answer) => {
       const result = asRecord(answer.result);
       if (result?.isError !== true) return [];

@@ -10,7 +10,8 @@ import { MODERN } from './versions.ts';
 const postRule = (r: Omit<PostRule, 'subject' | 'versions'>): PostRule => ({ subject: 'post', versions: MODERN, ...r });
 
 /** Whether the POST carries a request that declares its version in `_meta` (a real modern request). */
-const hasModernRequest = (s: PostSubject): boolean => messagesOf(s.request).some((m) => m.kind === 'request' && metaVersion(m.params) !== undefined);
+const hasModernRequest = (s: PostSubject): boolean =>
+  messagesOf(s.request).some((m) => m.kind === 'request' && metaVersion(m.params) !== undefined);
 
 export const MODERN_POST_RULES: readonly PostRule[] = [
   postRule({
@@ -39,9 +40,13 @@ export const MODERN_POST_RULES: readonly PostRule[] = [
     severity: 'error',
     party: 'client',
     summary: 'A 2026-07-28 client POST carries a JSON-RPC response (servers send no requests in the modern era)',
-    source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/index, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages',
+    source:
+      'https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/index, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages',
     check(s): Report[] {
-      const found = findMessage(s.request, (m): m is Extract<Message, { kind: 'result' | 'error' }> => m.kind === 'result' || m.kind === 'error');
+      const found = findMessage(
+        s.request,
+        (m): m is Extract<Message, { kind: 'result' | 'error' }> => m.kind === 'result' || m.kind === 'error',
+      );
       if (!found) return [];
       return [
         {
@@ -61,7 +66,10 @@ export const MODERN_POST_RULES: readonly PostRule[] = [
     summary: 'A 2026-07-28 client sent notifications/cancelled over HTTP, where closing the stream cancels',
     source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#cancellation',
     check(s): Report[] {
-      const found = findMessage(s.request, (m): m is Extract<Message, { kind: 'notification' }> => m.kind === 'notification' && m.method === 'notifications/cancelled');
+      const found = findMessage(
+        s.request,
+        (m): m is Extract<Message, { kind: 'notification' }> => m.kind === 'notification' && m.method === 'notifications/cancelled',
+      );
       if (!found) return [];
       return [
         {

@@ -10,4 +10,8 @@ import type { ExchangeRule, PostRule } from './types.ts';
 export { decodeHeaderValue, encodeHeaderValue } from './modern-requests.ts';
 export { headerOf, headerValues, is2xx, messagePointer, messagesOf, metaOf, metaVersion } from './read.ts';
 
-export const MODERN_PROTOCOL_RULES: readonly (ExchangeRule | PostRule)[] = [...MODERN_REQUEST_RULES, ...MODERN_RESULT_RULES, ...MODERN_POST_RULES];
+export const MODERN_PROTOCOL_RULES: readonly (ExchangeRule | PostRule)[] = [
+  ...MODERN_REQUEST_RULES,
+  ...MODERN_RESULT_RULES,
+  ...MODERN_POST_RULES,
+];

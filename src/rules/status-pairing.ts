@@ -41,7 +41,11 @@ export const unknownMethodStatus: ExchangeRule = pairingRule(
   (s, _e, code) => (code === -32601 && !legacyServer(s) ? '-32601 (Method not found)' : undefined),
 );
 
-const PAIRED_400: Readonly<Record<number, string>> = { [-32020]: 'Header mismatch', [-32021]: 'Missing required client capability', [-32022]: 'Unsupported protocol version' };
+const PAIRED_400: Readonly<Record<number, string>> = {
+  [-32020]: 'Header mismatch',
+  [-32021]: 'Missing required client capability',
+  [-32022]: 'Unsupported protocol version',
+};
 
 export const errorStatusPairing: ExchangeRule = pairingRule(
   {
@@ -50,7 +54,8 @@ export const errorStatusPairing: ExchangeRule = pairingRule(
     severity: 'error',
     versions: MODERN,
     summary: '-32020, -32021, -32022, or -32602 for a request missing its required _meta, not sent with HTTP 400',
-    source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-validation, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#protocol-version-header, https://modelcontextprotocol.io/specification/2026-07-28/basic/index#meta',
+    source:
+      'https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-validation, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#protocol-version-header, https://modelcontextprotocol.io/specification/2026-07-28/basic/index#meta',
   },
   400,
   (s, _e, code) => {

@@ -20,7 +20,8 @@ export const unknownMethodWrongCode: ExchangeRule = answerRule(
     severity: 'error',
     versions: ALL,
     summary: 'A method the server does not implement (or whose capability it did not declare) answered with a code other than -32601',
-    source: 'https://www.jsonrpc.org/specification#error_object, https://modelcontextprotocol.io/specification/2026-07-28/schema#methodnotfounderror',
+    source:
+      'https://www.jsonrpc.org/specification#error_object, https://modelcontextprotocol.io/specification/2026-07-28/schema#methodnotfounderror',
   },
   (s, e) => {
     const code = integerCode(e.code);

@@ -25,8 +25,10 @@ export const unsupportedVersionCode: ExchangeRule = codeRule(
     group: 'codes',
     severity: 'error',
     versions: MODERN,
-    summary: 'A 2026-07-28 request for a protocol version no spec defines was answered with an error other than -32022 (UnsupportedProtocolVersion)',
-    source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#protocol-version-negotiation, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#protocol-version-header',
+    summary:
+      'A 2026-07-28 request for a protocol version no spec defines was answered with an error other than -32022 (UnsupportedProtocolVersion)',
+    source:
+      'https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#protocol-version-negotiation, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#protocol-version-header',
   },
   (s, e, code) => {
     const requested = s.request.protocolVersion;

@@ -79,7 +79,7 @@ describe('runDemo', () => {
     assert.match(enforce, /send_email\s+200\s+result\s+[\d.]+ ms\s+1\s+JSON result isError "Error: SMTP/);
     assert.match(enforce, /resources\/list\s+200\s+error:-32000\s+[\d.]+ ms\s+2\s+JSON error -32601/);
     assert.match(enforce, /REWRITES: 5/);
-    assert.doesNotMatch(enforce, /HTML page \(text\/html/, "the client never sees the HTML page");
+    assert.doesNotMatch(enforce, /HTML page \(text\/html/, 'the client never sees the HTML page');
     assert.match(text, /mcp-warden rules/);
   });
 
@@ -90,9 +90,17 @@ describe('runDemo', () => {
   });
 
   it('exits by itself when run as `mcp-warden demo` (no dangling handles)', async () => {
-    const { code, signal, stdout, stderr } = await new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'demo'], { cwd: ROOT, timeout: 15_000 }, (_err, stdout, stderr) =>
-        resolve({ code: child.exitCode, signal: child.signalCode, stdout, stderr }),
+    const { code, signal, stdout, stderr } = await new Promise<{
+      code: number | null;
+      signal: string | null;
+      stdout: string;
+      stderr: string;
+    }>((resolve) => {
+      const child = execFile(
+        process.execPath,
+        ['--import', 'tsx', 'src/cli.ts', 'demo'],
+        { cwd: ROOT, timeout: 15_000 },
+        (_err, stdout, stderr) => resolve({ code: child.exitCode, signal: child.signalCode, stdout, stderr }),
       );
     });
     assert.equal(signal, null, `killed after the timeout; stderr:\n${stderr}`);
@@ -108,7 +116,14 @@ describe('broken server, its correct parts', () => {
     const handle = await connectSdkClient(server.url, { capabilities: {} });
     try {
       const { tools } = await handle.client.listTools();
-      assert.deepEqual(tools.map((t) => t.name).sort(), ['divide', 'export_report', 'get_weather', 'lookup_user', 'send_email', 'slow_report']);
+      assert.deepEqual(tools.map((t) => t.name).sort(), [
+        'divide',
+        'export_report',
+        'get_weather',
+        'lookup_user',
+        'send_email',
+        'slow_report',
+      ]);
       assert.deepEqual(await handle.client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } }), {
         content: [{ type: 'text', text: 'Sunny, 21 °C in Oslo' }],
       });
