@@ -9,7 +9,7 @@ import { decodeJson, decodeJsonText, type Decoded } from '../codec/json-body.ts'
 import type { Message } from '../codec/jsonrpc.ts';
 import type { Completed, Correlator, Flow } from '../exchange/correlate.ts';
 import type { OpenRequest, Sender } from '../exchange/table.ts';
-import type { Policy } from '../policy/types.ts';
+import type { Policy } from '../config/types.ts';
 import { eraOf } from '../mcp/versions.ts';
 import { decide, type PolicedFinding } from '../rewrite/decide.ts';
 import type { Rewriter } from '../rewrite/types.ts';

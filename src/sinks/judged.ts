@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import type { Judged } from '../engine/plans.ts';
 import type { Session } from '../exchange/sessions.ts';
-import type { Policy } from '../policy/types.ts';
+import type { Policy } from '../config/types.ts';
 import { excerpt } from '../rules/evidence.ts';
 import { captureRecord, type CaptureSink } from './capture.ts';
 import { logDecision, logExchange, logFindings } from './exchange-log.ts';

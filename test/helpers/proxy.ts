@@ -1,5 +1,5 @@
 // Starts the real proxy in front of an upstream on 127.0.0.1:0 with its log captured in memory.
-import { createProxy, type Proxy, type ProxyOptions, type RunningProxy } from '../../src/server.ts';
+import { createProxy, type Proxy, type ProxyOptions, type RunningProxy } from '../../src/proxy/server.ts';
 import { createLogger } from '../../src/sinks/logger.ts';
 import { createLogCapture, type LogCapture, type LogRecord } from './log-capture.ts';
 

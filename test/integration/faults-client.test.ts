@@ -18,7 +18,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { request } from 'undici';
 import { DEFAULT_LIMITS } from '../../src/config/defaults.ts';
-import { createProxy } from '../../src/server.ts';
+import { createProxy } from '../../src/proxy/server.ts';
 import { createLogger } from '../../src/sinks/logger.ts';
 import { byTool, jsonRpcResult, startRawServer, type RawHandler, type RawServer } from '../fixtures/raw-server.ts';
 import { createLogCapture } from '../helpers/log-capture.ts';
