@@ -23,7 +23,7 @@ import { RequestTable, type Sender } from '../exchange/table.ts';
 import { H } from '../mcp/headers.ts';
 import { runtimeFactory, type Runtime } from '../config/runtime.ts';
 import type { Action, Policy } from '../config/types.ts';
-import { excerpt } from '../rules/evidence.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import { exchangeSubject, type ResponseHttp } from '../rules/subjects.ts';
 import type { BodyProblem, ExchangeSubject } from '../rules/types.ts';
 import type { CaptureRecord } from '../sinks/capture.ts';

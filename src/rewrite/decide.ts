@@ -5,7 +5,7 @@
 import type { JsonRpcId } from '../codec/jsonrpc.ts';
 import type { Policy } from '../config/types.ts';
 import type { PolicedFinding } from '../verdicts.ts';
-import { excerpt } from '../rules/evidence.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import type { ExchangeSubject, Finding, Severity } from '../rules/types.ts';
 import { withIdToken } from './encode.ts';
 import { copyOf, isModern, requestIdToken } from './message.ts';

@@ -6,7 +6,7 @@ import { jsonText } from '../codec/json-text.ts';
 import type { JsonRpcId } from '../codec/jsonrpc.ts';
 import { META, versionInfo } from '../mcp/versions.ts';
 import { idlessAllowed } from '../rules/error-envelope.ts';
-import { asRecord } from '../rules/evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
 import type { ExchangeSubject } from '../rules/types.ts';
 import { copyJson } from '../rules/walk.ts';
 import type { ResponseMessage, RewriteContext, Rewriter, Rewritten } from './types.ts';

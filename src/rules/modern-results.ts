@@ -2,7 +2,9 @@
 // Round-Trip Requests), caching hints, and no result at all for a method the era removed (R27,
 // R64, R67, R68, R69, R71).
 import { META } from '../mcp/versions.ts';
-import { asRecord, excerpt, pointer } from './evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
+import { excerpt } from '../redact/excerpt.ts';
+import { pointer } from '../codec/json-pointer.ts';
 import { answerOf, metaOf, metaVersion, quoted } from './read.ts';
 import type { ExchangeRule, ExchangeSubject, Report } from './types.ts';
 import { MODERN } from './versions.ts';

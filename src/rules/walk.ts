@@ -20,7 +20,7 @@
 // Real traffic never reaches them; past them, the message gets a finding and the policy decides.
 
 import { READ_BOUNDS } from '../config/defaults.ts';
-import { pointer } from './evidence.ts';
+import { pointer } from '../codec/json-pointer.ts';
 
 /** A segment of a JSON Pointer path. */
 export type Segment = string | number;
