@@ -226,7 +226,7 @@ export function renderExchanges(records: readonly LogRecord[], session: SessionR
         return c.style ? paint(c.style, text) : text;
       })
       .join('  ');
-  return rows.map((row) => `  ${line(row)}`.trimEnd() + '\n').join('');
+  return rows.map((row) => `${`  ${line(row)}`.trimEnd()}\n`).join('');
 }
 
 const clip = (s: string, max: number): string => (s.length > max ? `${s.slice(0, max - 1)}…` : s);

@@ -87,7 +87,7 @@ export class Replayer {
       return;
     }
     const parsed = parseCaptureLine(text);
-    if (!parsed.ok) return this.badLine(line, parsed.reason);
+    if (!parsed.ok) return void this.badLine(line, parsed.reason);
     try {
       const problem = this.replay(line, parsed.record);
       if (problem) this.badLine(line, problem);

@@ -39,7 +39,7 @@ export function resultOf(m: ResponseMessage | undefined): Record<string, unknown
 /** Whether a message is a well-formed response envelope (what an earlier rewrite produces). */
 export function isResponse(m: ResponseMessage | undefined): m is ResponseMessage {
   const r = asRecord(m);
-  if (!r || r.jsonrpc !== '2.0' || 'result' in r === 'error' in r) return false;
+  if (r?.jsonrpc !== '2.0' || 'result' in r === 'error' in r) return false;
   return !('error' in r) || asRecord(r.error) !== undefined;
 }
 

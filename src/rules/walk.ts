@@ -90,7 +90,7 @@ export interface WalkOptions {
 export function walkStrings(
   root: unknown,
   b: Budget,
-  visit: (text: string, path: () => Segment[]) => string | undefined | void,
+  visit: (text: string, path: () => Segment[]) => string | undefined,
   options: WalkOptions = {},
 ): unknown {
   const base = options.path ?? [];

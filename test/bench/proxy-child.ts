@@ -8,6 +8,7 @@
 import { Agent, createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createProxyServer } from 'http-proxy-3';
+import type { Policy } from '../../src/policy/types.ts';
 
 export type ProxyKind = 'audit' | 'enforce' | 'http-proxy-3' | 'undici-floor';
 
@@ -83,7 +84,7 @@ async function startWarden(kind: 'audit' | 'enforce', upstream: URL, logFile: st
   const { createLogger, LOG_DESTINATION } = await import('../../src/sinks/logger.ts');
   // BENCH_LOG_LEVEL=warn leaves out the per-exchange records: an experiment that prices logging.
   const logger = createLogger({ level: process.env.BENCH_LOG_LEVEL ?? 'info', destination: pino.destination({ ...LOG_DESTINATION, dest: logFile }) });
-  let policy;
+  let policy: Policy | undefined;
   if (kind === 'enforce') {
     const loaded = await loadPolicyFile('config/enforce.yaml', { rewritable: REWRITABLE });
     if (!loaded.ok) throw new Error(loaded.errors.map(formatPolicyError).join('\n'));

@@ -325,8 +325,12 @@ describe('hostile bodies', () => {
       if (!c.socket.write(frame)) {
         await new Promise<void>((resolve) => {
           const t = setTimeout(resolve, 100);
-          c.socket.once('drain', () => (clearTimeout(t), resolve()));
-          c.socket.once('close', () => (clearTimeout(t), resolve()));
+          const done = (): void => {
+            clearTimeout(t);
+            resolve();
+          };
+          c.socket.once('drain', done);
+          c.socket.once('close', done);
         });
       }
       pushed += chunk.length;
@@ -564,7 +568,8 @@ describe('JSON-RPC the proxy forwards and correlates', () => {
       ['-7', -7],
       ['1.5', 1.5],
       ['1e2', 100],
-      ['9007199254740993', 9007199254740993], // beyond 2^53: the log holds the nearest double
+      // biome-ignore lint/correctness/noPrecisionLoss: beyond 2^53 on purpose: the log holds the nearest double
+      ['9007199254740993', 9007199254740993],
       ['""', ''],
       ['"7"', '7'],
       ['"ïd ✓ 😀 \\u0000 \\"q\\" \u05e9\u05dc\u05d5\u05dd"', 'ïd ✓ 😀 \u0000 "q" \u05e9\u05dc\u05d5\u05dd'],

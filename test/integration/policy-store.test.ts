@@ -105,7 +105,12 @@ describe('reload()', () => {
     const { file, store } = await setup(t, AUDIT);
     await writeFile(file, ENFORCE_REWRITE);
     const finished: number[] = [];
-    const reloads = [0, 1, 2].map((i) => store.reload().then((r) => (finished.push(i), r)));
+    const reloads = [0, 1, 2].map((i) =>
+      store.reload().then((r) => {
+        finished.push(i);
+        return r;
+      }),
+    );
     assert.deepEqual(await Promise.all(reloads), [{ ok: true }, { ok: true }, { ok: true }]);
     assert.deepEqual(finished, [0, 1, 2]);
     assert.deepEqual(store.current().setting(HTML), { action: 'rewrite', severity: 'error' });

@@ -214,7 +214,13 @@ function paced(headers: Record<string, string | string[]>, parts: readonly strin
     }
     res.end();
   };
-  return { handler, next: () => gates.shift()?.(), done: () => gates.splice(0).forEach((g) => g()) };
+  return {
+    handler,
+    next: () => gates.shift()?.(),
+    done: () => {
+      for (const g of gates.splice(0)) g();
+    },
+  };
 }
 
 /** Reads the body chunk by chunk: the bytes that arrive within `ms`, failing if none do. */

@@ -141,7 +141,7 @@ describe('replayCapture: an unknown tool answered with isError', () => {
     assert.equal(d?.kind, 'block');
     if (d?.kind !== 'block') return;
     assert.deepEqual([d.rules, d.status, d.message.id, d.message.error?.code], [['unknown-tool-as-iserror'], 200, 2, -32603]);
-    assert.deepEqual((d.message.error?.data as { reason: string }).reason, 'WARDEN_BLOCKED');
+    assert.deepEqual((d.message.error!.data as { reason: string }).reason, 'WARDEN_BLOCKED');
   });
 });
 
