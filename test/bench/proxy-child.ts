@@ -8,7 +8,7 @@
 import { Agent, createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createProxyServer } from 'http-proxy-3';
-import type { Policy } from '../../src/policy/types.ts';
+import type { Policy } from '../../src/config/types.ts';
 
 export type ProxyKind = 'audit' | 'enforce' | 'http-proxy-3' | 'undici-floor';
 
