@@ -12,7 +12,7 @@ const { version } = createRequire(import.meta.url)('../package.json') as { versi
 
 export function buildProgram(): Command {
   const program = new Command('mcp-warden')
-    .description('A reverse proxy that audits MCP servers for the protocol\'s error rules')
+    .description("A reverse proxy that audits MCP servers for the protocol's error rules")
     .version(version);
 
   // Every proxy option can also come from the environment (12-factor), through the same parser.
@@ -23,23 +23,109 @@ export function buildProgram(): Command {
   program
     .command('proxy')
     .description('run the proxy in front of an MCP server')
-    .addOption(opt('-u, --upstream <url>', 'the MCP server\'s endpoint URL, e.g. http://127.0.0.1:3000/mcp (or upstream.url in the policy)', 'MCP_WARDEN_UPSTREAM', parseUrl))
-    .addOption(opt('-l, --listen <host:port>', 'address to listen on', 'MCP_WARDEN_LISTEN', parseListen).default({ host: '127.0.0.1', port: 8787 }, '127.0.0.1:8787'))
-    .addOption(opt('--path <path>', 'path of the MCP endpoint on the proxy (default: the upstream URL\'s path)', 'MCP_WARDEN_PATH'))
-    .addOption(opt('--public-url <url>', 'URL clients use to reach the proxy, for OAuth metadata (default: what each client used)', 'MCP_WARDEN_PUBLIC_URL', parseUrl))
-    .addOption(opt('-p, --policy <file>', 'policy file (YAML): mode, rule actions, settings (default: audit mode, every rule logged)', 'MCP_WARDEN_POLICY'))
-    .addOption(opt('--admin <host:port>', 'serve /healthz, /readyz and /metrics on this address (default: off)', 'MCP_WARDEN_ADMIN', parseListen))
-    .addOption(opt('--timeout <duration>', 'time the upstream has to send response headers (default: 60s)', 'MCP_WARDEN_TIMEOUT', parseDuration))
-    .addOption(opt('--idle-timeout <duration>', 'longest silence inside an upstream response body, 0 for none (default: 5m)', 'MCP_WARDEN_IDLE_TIMEOUT', parseDuration))
+    .addOption(
+      opt(
+        '-u, --upstream <url>',
+        "the MCP server's endpoint URL, e.g. http://127.0.0.1:3000/mcp (or upstream.url in the policy)",
+        'MCP_WARDEN_UPSTREAM',
+        parseUrl,
+      ),
+    )
+    .addOption(
+      opt('-l, --listen <host:port>', 'address to listen on', 'MCP_WARDEN_LISTEN', parseListen).default(
+        { host: '127.0.0.1', port: 8787 },
+        '127.0.0.1:8787',
+      ),
+    )
+    .addOption(opt('--path <path>', "path of the MCP endpoint on the proxy (default: the upstream URL's path)", 'MCP_WARDEN_PATH'))
+    .addOption(
+      opt(
+        '--public-url <url>',
+        'URL clients use to reach the proxy, for OAuth metadata (default: what each client used)',
+        'MCP_WARDEN_PUBLIC_URL',
+        parseUrl,
+      ),
+    )
+    .addOption(
+      opt(
+        '-p, --policy <file>',
+        'policy file (YAML): mode, rule actions, settings (default: audit mode, every rule logged)',
+        'MCP_WARDEN_POLICY',
+      ),
+    )
+    .addOption(
+      opt('--admin <host:port>', 'serve /healthz, /readyz and /metrics on this address (default: off)', 'MCP_WARDEN_ADMIN', parseListen),
+    )
+    .addOption(
+      opt('--timeout <duration>', 'time the upstream has to send response headers (default: 60s)', 'MCP_WARDEN_TIMEOUT', parseDuration),
+    )
+    .addOption(
+      opt(
+        '--idle-timeout <duration>',
+        'longest silence inside an upstream response body, 0 for none (default: 5m)',
+        'MCP_WARDEN_IDLE_TIMEOUT',
+        parseDuration,
+      ),
+    )
     .addOption(opt('--max-body <size>', 'largest request body accepted from a client (default: 4mib)', 'MCP_WARDEN_MAX_BODY', parseSize))
-    .addOption(opt('--audit-limit <size>', 'largest response body parsed; larger ones stream through unaudited (default: 4mib)', 'MCP_WARDEN_AUDIT_LIMIT', parseSize))
-    .addOption(opt('--shutdown-timeout <duration>', 'on SIGTERM, how long in-flight exchanges may take to finish (default: 10s)', 'MCP_WARDEN_SHUTDOWN_TIMEOUT', parseDuration))
-    .addOption(opt('--allowed-hosts <list>', 'Host values clients may send, comma-separated, * for any (default: loopback names when listening on loopback, else any)', 'MCP_WARDEN_ALLOWED_HOSTS', parseList))
-    .addOption(opt('--allowed-origins <list>', 'Origin values clients may send, comma-separated, * for any; no Origin is always allowed (default: loopback origins when listening on loopback, else any)', 'MCP_WARDEN_ALLOWED_ORIGINS', parseList))
-    .addOption(opt('--host-header <whose>', 'Host sent upstream: the client\'s as it came, or the upstream URL\'s (virtual-hosted upstreams) (default: client)', 'MCP_WARDEN_HOST_HEADER').choices(['client', 'upstream']))
-    .addOption(opt('--max-connections <n>', 'client connections open at once; more get 503 (default: 4096)', 'MCP_WARDEN_MAX_CONNECTIONS', parseCount))
-    .addOption(opt('--header-timeout <duration>', 'time a client has to send a request head, also after connecting (default: 10s)', 'MCP_WARDEN_HEADER_TIMEOUT', parseDuration))
-    .addOption(opt('--log-level <level>', 'log level (default: info)', 'MCP_WARDEN_LOG_LEVEL').choices(['trace', 'debug', 'info', 'warn', 'error']))
+    .addOption(
+      opt(
+        '--audit-limit <size>',
+        'largest response body parsed; larger ones stream through unaudited (default: 4mib)',
+        'MCP_WARDEN_AUDIT_LIMIT',
+        parseSize,
+      ),
+    )
+    .addOption(
+      opt(
+        '--shutdown-timeout <duration>',
+        'on SIGTERM, how long in-flight exchanges may take to finish (default: 10s)',
+        'MCP_WARDEN_SHUTDOWN_TIMEOUT',
+        parseDuration,
+      ),
+    )
+    .addOption(
+      opt(
+        '--allowed-hosts <list>',
+        'Host values clients may send, comma-separated, * for any (default: loopback names when listening on loopback, else any)',
+        'MCP_WARDEN_ALLOWED_HOSTS',
+        parseList,
+      ),
+    )
+    .addOption(
+      opt(
+        '--allowed-origins <list>',
+        'Origin values clients may send, comma-separated, * for any; no Origin is always allowed (default: loopback origins when listening on loopback, else any)',
+        'MCP_WARDEN_ALLOWED_ORIGINS',
+        parseList,
+      ),
+    )
+    .addOption(
+      opt(
+        '--host-header <whose>',
+        "Host sent upstream: the client's as it came, or the upstream URL's (virtual-hosted upstreams) (default: client)",
+        'MCP_WARDEN_HOST_HEADER',
+      ).choices(['client', 'upstream']),
+    )
+    .addOption(
+      opt(
+        '--max-connections <n>',
+        'client connections open at once; more get 503 (default: 4096)',
+        'MCP_WARDEN_MAX_CONNECTIONS',
+        parseCount,
+      ),
+    )
+    .addOption(
+      opt(
+        '--header-timeout <duration>',
+        'time a client has to send a request head, also after connecting (default: 10s)',
+        'MCP_WARDEN_HEADER_TIMEOUT',
+        parseDuration,
+      ),
+    )
+    .addOption(
+      opt('--log-level <level>', 'log level (default: info)', 'MCP_WARDEN_LOG_LEVEL').choices(['trace', 'debug', 'info', 'warn', 'error']),
+    )
     .addOption(opt('--pretty', 'human-readable logs (default when stdout is a terminal and pino-pretty is installed)', 'MCP_WARDEN_PRETTY'))
     .addOption(opt('--no-pretty', 'JSON lines even on a terminal', 'MCP_WARDEN_NO_PRETTY'))
     .action(async (opts: ProxyCommandOptions) => runProxyCommand(opts));
@@ -57,7 +143,7 @@ export function buildProgram(): Command {
       process.stdout.write(`${render(RULES)}\n`);
     });
 
-  const policy = program.command('policy').description('check a policy file, or print the policy file\'s JSON Schema');
+  const policy = program.command('policy').description("check a policy file, or print the policy file's JSON Schema");
 
   policy
     .command('check <file>')
@@ -89,9 +175,16 @@ export function buildProgram(): Command {
 
   program
     .command('replay <capture>')
-    .description('replay a capture (the policy\'s capture: { path }) through a policy offline: what it would flag, rewrite and block')
-    .option('-p, --policy <file>', 'policy file (YAML) to replay under, judged as enforce mode (default: built-in defaults, every rule logged)')
-    .addOption(new Option('--format <format>', 'output format: a table and a summary line, or the report as JSON').choices(['text', 'json']).default('text'))
+    .description("replay a capture (the policy's capture: { path }) through a policy offline: what it would flag, rewrite and block")
+    .option(
+      '-p, --policy <file>',
+      'policy file (YAML) to replay under, judged as enforce mode (default: built-in defaults, every rule logged)',
+    )
+    .addOption(
+      new Option('--format <format>', 'output format: a table and a summary line, or the report as JSON')
+        .choices(['text', 'json'])
+        .default('text'),
+    )
     .action(async (capture: string, opts: { policy?: string; format: 'text' | 'json' }) => {
       const { runReplayCommand } = await import('./commands/replay.ts');
       process.exitCode = await runReplayCommand(capture, opts);

@@ -5,7 +5,19 @@ export { DEFAULT_LIMITS, type Limits } from './config/defaults.ts';
 export { Engine, type EngineOptions } from './engine/engine.ts';
 export type { StreamEnd } from './engine/stream.ts';
 export type { ExchangeState } from './engine/state.ts';
-export type { BodyDelivery, ClientDelivery, ExchangeHttp, FailureDelivery, Judged, JudgedExchange, Plan, Reply, StreamAnswer, StreamEndPlan, StreamPlan } from './engine/plans.ts';
+export type {
+  BodyDelivery,
+  ClientDelivery,
+  ExchangeHttp,
+  FailureDelivery,
+  Judged,
+  JudgedExchange,
+  Plan,
+  Reply,
+  StreamAnswer,
+  StreamEndPlan,
+  StreamPlan,
+} from './engine/plans.ts';
 export { decodeJson, type Decoded } from './codec/json-body.ts';
 export { ProxyError } from './errors.ts';
 export type { HostGuardOptions } from './transport/host-guard.ts';

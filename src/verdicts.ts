@@ -28,12 +28,24 @@ export interface PolicedFinding extends Finding {
 }
 
 /** A JSON-RPC response as a plain JSON object (what goes on the wire). */
-export type ResponseMessage = { jsonrpc: '2.0'; id?: JsonRpcId | null; result?: unknown; error?: { code: number; message: string; data?: unknown } } & Record<string, unknown>;
+export type ResponseMessage = {
+  jsonrpc: '2.0';
+  id?: JsonRpcId | null;
+  result?: unknown;
+  error?: { code: number; message: string; data?: unknown };
+} & Record<string, unknown>;
 
 export type Decision =
   | { kind: 'pass' }
   /** Send `message` instead of what the server sent (and `status`, where it can still change). */
-  | { kind: 'mutate'; message: ResponseMessage; status: number | undefined; rules: string[]; before: string; /** Rules an earlier rewrite already put right. */ settled: string[] }
+  | {
+      kind: 'mutate';
+      message: ResponseMessage;
+      status: number | undefined;
+      rules: string[];
+      before: string /** Rules an earlier rewrite already put right. */;
+      settled: string[];
+    }
   /** Do not pass the message on: answer the client with this JSON-RPC error. */
   | { kind: 'reject'; message: ResponseMessage; status: number; rules: string[] };
 

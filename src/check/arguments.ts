@@ -68,7 +68,9 @@ function failing(c: Candidate, args: Record<string, unknown>, version: string): 
 
 /** A property given the wrong type, with a required property left out unless the tool may be called anyway. */
 function typePlan(c: Candidate, version: string): ArgumentPlan | undefined {
-  const typed = Object.entries(c.properties).filter(([, s]) => asRecord(s)?.type !== undefined && wrongValue(asRecord(s)?.type) !== undefined);
+  const typed = Object.entries(c.properties).filter(
+    ([, s]) => asRecord(s)?.type !== undefined && wrongValue(asRecord(s)?.type) !== undefined,
+  );
   // Prefer a required property, as long as another required one stays missing.
   const order = [
     ...typed.filter(([p]) => c.required.includes(p) && c.required.some((r) => r !== p)),

@@ -42,17 +42,24 @@ const header = (a: Answer, name: string): string | undefined => {
 
 /** Why the run cannot go on past this answer, if it cannot. */
 function stopper(a: Answer, what: string): CheckReport['reach'] | undefined {
-  if (a.status === undefined && a.failure?.reason === 'unreachable') return { status: 'unreachable', detail: a.failure.detail, challenge: undefined };
+  if (a.status === undefined && a.failure?.reason === 'unreachable')
+    return { status: 'unreachable', detail: a.failure.detail, challenge: undefined };
   if (a.status === 401) return { status: 'needs-credentials', detail: `HTTP 401 to ${what}`, challenge: header(a, 'www-authenticate') };
   if (a.status !== undefined && a.status >= 300 && a.status < 400) {
-    return { status: 'unreachable', detail: `HTTP ${a.status} to ${what}: redirected to ${excerpt(header(a, 'location') ?? '(no Location)', 100)} (not followed; check the URL given)`, challenge: undefined };
+    return {
+      status: 'unreachable',
+      detail: `HTTP ${a.status} to ${what}: redirected to ${excerpt(header(a, 'location') ?? '(no Location)', 100)} (not followed; check the URL given)`,
+      challenge: undefined,
+    };
   }
   return undefined;
 }
 
 const serverOf = (info: unknown): CheckReport['server'] => {
   const r = asRecord(info);
-  return r ? { name: typeof r.name === 'string' ? r.name : undefined, version: typeof r.version === 'string' ? r.version : undefined } : undefined;
+  return r
+    ? { name: typeof r.name === 'string' ? r.name : undefined, version: typeof r.version === 'string' ? r.version : undefined }
+    : undefined;
 };
 
 /** A probe of an era the server turned out not to speak: only the rules' findings count, else it is skipped. */
@@ -71,7 +78,17 @@ function namesVersions(a: Answer): boolean {
 }
 
 export async function chooseEra({ deps, requested, context, nextId }: EraInput): Promise<EraOutcome> {
-  const out: EraOutcome = { results: [], reach: { status: 'ok', detail: undefined, challenge: undefined }, spoken: [], used: undefined, note: undefined, server: undefined, sessionId: undefined, capabilities: undefined, openSessions: [] };
+  const out: EraOutcome = {
+    results: [],
+    reach: { status: 'ok', detail: undefined, challenge: undefined },
+    spoken: [],
+    used: undefined,
+    note: undefined,
+    server: undefined,
+    sessionId: undefined,
+    capabilities: undefined,
+    openSessions: [],
+  };
   const auto = requested === 'auto';
   let modern: Executed | undefined;
   let legacy: Executed | undefined;
@@ -90,14 +107,21 @@ export async function chooseEra({ deps, requested, context, nextId }: EraInput):
   if (auto || asked !== 'modern') {
     legacy = await execute(deps, INITIALIZE, context(auto ? LATEST_OF.legacy : requested), nextId);
     const stop = legacy.answer && !modernOk ? stopper(legacy.answer, 'initialize') : undefined;
-    if (stop) return { ...out, results: [...(modern ? [modern.result] : []), { ...legacy.result, verdict: 'skip', findings: [], fix: undefined }], reach: stop };
+    if (stop)
+      return {
+        ...out,
+        results: [...(modern ? [modern.result] : []), { ...legacy.result, verdict: 'skip', findings: [], fix: undefined }],
+        reach: stop,
+      };
   }
   const init = legacy?.answer?.result;
   const negotiated = typeof init?.protocolVersion === 'string' && legacy!.answer!.status! < 300 ? init.protocolVersion : undefined;
   const sessionId = legacy?.answer ? header(legacy.answer, 'mcp-session-id') : undefined;
 
   if (modernOk) {
-    const supported = Array.isArray(discovered.supportedVersions) ? discovered.supportedVersions.filter((v): v is string => typeof v === 'string') : [];
+    const supported = Array.isArray(discovered.supportedVersions)
+      ? discovered.supportedVersions.filter((v): v is string => typeof v === 'string')
+      : [];
     out.spoken.push(...supported);
     if (!out.spoken.includes(modernVersion!)) out.spoken.push(modernVersion!);
     out.used = modernVersion;
@@ -112,7 +136,15 @@ export async function chooseEra({ deps, requested, context, nextId }: EraInput):
       } else {
         const findings = legacy.observed.flatMap(ruleFindings);
         if (legacy.answer && (legacy.answer.status ?? 0) >= 400 && !namesVersions(legacy.answer)) {
-          findings.push(probeFinding('initialize', { severity: 'warning', message: `a server that speaks only ${modernVersion} answered initialize without naming its supported versions`, pointer: '/response/error', evidence: excerpt(legacy.answer.error?.value ?? legacy.result.got), fix: `name the supported versions in the rejection, e.g. -32022 with data {"supported": ["${modernVersion}"]} (R22)` }));
+          findings.push(
+            probeFinding('initialize', {
+              severity: 'warning',
+              message: `a server that speaks only ${modernVersion} answered initialize without naming its supported versions`,
+              pointer: '/response/error',
+              evidence: excerpt(legacy.answer.error?.value ?? legacy.result.got),
+              fix: `name the supported versions in the rejection, e.g. -32022 with data {"supported": ["${modernVersion}"]} (R22)`,
+            }),
+          );
         }
         out.results.push(notSpoken(legacy, findings, 'the server does not speak the legacy era'));
       }
@@ -124,11 +156,14 @@ export async function chooseEra({ deps, requested, context, nextId }: EraInput):
     out.capabilities = asRecord(init!.capabilities);
     out.server = serverOf(init!.serverInfo);
     if (sessionId) out.openSessions.push({ sessionId, version: negotiated });
-    if (!auto && negotiated !== requested) out.note = `asked for ${requested}; the server negotiated ${negotiated}, and the probes ran under it`;
+    if (!auto && negotiated !== requested)
+      out.note = `asked for ${requested}; the server negotiated ${negotiated}, and the probes ran under it`;
     if (modern) {
       // A dual-era client's probe of a legacy server (basic/versioning, "Backward Compatibility"): judged as such.
       const session = deps.judge.session(sessionId, deps.userHeaders.authorization);
-      const findings = modern.observed.flatMap((o) => [...o.exchanges.flatMap((j) => deps.judge.rejudge(j, session)), ...o.postFindings]).map((f) => ({ rule: f.rule, severity: f.severity, message: f.message, pointer: f.pointer, evidence: f.evidence, fix: f.fix }));
+      const findings = modern.observed
+        .flatMap((o) => [...o.exchanges.flatMap((j) => deps.judge.rejudge(j, session)), ...o.postFindings])
+        .map((f) => ({ rule: f.rule, severity: f.severity, message: f.message, pointer: f.pointer, evidence: f.evidence, fix: f.fix }));
       out.results.push(notSpoken(modern, findings, `the server does not speak ${modernVersion}`));
     }
     out.results.push(legacy!.result);
@@ -137,7 +172,11 @@ export async function chooseEra({ deps, requested, context, nextId }: EraInput):
     const answers = [modern?.answer, legacy?.answer].filter((a): a is Answer => a !== undefined);
     if (answers.length > 0 && answers.every((a) => a.status === undefined)) {
       const timedOut = answers.every((a) => a.failure?.reason === 'timeout');
-      out.reach = { status: 'unreachable', detail: timedOut ? `no answer within ${deps.probeTimeoutMs} ms` : (answers[0]!.failure?.detail ?? 'no answer'), challenge: undefined };
+      out.reach = {
+        status: 'unreachable',
+        detail: timedOut ? `no answer within ${deps.probeTimeoutMs} ms` : (answers[0]!.failure?.detail ?? 'no answer'),
+        challenge: undefined,
+      };
     }
   }
   return out;

@@ -33,7 +33,15 @@ const toCheck = (f: Pick<Finding, 'rule' | 'severity' | 'message' | 'pointer' | 
 export const ruleFindings = (o: Observed): CheckFinding[] => [...o.exchanges.flatMap((j) => j.findings), ...o.postFindings].map(toCheck);
 
 /** A finding of the probe's own expectation. */
-export const probeFinding = (probe: string, r: Report): CheckFinding => toCheck({ rule: `probe/${probe}`, severity: r.severity ?? 'error', message: r.message, pointer: r.pointer, evidence: r.evidence, fix: r.fix });
+export const probeFinding = (probe: string, r: Report): CheckFinding =>
+  toCheck({
+    rule: `probe/${probe}`,
+    severity: r.severity ?? 'error',
+    message: r.message,
+    pointer: r.pointer,
+    evidence: r.evidence,
+    fix: r.fix,
+  });
 
 /** The one-line fix: the first error's (a rule aimed at the probe first), else the first warning's. */
 export function fixOf(findings: readonly CheckFinding[], aimed: readonly string[]): string | undefined {
@@ -46,10 +54,24 @@ export function fixOf(findings: readonly CheckFinding[], aimed: readonly string[
 }
 
 export function skipped(def: ProbeDefinition, version: string | undefined, why: string, expected = '-'): ProbeResult {
-  return { probe: def.id, title: def.title, version, rules: def.rules, verdict: 'skip', expected, got: `skipped: ${why}`, fix: undefined, findings: [], request: undefined, status: undefined, durationMs: 0 };
+  return {
+    probe: def.id,
+    title: def.title,
+    version,
+    rules: def.rules,
+    verdict: 'skip',
+    expected,
+    got: `skipped: ${why}`,
+    fix: undefined,
+    findings: [],
+    request: undefined,
+    status: undefined,
+    durationMs: 0,
+  };
 }
 
-const lower = (headers: Record<string, string>): IncomingHttpHeaders => Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+const lower = (headers: Record<string, string>): IncomingHttpHeaders =>
+  Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 
 export interface ExecDeps {
   http: CheckHttp;
@@ -87,14 +109,27 @@ export async function execute(deps: ExecDeps, def: ProbeDefinition, ctx: ProbeCo
   const findings = observed.flatMap(ruleFindings);
   const failure = answer.failure;
   if (failure && (answer.status === undefined || failure.reason === 'timeout')) {
-    const message = failure.reason === 'timeout' ? `no complete answer within ${deps.probeTimeoutMs} ms` : `the exchange failed: ${failure.reason} (${excerpt(failure.detail, 80)})`;
-    findings.push(probeFinding(def.id, { message, pointer: '/response', evidence: gotText(answer), fix: 'answer every request promptly with its JSON-RPC response', severity: 'error' }));
+    const message =
+      failure.reason === 'timeout'
+        ? `no complete answer within ${deps.probeTimeoutMs} ms`
+        : `the exchange failed: ${failure.reason} (${excerpt(failure.detail, 80)})`;
+    findings.push(
+      probeFinding(def.id, {
+        message,
+        pointer: '/response',
+        evidence: gotText(answer),
+        fix: 'answer every request promptly with its JSON-RPC response',
+        severity: 'error',
+      }),
+    );
   } else {
     // A rule aimed at the probe that already said it (at the same place, as severely) says it better.
     const rank = { info: 0, warning: 1, error: 2 } as const;
     const said = findings.filter((f) => def.rules.includes(f.rule));
     const covered = (r: Report): boolean =>
-      said.some((f) => (f.pointer.startsWith(r.pointer) || r.pointer.startsWith(f.pointer)) && rank[f.severity] >= rank[r.severity ?? 'error']);
+      said.some(
+        (f) => (f.pointer.startsWith(r.pointer) || r.pointer.startsWith(f.pointer)) && rank[f.severity] >= rank[r.severity ?? 'error'],
+      );
     for (const r of expectation.check(answer)) if (!covered(r)) findings.push(probeFinding(def.id, r));
   }
   const verdict = failure?.reason === 'timeout' ? 'timeout' : verdictOf(findings);

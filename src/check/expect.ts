@@ -66,14 +66,20 @@ const PROBLEM: Readonly<Record<BodyProblem['problem'], string>> = {
 
 /** What came back, in one line: `HTTP 404, error -32601 "Method not found"`. */
 export function gotText(a: Answer): string {
-  if (a.failure && a.status === undefined) return a.failure.reason === 'timeout' ? 'no answer (timed out)' : `no answer (${a.failure.reason}: ${excerpt(a.failure.detail, 60)})`;
+  if (a.failure && a.status === undefined)
+    return a.failure.reason === 'timeout' ? 'no answer (timed out)' : `no answer (${a.failure.reason}: ${excerpt(a.failure.detail, 60)})`;
   const parts = [`HTTP ${a.status}`];
   const location = a.headers.location;
-  if (a.status !== undefined && a.status >= 300 && a.status < 400 && location) parts.push(`redirect to ${excerpt(location, 60)} (not followed)`);
-  else if (a.truncated) parts.push(`more than ${a.bytes} bytes${a.contentType ? ` of ${a.contentType}` : ''} (cut at --max-bytes, not judged)`);
+  if (a.status !== undefined && a.status >= 300 && a.status < 400 && location)
+    parts.push(`redirect to ${excerpt(location, 60)} (not followed)`);
+  else if (a.truncated)
+    parts.push(`more than ${a.bytes} bytes${a.contentType ? ` of ${a.contentType}` : ''} (cut at --max-bytes, not judged)`);
   else if (a.result) parts.push(a.result.isError === true ? `isError result ${excerpt(resultText(a.result), 50)}` : 'result');
   else if (a.error) parts.push(`error ${describeError(a.error)}${a.error === a.response ? '' : ' (id null)'}`);
-  else if (a.bodyProblem) parts.push(a.bodyProblem.problem === 'empty' ? 'no body' : `${PROBLEM[a.bodyProblem.problem]}${a.contentType ? ` (${a.contentType})` : ''}`);
+  else if (a.bodyProblem)
+    parts.push(
+      a.bodyProblem.problem === 'empty' ? 'no body' : `${PROBLEM[a.bodyProblem.problem]}${a.contentType ? ` (${a.contentType})` : ''}`,
+    );
   else if (a.bytes === 0) parts.push('no body');
   else if (a.messages.length === 0) parts.push(`${a.bytes} bytes${a.contentType ? ` of ${a.contentType}` : ''}`);
   else parts.push('no response to the request');
@@ -123,10 +129,29 @@ export function wantError(x: ErrorExpectation): Expectation {
       const e = a.error;
       const code = codeOf(e);
       // No error at all says it all: the status is not worth a second finding.
-      if (!e) return [miss(`expected a JSON-RPC error ${x.codes.join(' or ')}, got ${gotText(a)}`, a.result ? '/response/result' : '/response', a.result ?? a.bodyProblem?.excerpt ?? a.status, x.fix)];
-      if (code === undefined || !x.codes.includes(code)) out.push(miss(`expected error code ${x.codes.join(' or ')}, got ${describeError(e)}`, '/response/error/code', e.value.error, x.fix, x.codeSeverity));
+      if (!e)
+        return [
+          miss(
+            `expected a JSON-RPC error ${x.codes.join(' or ')}, got ${gotText(a)}`,
+            a.result ? '/response/result' : '/response',
+            a.result ?? a.bodyProblem?.excerpt ?? a.status,
+            x.fix,
+          ),
+        ];
+      if (code === undefined || !x.codes.includes(code))
+        out.push(
+          miss(
+            `expected error code ${x.codes.join(' or ')}, got ${describeError(e)}`,
+            '/response/error/code',
+            e.value.error,
+            x.fix,
+            x.codeSeverity,
+          ),
+        );
       if (x.statuses && a.status !== undefined && !x.statuses.includes(a.status)) {
-        out.push(miss(`expected HTTP ${x.statuses.join(' or ')}, got HTTP ${a.status}`, '/status', `HTTP ${a.status}`, x.fix, x.statusSeverity));
+        out.push(
+          miss(`expected HTTP ${x.statuses.join(' or ')}, got HTTP ${a.status}`, '/status', `HTTP ${a.status}`, x.fix, x.statusSeverity),
+        );
       }
       if (code !== undefined && x.codes.includes(code) && x.more) out.push(...x.more(a, e));
       return out;
@@ -140,20 +165,28 @@ export function wantResult(text: string, fix: string, more?: (a: Answer, result:
     text,
     fix,
     check(a) {
-      if (!a.result) return [miss(`expected a result, got ${gotText(a)}`, '/response', a.error?.value ?? a.bodyProblem?.excerpt ?? a.status, fix)];
+      if (!a.result)
+        return [miss(`expected a result, got ${gotText(a)}`, '/response', a.error?.value ?? a.bodyProblem?.excerpt ?? a.status, fix)];
       return more ? more(a, a.result) : [];
     },
   };
 }
 
 /** The request must be turned away with an HTTP error status (`preferred` is the one the spec names). */
-export function wantRejected(x: { text: string; fix: string; preferred?: number; otherSeverity?: Report['severity']; servedSeverity?: Report['severity'] }): Expectation {
+export function wantRejected(x: {
+  text: string;
+  fix: string;
+  preferred?: number;
+  otherSeverity?: Report['severity'];
+  servedSeverity?: Report['severity'];
+}): Expectation {
   return {
     text: x.text,
     fix: x.fix,
     check(a) {
       const status = a.status ?? 0;
-      if (status >= 200 && status < 300) return [miss(`the request was served (${gotText(a)}) instead of rejected`, '/status', `HTTP ${status}`, x.fix, x.servedSeverity)];
+      if (status >= 200 && status < 300)
+        return [miss(`the request was served (${gotText(a)}) instead of rejected`, '/status', `HTTP ${status}`, x.fix, x.servedSeverity)];
       if (status >= 500) return [miss(`expected a 4xx rejection, got ${gotText(a)}`, '/status', `HTTP ${status}`, x.fix)];
       if (x.preferred !== undefined && status !== x.preferred && status >= 400) {
         return [miss(`expected HTTP ${x.preferred}, got HTTP ${status}`, '/status', `HTTP ${status}`, x.fix, x.otherSeverity ?? 'warning')];

@@ -73,8 +73,10 @@ function failureOf(err: unknown, timedOut: boolean): { reason: FailureReason; de
   ) {
     return { reason: 'timeout', detail };
   }
-  if (['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN', 'ENETUNREACH'].includes(code)) return { reason: 'unreachable', detail: `${code}: ${detail}` };
-  if (err instanceof undiciErrors.SocketError || code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET') return { reason: 'reset', detail };
+  if (['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN', 'ENETUNREACH'].includes(code))
+    return { reason: 'unreachable', detail: `${code}: ${detail}` };
+  if (err instanceof undiciErrors.SocketError || code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET')
+    return { reason: 'reset', detail };
   return { reason: 'error', detail };
 }
 
@@ -101,7 +103,16 @@ export class CheckHttp {
     const started = performance.now();
     const timeout = AbortSignal.timeout(this.limits.probeTimeoutMs);
     const signal = bounded ? AbortSignal.any([timeout, this.deadline]) : timeout;
-    const answer: HttpAnswer = { status: undefined, headers: {}, contentType: undefined, body: Buffer.alloc(0), events: undefined, truncated: false, failure: undefined, durationMs: 0 };
+    const answer: HttpAnswer = {
+      status: undefined,
+      headers: {},
+      contentType: undefined,
+      body: Buffer.alloc(0),
+      events: undefined,
+      truncated: false,
+      failure: undefined,
+      durationMs: 0,
+    };
     try {
       const res = await this.agent.request({
         origin: this.url.origin,

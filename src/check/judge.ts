@@ -80,7 +80,14 @@ export class CheckJudge {
     if (judgeAs !== undefined) flow.protocolVersion = judgeAs;
     const frame = (f: Omit<FrameInput, 'flow'>): Frame => runFrame({ ...f, flow }, this.stage());
 
-    const opened = frame({ from: 'client', body: bytes, size: bytes.length, http: { status: undefined, contentType: undefined, transport: 'none' }, issuedSessionId: undefined, decoded: request }).opened;
+    const opened = frame({
+      from: 'client',
+      body: bytes,
+      size: bytes.length,
+      http: { status: undefined, contentType: undefined, transport: 'none' },
+      issuedSessionId: undefined,
+      decoded: request,
+    }).opened;
     const sse = answer.events !== undefined;
     const http: ResponseHttp = {
       status: answer.status,
@@ -91,7 +98,17 @@ export class CheckJudge {
     const issued = answer.headers['mcp-session-id'];
     const issuedSessionId = typeof issued === 'string' ? issued : undefined;
 
-    const out: Observed = { flow, request, response: undefined, messages: [], exchanges: [], unmatched: [], bodyProblem: undefined, postFindings: [], answer };
+    const out: Observed = {
+      flow,
+      request,
+      response: undefined,
+      messages: [],
+      exchanges: [],
+      unmatched: [],
+      bodyProblem: undefined,
+      postFindings: [],
+      answer,
+    };
     const take = (f: Frame): void => {
       if (f.decoded?.ok) out.messages.push(...f.decoded.payload.messages);
       out.unmatched.push(...f.unmatched);
@@ -100,7 +117,8 @@ export class CheckJudge {
       for (const j of f.completed) out.exchanges.push({ completed: j.exchange, subject: j.subject!, findings: j.findings });
     };
     if (sse) {
-      for (const data of answer.events ?? []) take(frame({ from: 'server', body: data, size: Buffer.byteLength(data), http, issuedSessionId }));
+      for (const data of answer.events ?? [])
+        take(frame({ from: 'server', body: data, size: Buffer.byteLength(data), http, issuedSessionId }));
     } else if (answer.body.length > 0 && !answer.truncated) {
       const f = frame({ from: 'server', body: answer.body, size: answer.body.length, http, issuedSessionId });
       out.response = f.decoded;
@@ -115,7 +133,15 @@ export class CheckJudge {
     // Requests the exchange did not answer, judged as the proxy judges them when a body ends.
     const outcome = answer.body.length > 0 && !sse ? 'invalid-response' : 'no-response';
     for (const o of opened) {
-      const c = this.correlator.abandon(flow.scope, 'client', o.id, performance.now(), answer.truncated ? 'unaudited' : outcome, undefined, o.idToken);
+      const c = this.correlator.abandon(
+        flow.scope,
+        'client',
+        o.id,
+        performance.now(),
+        answer.truncated ? 'unaudited' : outcome,
+        undefined,
+        o.idToken,
+      );
       if (!c) continue;
       const subject = exchangeSubject(c, flow, http, out.bodyProblem, out.unmatched);
       out.exchanges.push({ completed: c, subject, findings: judge(c, subject, this.stage()) });

@@ -103,7 +103,10 @@ export interface RpcOptions {
 /** A JSON-RPC request (or notification) as a client of ctx's era sends it, headers included. */
 export function rpc(ctx: ProbeContext, method: string, params: Record<string, unknown> = {}, opts: RpcOptions = {}): ProbeRequest {
   const modern = ctx.era === 'modern';
-  const withMeta = modern && !opts.noMeta && !opts.notification ? { ...params, _meta: { ...modernMeta(ctx), ...(params._meta as object | undefined) } } : params;
+  const withMeta =
+    modern && !opts.noMeta && !opts.notification
+      ? { ...params, _meta: { ...modernMeta(ctx), ...(params._meta as object | undefined) } }
+      : params;
   const id = opts.notification ? undefined : ctx.id;
   const message = { jsonrpc: '2.0', ...(id === undefined ? {} : { id }), method, params: withMeta };
   let headers: Record<string, string> = { accept: ACCEPT, 'content-type': 'application/json' };
@@ -117,7 +120,8 @@ export function rpc(ctx: ProbeContext, method: string, params: Record<string, un
 }
 
 /** Whether the server declared a capability. */
-export const declares = (ctx: ProbeContext, capability: string): boolean => ctx.capabilities !== undefined && capability in ctx.capabilities;
+export const declares = (ctx: ProbeContext, capability: string): boolean =>
+  ctx.capabilities !== undefined && capability in ctx.capabilities;
 
 /** A request every server of the era answers, for probes about the HTTP layer: ping (legacy), server/discover (modern). */
 export const plainRequest = (ctx: ProbeContext, opts: RpcOptions = {}): ProbeRequest =>

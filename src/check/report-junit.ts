@@ -25,7 +25,10 @@ function testcase(p: ProbeResult, suite: string): string {
   const summary = `expected ${p.expected}; got ${p.got}`;
   const body: string[] = [];
   if (p.verdict === 'skip') body.push(`      <skipped message="${xml(p.got)}"/>`);
-  else if (p.verdict === 'fail') body.push(`      <failure message="${xml(summary)}" type="${xml(p.findings.find((f) => f.severity === 'error')?.rule ?? 'fail')}">${xml(details(p))}</failure>`);
+  else if (p.verdict === 'fail')
+    body.push(
+      `      <failure message="${xml(summary)}" type="${xml(p.findings.find((f) => f.severity === 'error')?.rule ?? 'fail')}">${xml(details(p))}</failure>`,
+    );
   else if (p.verdict === 'timeout') body.push(`      <error message="${xml(summary)}" type="timeout">${xml(details(p))}</error>`);
   else if (p.findings.length > 0) body.push(`      <system-out>${xml(details(p))}</system-out>`);
   return body.length === 0 ? `${open}/>` : `${open}>\n${body.join('\n')}\n    </testcase>`;
@@ -37,9 +40,14 @@ export function renderJunit(report: CheckReport): string {
   const s = r.summary;
   const cases = r.probes.map((p) => testcase(p, suite));
   if (r.reach.status !== 'ok') {
-    const message = r.reach.status === 'needs-credentials' ? `needs credentials: ${r.reach.detail ?? ''}` : `could not reach the server: ${r.reach.detail ?? ''}`;
+    const message =
+      r.reach.status === 'needs-credentials'
+        ? `needs credentials: ${r.reach.detail ?? ''}`
+        : `could not reach the server: ${r.reach.detail ?? ''}`;
     const challenge = r.reach.challenge ? `WWW-Authenticate: ${r.reach.challenge}` : '';
-    cases.push(`    <testcase classname="${xml(suite)}" name="reach" time="0.000">\n      <error message="${xml(message)}" type="${r.reach.status}">${xml(challenge)}</error>\n    </testcase>`);
+    cases.push(
+      `    <testcase classname="${xml(suite)}" name="reach" time="0.000">\n      <error message="${xml(message)}" type="${r.reach.status}">${xml(challenge)}</error>\n    </testcase>`,
+    );
   }
   const errors = s.timeout + (r.reach.status === 'ok' ? 0 : 1);
   const tests = cases.length;

@@ -6,7 +6,12 @@ const ICON: Readonly<Record<Verdict, string>> = { pass: '✅ pass', warn: '⚠�
 
 /** Text safe inside a Markdown table cell: no pipes, no line breaks, no raw HTML. */
 export function mdCell(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\s*\n\s*/g, ' ');
+  return text
+    .replace(/\\/g, '\\\\')
+    .replace(/\|/g, '\\|')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/\s*\n\s*/g, ' ');
 }
 
 const code = (text: string): string => `\`${text.replace(/`/g, "'")}\``;
@@ -15,7 +20,9 @@ export function renderMarkdown(report: CheckReport): string {
   const r = redactedReport(report);
   const lines = [`### mcp-warden check: ${code(r.target)}`, '', `**${mdCell(summaryLine(r))}**`, ''];
   const server = r.server ? `${[r.server.name, r.server.version].filter(Boolean).join(' ')}; ` : '';
-  lines.push(`${mdCell(server)}speaks ${r.protocol.spoken.map(code).join(', ') || 'no version found'}; probes ran under ${r.protocol.used ? code(r.protocol.used) : 'none'}.`);
+  lines.push(
+    `${mdCell(server)}speaks ${r.protocol.spoken.map(code).join(', ') || 'no version found'}; probes ran under ${r.protocol.used ? code(r.protocol.used) : 'none'}.`,
+  );
   if (r.protocol.note) lines.push('', mdCell(r.protocol.note));
   if (r.reach.challenge) lines.push('', `WWW-Authenticate: ${code(r.reach.challenge)}`);
   if (r.probes.length > 0) {

@@ -26,8 +26,19 @@ function descriptor(id: string): Record<string, unknown> {
     };
   }
   const probe = PROBE_DEFS.get(id.replace(/^probe\//, ''));
-  if (probe) return { id, name: id, shortDescription: { text: `Probe "${probe.title}": the answer meets the probe's expectation` }, defaultConfiguration: { level: 'error' } };
-  return { id, name: id, shortDescription: { text: id === 'reach/needs-credentials' ? 'The server asks for credentials' : 'The server could not be reached' }, defaultConfiguration: { level: 'error' } };
+  if (probe)
+    return {
+      id,
+      name: id,
+      shortDescription: { text: `Probe "${probe.title}": the answer meets the probe's expectation` },
+      defaultConfiguration: { level: 'error' },
+    };
+  return {
+    id,
+    name: id,
+    shortDescription: { text: id === 'reach/needs-credentials' ? 'The server asks for credentials' : 'The server could not be reached' },
+    defaultConfiguration: { level: 'error' },
+  };
 }
 
 const fingerprint = (...parts: string[]): string => createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 32);
@@ -55,14 +66,27 @@ export function renderSarif(report: CheckReport): string {
         message: { text: `${p.probe}: ${f.message}. Fix: ${f.fix}` },
         locations: [location(p.probe, p.version)],
         partialFingerprints: { 'mcpWardenCheck/v1': fingerprint(r.target, p.probe, f.rule, f.pointer) },
-        properties: { probe: p.probe, version: p.version ?? null, verdict: p.verdict, pointer: f.pointer, evidence: f.evidence, fix: f.fix },
+        properties: {
+          probe: p.probe,
+          version: p.version ?? null,
+          verdict: p.verdict,
+          pointer: f.pointer,
+          evidence: f.evidence,
+          fix: f.fix,
+        },
       });
     }
   }
   if (r.reach.status !== 'ok') {
     const rule = `reach/${r.reach.status}`;
     const challenge = r.reach.challenge ? ` WWW-Authenticate: ${r.reach.challenge}` : '';
-    results.push({ ruleId: rule, ruleIndex: indexOf(rule), level: 'error', message: { text: `${summaryLine(r)}.${challenge}` }, locations: [location('reach', undefined)] });
+    results.push({
+      ruleId: rule,
+      ruleIndex: indexOf(rule),
+      level: 'error',
+      message: { text: `${summaryLine(r)}.${challenge}` },
+      locations: [location('reach', undefined)],
+    });
   }
   const log = {
     $schema: SARIF_SCHEMA,
@@ -79,7 +103,13 @@ export function renderSarif(report: CheckReport): string {
           },
         ],
         results,
-        properties: { target: r.target, versionsSpoken: r.protocol.spoken, versionUsed: r.protocol.used ?? null, summary: { ...r.summary }, summaryLine: summaryLine(r) },
+        properties: {
+          target: r.target,
+          versionsSpoken: r.protocol.spoken,
+          versionUsed: r.protocol.used ?? null,
+          summary: { ...r.summary },
+          summaryLine: summaryLine(r),
+        },
       },
     ],
   };

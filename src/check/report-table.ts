@@ -8,7 +8,13 @@ export interface TableOptions {
 }
 
 const ANSI = { red: '\x1b[31m', green: '\x1b[32m', yellow: '\x1b[33m', dim: '\x1b[2m', bold: '\x1b[1m', reset: '\x1b[0m' } as const;
-const VERDICT_COLOR: Readonly<Record<Verdict, keyof typeof ANSI>> = { pass: 'green', warn: 'yellow', fail: 'red', timeout: 'red', skip: 'dim' };
+const VERDICT_COLOR: Readonly<Record<Verdict, keyof typeof ANSI>> = {
+  pass: 'green',
+  warn: 'yellow',
+  fail: 'red',
+  timeout: 'red',
+  skip: 'dim',
+};
 
 const WIDTH = { probe: 22, expected: 40, got: 48 } as const;
 
@@ -34,7 +40,9 @@ export function renderTable(report: CheckReport, opts: TableOptions): string {
   for (const p of r.probes) {
     const verdict = paint(VERDICT_COLOR[p.verdict], p.verdict.padEnd(7));
     const fix = p.verdict === 'pass' || p.verdict === 'skip' ? '' : (p.fix ?? '');
-    lines.push(`  ${cell(p.probe, WIDTH.probe, widths.probe)}  ${cell(p.expected, WIDTH.expected)}  ${cell(p.got, WIDTH.got)}  ${verdict}  ${fix}`.trimEnd());
+    lines.push(
+      `  ${cell(p.probe, WIDTH.probe, widths.probe)}  ${cell(p.expected, WIDTH.expected)}  ${cell(p.got, WIDTH.got)}  ${verdict}  ${fix}`.trimEnd(),
+    );
   }
 
   const flagged = r.probes.filter((p) => p.findings.length > 0);

@@ -113,7 +113,8 @@ export function summaryLine(r: CheckReport): string {
   if (r.reach.status === 'needs-credentials') {
     return `needs credentials: ${redactText(r.reach.detail ?? 'HTTP 401')}${r.reach.challenge ? ` (WWW-Authenticate: ${redactText(r.reach.challenge)})` : ''}; pass them with --header 'Authorization: Bearer ...' (exit 2)`;
   }
-  if (r.reach.status === 'unreachable') return `could not reach ${redactText(r.target)}: ${redactText(r.reach.detail ?? 'no answer')} (exit 2)`;
+  if (r.reach.status === 'unreachable')
+    return `could not reach ${redactText(r.target)}: ${redactText(r.reach.detail ?? 'no answer')} (exit 2)`;
   const s = r.summary;
   const parts = [`${s.pass} pass`, `${s.warn} warn`, `${s.fail} fail`];
   if (s.timeout > 0) parts.push(`${s.timeout} timeout`);

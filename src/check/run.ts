@@ -31,7 +31,13 @@ export interface CheckOptions {
   clientVersion: string;
 }
 
-export const CHECK_DEFAULTS = { protocol: 'auto', timeoutMs: 60_000, probeTimeoutMs: 10_000, connectTimeoutMs: 5_000, maxBytes: 1024 * 1024 } as const;
+export const CHECK_DEFAULTS = {
+  protocol: 'auto',
+  timeoutMs: 60_000,
+  probeTimeoutMs: 10_000,
+  connectTimeoutMs: 5_000,
+  maxBytes: 1024 * 1024,
+} as const;
 
 /** The URL as reports show it: no credentials, no query or fragment (a query may hold a token). */
 export function displayUrl(url: URL): string {
@@ -48,7 +54,11 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), opts.timeoutMs);
   timer.unref();
-  const http = new CheckHttp(opts.url, { connectTimeoutMs: opts.connectTimeoutMs, probeTimeoutMs: opts.probeTimeoutMs, maxBytes: opts.maxBytes }, deadline.signal);
+  const http = new CheckHttp(
+    opts.url,
+    { connectTimeoutMs: opts.connectTimeoutMs, probeTimeoutMs: opts.probeTimeoutMs, maxBytes: opts.maxBytes },
+    deadline.signal,
+  );
   const judge = new CheckJudge();
   const userHeaders = Object.fromEntries(Object.entries(opts.headers).map(([k, v]) => [k.toLowerCase(), v]));
   const deps: ExecDeps = { http, judge, userHeaders, probeTimeoutMs: opts.probeTimeoutMs };
@@ -99,14 +109,25 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
   }
 }
 
-async function runProbes(deps: ExecDeps, era: EraOutcome, base: (v: string, sid?: string) => ProbeContext, nextId: () => number, deadline: AbortSignal): Promise<ProbeResult[]> {
+async function runProbes(
+  deps: ExecDeps,
+  era: EraOutcome,
+  base: (v: string, sid?: string) => ProbeContext,
+  nextId: () => number,
+  deadline: AbortSignal,
+): Promise<ProbeResult[]> {
   const version = era.used!;
   const authorization = deps.userHeaders.authorization;
   const session = deps.judge.session(eraOf(version) === 'modern' ? undefined : era.sessionId, authorization);
   const toolList: unknown[] = [];
   const out: ProbeResult[] = [];
   for (const def of PROBES) {
-    const ctx: ProbeContext = { ...base(version, era.sessionId), capabilities: session.serverCapabilities ?? era.capabilities, tools: session.tools, toolList };
+    const ctx: ProbeContext = {
+      ...base(version, era.sessionId),
+      capabilities: session.serverCapabilities ?? era.capabilities,
+      tools: session.tools,
+      toolList,
+    };
     if (!def.eras.includes(ctx.era) || (def.applies && !def.applies(factsOf(ctx)))) continue;
     if (deadline.aborted) {
       out.push(skipped(def, version, 'the overall deadline (--timeout) passed'));
@@ -115,7 +136,10 @@ async function runProbes(deps: ExecDeps, era: EraOutcome, base: (v: string, sid?
     const done = await execute(deps, def, ctx, nextId);
     out.push(done.result);
     if (def.id === 'tools-list') {
-      for (const o of done.observed) for (const m of o.messages) if (m.kind === 'result') toolList.push(...(Array.isArray(asRecord(m.result)?.tools) ? (asRecord(m.result)!.tools as unknown[]) : []));
+      for (const o of done.observed)
+        for (const m of o.messages)
+          if (m.kind === 'result')
+            toolList.push(...(Array.isArray(asRecord(m.result)?.tools) ? (asRecord(m.result)!.tools as unknown[]) : []));
     }
     // A second initialize may have opened a session of its own: end it.
     const issued = done.answer?.headers['mcp-session-id'];

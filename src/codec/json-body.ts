@@ -2,9 +2,7 @@
 // rule needs to know: empty, not UTF-8, not JSON, HTML.
 import { classifyPayload, rememberSource, type Payload } from './jsonrpc.ts';
 
-export type Decoded =
-  | { ok: true; payload: Payload }
-  | { ok: false; problem: 'empty' | 'not-utf8' | 'html' | 'not-json'; detail: string };
+export type Decoded = { ok: true; payload: Payload } | { ok: false; problem: 'empty' | 'not-utf8' | 'html' | 'not-json'; detail: string };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 

@@ -13,13 +13,16 @@ export function jsonText(value: unknown): string {
   }
 }
 
-type Open = { kind: 'array'; value: unknown[]; next: number; first: boolean } | { kind: 'object'; value: Record<string, unknown>; keys: string[]; next: number; first: boolean };
+type Open =
+  | { kind: 'array'; value: unknown[]; next: number; first: boolean }
+  | { kind: 'object'; value: Record<string, unknown>; keys: string[]; next: number; first: boolean };
 
 const skipped = (v: unknown): boolean => v === undefined || typeof v === 'function' || typeof v === 'symbol';
 
 /** The value as JSON.stringify would give it, with toJSON applied. */
 function resolved(v: unknown, key: string): unknown {
-  if (typeof v === 'object' && v !== null && typeof (v as { toJSON?: unknown }).toJSON === 'function') return (v as { toJSON(k: string): unknown }).toJSON(key);
+  if (typeof v === 'object' && v !== null && typeof (v as { toJSON?: unknown }).toJSON === 'function')
+    return (v as { toJSON(k: string): unknown }).toJSON(key);
   return v;
 }
 

@@ -16,9 +16,7 @@ export type Message =
 /** A decoded body or SSE payload: one message, or a batch (a JSON array). */
 export type Payload = { batch: false; messages: [Message] } | { batch: true; messages: Message[] };
 
-
-const isId = (v: unknown): v is JsonRpcId =>
-  typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
+const isId = (v: unknown): v is JsonRpcId => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
 
 /** The id as a readable value if the object carries one of a valid type, else null/undefined. */
 function readId(value: Record<string, unknown>): JsonRpcId | null | undefined {

@@ -127,7 +127,9 @@ class Splitter {
       const comment = this.#early && !this.#fields && this.#comment && !this.#atLineStart;
       const raw = this.#take();
       // Over the limit only when early held a BOM (and a CR) that may have started a comment.
-      out.push(comment ? { kind: 'comment', raw } : raw.length > this.#max ? { kind: 'oversize', raw, last: true } : { kind: 'block', raw });
+      out.push(
+        comment ? { kind: 'comment', raw } : raw.length > this.#max ? { kind: 'oversize', raw, last: true } : { kind: 'block', raw },
+      );
     }
     this.#oversize = false;
     this.#fields = false;

@@ -55,7 +55,8 @@ interface CheckCommandOptions {
 /** `Name: value` from --header, collected into one object (a repeated name: the last wins). */
 export function collectHeader(value: string, previous: Record<string, string>): Record<string, string> {
   const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(.*?)\s*$/.exec(value);
-  if (!m || /[\r\n]/.test(value)) throw new InvalidArgumentError(`expected "Name: value" such as "Authorization: Bearer TOKEN", got "${value.replace(/:.*/, ': ...')}"`);
+  if (!m || /[\r\n]/.test(value))
+    throw new InvalidArgumentError(`expected "Name: value" such as "Authorization: Bearer TOKEN", got "${value.replace(/:.*/, ': ...')}"`);
   return { ...previous, [m[1]!.toLowerCase()]: m[2]! };
 }
 
@@ -79,15 +80,33 @@ export function render(report: CheckReport, format: CheckFormat, color: boolean)
 export function registerCheckCommand(program: Command, io: CheckIo = processIo): Command {
   return program
     .command('check')
-    .description('audit a live MCP server from outside: send a fixed set of probes, judge each answer with the proxy\'s rules, print a report (exit 0 ok, 1 an error-severity finding, 2 unreachable or needs credentials)')
-    .argument('<url>', 'the MCP endpoint, e.g. http://127.0.0.1:3000/mcp (only this URL is contacted; redirects are not followed)', parseUrl)
-    .addOption(new Option('--protocol <version>', 'protocol version to check: auto tries 2026-07-28 (server/discover), then the legacy initialize handshake').choices(['auto', ...VERSIONS.map((v) => v.version)]).default(CHECK_DEFAULTS.protocol))
+    .description(
+      "audit a live MCP server from outside: send a fixed set of probes, judge each answer with the proxy's rules, print a report (exit 0 ok, 1 an error-severity finding, 2 unreachable or needs credentials)",
+    )
+    .argument(
+      '<url>',
+      'the MCP endpoint, e.g. http://127.0.0.1:3000/mcp (only this URL is contacted; redirects are not followed)',
+      parseUrl,
+    )
+    .addOption(
+      new Option(
+        '--protocol <version>',
+        'protocol version to check: auto tries 2026-07-28 (server/discover), then the legacy initialize handshake',
+      )
+        .choices(['auto', ...VERSIONS.map((v) => v.version)])
+        .default(CHECK_DEFAULTS.protocol),
+    )
     .addOption(new Option('-f, --format <format>', 'report format').choices(CHECK_FORMATS).default('table'))
     .option('-H, --header <header>', 'a header sent with every probe, e.g. "Authorization: Bearer TOKEN" (repeatable)', collectHeader, {})
     .option('--safe-tool <name>', 'a tool the argument probes may call (repeatable); then no other tool is called', collect, [])
     .option('--no-tool-calls', 'send no tools/call at all')
     .option('--timeout <duration>', 'longest the whole check may take', parseDuration, CHECK_DEFAULTS.timeoutMs)
-    .option('--probe-timeout <duration>', 'longest one probe may take (then its verdict is timeout)', parseDuration, CHECK_DEFAULTS.probeTimeoutMs)
+    .option(
+      '--probe-timeout <duration>',
+      'longest one probe may take (then its verdict is timeout)',
+      parseDuration,
+      CHECK_DEFAULTS.probeTimeoutMs,
+    )
     .option('--max-bytes <size>', 'bytes read of one answer', parseSize, CHECK_DEFAULTS.maxBytes)
     .option('-o, --output <file>', 'write the report to a file (the summary line still goes to stderr)')
     .option('--color', 'colours in the table (default: on a terminal, unless NO_COLOR is set)')

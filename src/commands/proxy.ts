@@ -52,7 +52,10 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
     path: opts.path,
     publicUrl: opts.publicUrl,
     logger,
-    guard: { allowedHosts: opts.allowedHosts ?? policy.security.allowedHosts, allowedOrigins: opts.allowedOrigins ?? policy.security.allowedOrigins },
+    guard: {
+      allowedHosts: opts.allowedHosts ?? policy.security.allowedHosts,
+      allowedOrigins: opts.allowedOrigins ?? policy.security.allowedOrigins,
+    },
     hostHeader: opts.hostHeader ?? policy.upstream.hostHeader,
     policy: () => store.current(),
     limits: {

@@ -42,12 +42,24 @@ export async function* fileLines(path: string): AsyncGenerator<string> {
 
 function readError(path: string, err: unknown): string {
   const e = err as NodeJS.ErrnoException;
-  const why = e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'it is a directory' : e.code === 'EACCES' ? 'permission denied' : e.message;
+  const why =
+    e.code === 'ENOENT'
+      ? 'no such file'
+      : e.code === 'EISDIR'
+        ? 'it is a directory'
+        : e.code === 'EACCES'
+          ? 'permission denied'
+          : e.message;
   return `${path}: cannot read the capture: ${why}`;
 }
 
 /** Runs the command; returns the exit code. */
-export async function runReplayCommand(capture: string, opts: ReplayCommandOptions, out: Output = process.stdout, err: Output = process.stderr): Promise<number> {
+export async function runReplayCommand(
+  capture: string,
+  opts: ReplayCommandOptions,
+  out: Output = process.stdout,
+  err: Output = process.stderr,
+): Promise<number> {
   let policy: Policy = defaultPolicy(REWRITABLE);
   if (opts.policy !== undefined) {
     const loaded = await loadPolicyFile(opts.policy, { rewritable: REWRITABLE });
@@ -88,7 +100,12 @@ function table(rows: string[][], right: ReadonlySet<number> = new Set()): string
 /** `unknown-tool-as-iserror: rewrite 1, leaked-path: log 2` */
 function countsByRule(report: ReplayReport): string {
   return report.summary.byRule
-    .map((r) => `${r.rule}: ${Object.entries(r.actions).map(([action, n]) => `${action} ${n}`).join(', ')}`)
+    .map(
+      (r) =>
+        `${r.rule}: ${Object.entries(r.actions)
+          .map(([action, n]) => `${action} ${n}`)
+          .join(', ')}`,
+    )
     .join('; ');
 }
 
@@ -105,7 +122,8 @@ export function summaryLine(report: ReplayReport): string {
 
 export function renderReplayText(report: ReplayReport, capture: string): string {
   const { policy, lines } = report;
-  const mode = policy.mode === 'enforce' ? 'mode enforce' : `mode ${policy.mode}, replayed as enforce: what enforce mode would do with its actions`;
+  const mode =
+    policy.mode === 'enforce' ? 'mode enforce' : `mode ${policy.mode}, replayed as enforce: what enforce mode would do with its actions`;
   const out: string[] = [
     `mcp-warden replay ${capture}`,
     `  policy   ${policy.source} (${mode})`,
@@ -143,7 +161,10 @@ export function renderReplayText(report: ReplayReport, capture: string): string 
     changed.forEach((x, i) => {
       if (x.decision.kind === 'pass') return;
       const status = x.decision.status !== undefined ? `, HTTP ${x.decision.status}` : '';
-      out.push(`  ${wheres[i]!.padEnd(width)}  ${x.decision.kind} by ${x.decision.rules.join(', ')}${status}`, `  ${' '.repeat(width)}  ${clip(x.decision.after, 110)}`);
+      out.push(
+        `  ${wheres[i]!.padEnd(width)}  ${x.decision.kind} by ${x.decision.rules.join(', ')}${status}`,
+        `  ${' '.repeat(width)}  ${clip(x.decision.after, 110)}`,
+      );
     });
   }
 

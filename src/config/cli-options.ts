@@ -41,8 +41,12 @@ export function parseDuration(value: string): number {
 
 /** A comma-separated list: "localhost,proxy.example.com:8443"; empty items dropped. */
 export function parseList(value: string): string[] {
-  const items = value.split(',').map((v) => v.trim()).filter(Boolean);
-  if (items.length === 0) throw new InvalidArgumentError(`expected a comma-separated list such as localhost,proxy.example.com, got "${value}"`);
+  const items = value
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
+  if (items.length === 0)
+    throw new InvalidArgumentError(`expected a comma-separated list such as localhost,proxy.example.com, got "${value}"`);
   return items;
 }
 

@@ -20,12 +20,21 @@ type Section<T> = T | null | undefined;
 /** The policy file's content once it validated (see schema.ts); empty sections may be null. */
 export interface PolicyDocument {
   mode?: Mode;
-  upstream?: Section<{ url?: string; timeout?: string | number; idleTimeout?: string | number; connectTimeout?: string | number; hostHeader?: 'client' | 'upstream' }>;
+  upstream?: Section<{
+    url?: string;
+    timeout?: string | number;
+    idleTimeout?: string | number;
+    connectTimeout?: string | number;
+    hostHeader?: 'client' | 'upstream';
+  }>;
   security?: Section<{ allowedHosts?: string[]; allowedOrigins?: string[] }>;
   limits?: Section<{ maxRequestBody?: string | number; auditBody?: string | number; auditEvent?: string | number }>;
   log?: Section<{ level?: string; arguments?: 'off' | 'redacted' | 'full' }>;
   redaction?: Section<{ marker?: string }>;
-  patterns?: Section<{ leaks?: Section<Array<{ rule: string; pattern: string }>>; silentSuccess?: Section<{ add?: Section<string[]>; replace?: boolean }> }>;
+  patterns?: Section<{
+    leaks?: Section<Array<{ rule: string; pattern: string }>>;
+    silentSuccess?: Section<{ add?: Section<string[]>; replace?: boolean }>;
+  }>;
   capture?: Section<{ path: string }>;
   defaults?: Section<{ action?: Action }>;
   rules?: Section<Record<string, RuleEntryDocument>>;
@@ -70,10 +79,20 @@ const matches = (e: Entry, scope: FindingScope): boolean =>
 export const KNOWN_METHODS: readonly string[] = [
   ...new Set([
     ...ALL_CLIENT_METHODS,
-    'ping', 'sampling/createMessage', 'elicitation/create', 'roots/list',
-    'notifications/initialized', 'notifications/cancelled', 'notifications/progress', 'notifications/message',
-    'notifications/resources/updated', 'notifications/resources/list_changed', 'notifications/tools/list_changed',
-    'notifications/prompts/list_changed', 'notifications/roots/list_changed', 'notifications/elicitation/complete',
+    'ping',
+    'sampling/createMessage',
+    'elicitation/create',
+    'roots/list',
+    'notifications/initialized',
+    'notifications/cancelled',
+    'notifications/progress',
+    'notifications/message',
+    'notifications/resources/updated',
+    'notifications/resources/list_changed',
+    'notifications/tools/list_changed',
+    'notifications/prompts/list_changed',
+    'notifications/roots/list_changed',
+    'notifications/elicitation/complete',
     'notifications/tasks/status',
   ]),
 ].sort();
@@ -103,7 +122,8 @@ export function compilePolicy(doc: PolicyDocument, options: CompileOptions): Pol
       list.map((item, i) => {
         const e = typeof item === 'string' ? { action: item } : item;
         // Where a key of this setting is: rules.NAME.key for a single setting, rules.NAME[i].key in a list.
-        const at = (...rest: Array<string | number>): PolicyPath => (Array.isArray(raw) ? ['rules', name, i, ...rest] : ['rules', name, ...rest]);
+        const at = (...rest: Array<string | number>): PolicyPath =>
+          Array.isArray(raw) ? ['rules', name, i, ...rest] : ['rules', name, ...rest];
         if (typeof item !== 'string') {
           if (item.action === 'off' && item.severity !== undefined) warn(at('severity'), 'has no effect: the rule is off');
           item.methods?.forEach((glob, j) => {
@@ -129,7 +149,10 @@ export function compilePolicy(doc: PolicyDocument, options: CompileOptions): Pol
   const silent = doc.patterns?.silentSuccess;
   const silentAdd = silent?.add ?? [];
   if (silent?.replace === true && silentAdd.length === 0) {
-    warn(['patterns', 'silentSuccess', 'replace'], 'true with no patterns in add: silent-success will flag nothing (set the rule off instead)');
+    warn(
+      ['patterns', 'silentSuccess', 'replace'],
+      'true with no patterns in add: silent-success will flag nothing (set the rule off instead)',
+    );
   }
 
   const warnings = placeWarnings(found, options);
@@ -164,7 +187,11 @@ export function compilePolicy(doc: PolicyDocument, options: CompileOptions): Pol
       hostHeader: up.hostHeader,
     }),
     security: stripUndefined({ allowedHosts: doc.security?.allowedHosts, allowedOrigins: doc.security?.allowedOrigins }),
-    limits: stripUndefined({ maxRequestBytes: size(lim.maxRequestBody), auditBodyBytes: size(lim.auditBody), auditEventBytes: size(lim.auditEvent) }),
+    limits: stripUndefined({
+      maxRequestBytes: size(lim.maxRequestBody),
+      auditBodyBytes: size(lim.auditBody),
+      auditEventBytes: size(lim.auditEvent),
+    }),
     log: { ...stripUndefined({ level: doc.log?.level }), arguments: doc.log?.arguments ?? 'redacted' },
     redactionMarker: doc.redaction?.marker ?? DEFAULT_MARKER,
     patterns: {
@@ -192,7 +219,10 @@ function rewriteWarnings(
   };
   for (const rule of rules) {
     if (rewritable.has(rule.id)) continue;
-    const chain: Array<[string, readonly Entry[]]> = [[rule.id, entries.get(rule.id) ?? []], [rule.group, rule.group === rule.id ? [] : (entries.get(rule.group) ?? [])]];
+    const chain: Array<[string, readonly Entry[]]> = [
+      [rule.id, entries.get(rule.id) ?? []],
+      [rule.group, rule.group === rule.id ? [] : (entries.get(rule.group) ?? [])],
+    ];
     let settled = false;
     for (const [name, list] of chain) {
       for (const e of list) {

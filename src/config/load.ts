@@ -54,7 +54,10 @@ export async function readPolicyFile(path: string, options: LoadOptions = {}): P
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     const why = e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'it is a directory' : e.message;
-    return { text: undefined, result: { ok: false, errors: [{ file: path, line: 0, column: 0, key: '', message: `cannot read the policy file: ${why}` }] } };
+    return {
+      text: undefined,
+      result: { ok: false, errors: [{ file: path, line: 0, column: 0, key: '', message: `cannot read the policy file: ${why}` }] },
+    };
   }
   return { text, result: loadPolicyText(text, path, { baseDir: dirname(resolve(path)), ...options }) };
 }
@@ -62,7 +65,8 @@ export async function readPolicyFile(path: string, options: LoadOptions = {}): P
 const YAML_MESSAGES: Record<string, (detail: string, source: string) => string> = {
   DUPLICATE_KEY: (_d, key) => `duplicate key ${JSON.stringify(key)}; a key may appear once in a mapping`,
   MULTIPLE_DOCS: () => 'the file holds more than one YAML document (---); a policy is one document',
-  BAD_DQ_ESCAPE: (d) => `YAML syntax error: ${d} (in double quotes YAML reads backslashes as escapes: write regular expressions in single quotes)`,
+  BAD_DQ_ESCAPE: (d) =>
+    `YAML syntax error: ${d} (in double quotes YAML reads backslashes as escapes: write regular expressions in single quotes)`,
 };
 
 /** Loads a policy from its text; `sourceName` is what errors and `policy.source` call it. Pure. */
@@ -76,7 +80,8 @@ export function loadPolicyText(text: string, sourceName: string, options: LoadOp
   };
 
   const syntax = [...doc.errors, ...doc.warnings].map((e) => {
-    const message = YAML_MESSAGES[e.code]?.(e.message, keyAt(doc, e.pos[0]) ?? text.slice(e.pos[0], e.pos[1])) ?? `YAML syntax error: ${e.message}`;
+    const message =
+      YAML_MESSAGES[e.code]?.(e.message, keyAt(doc, e.pos[0]) ?? text.slice(e.pos[0], e.pos[1])) ?? `YAML syntax error: ${e.message}`;
     return at(e.pos[0], '', message);
   });
   if (syntax.length > 0) return { ok: false, errors: sortErrors(syntax) };
@@ -121,7 +126,10 @@ export function loadPolicyText(text: string, sourceName: string, options: LoadOp
 }
 
 function sortErrors(errors: PolicyError[]): PolicyError[] {
-  return errors.map((e, i) => [e, i] as const).sort(([a, i], [b, j]) => a.line - b.line || a.column - b.column || i - j).map(([e]) => e);
+  return errors
+    .map((e, i) => [e, i] as const)
+    .sort(([a, i], [b, j]) => a.line - b.line || a.column - b.column || i - j)
+    .map(([e]) => e);
 }
 
 /** Offsets of map keys that are not plain scalars (a list or mapping as a key, or no key at all). */
@@ -131,7 +139,13 @@ function complexKeys(doc: Document): number[] {
     Pair(_, pair, path) {
       if (isScalar(pair.key) && pair.key.value !== null) return;
       const parent = path[path.length - 1];
-      const start = isNode(pair.key) ? pair.key.range?.[0] : isNode(pair.value) ? pair.value.range?.[0] : isNode(parent) ? parent.range?.[0] : 0;
+      const start = isNode(pair.key)
+        ? pair.key.range?.[0]
+        : isNode(pair.value)
+          ? pair.value.range?.[0]
+          : isNode(parent)
+            ? parent.range?.[0]
+            : 0;
       offsets.push(start ?? 0);
     },
   });

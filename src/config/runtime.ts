@@ -24,7 +24,12 @@ export function runtimeFactory(onRuleError: (rule: string, err: unknown) => void
     if (!runtime) {
       const leakPatterns: LeakPattern[] = [
         ...LEAK_PATTERNS,
-        ...leaks.map((p, i) => ({ rule: p.rule as LeakPattern['rule'], name: `policy-${i + 1}`, label: 'a pattern from the policy', re: p.re })),
+        ...leaks.map((p, i) => ({
+          rule: p.rule as LeakPattern['rule'],
+          name: `policy-${i + 1}`,
+          label: 'a pattern from the policy',
+          re: p.re,
+        })),
       ];
       const silent = replaceSilentSuccess ? silentSuccess : [...SILENT_SUCCESS_PATTERNS, ...silentSuccess];
       runtime = {

@@ -66,7 +66,9 @@ export function buildPolicySchema(rules: readonly RuleInfo[]): JsonSchema {
     const rule = rules.find((r) => r.id === name);
     // A rule that is its group's only member (silent-success) is described once, as a rule.
     const onlyItself = rule !== undefined && rules.every((r) => r.group !== name || r.id === name);
-    const text = [rule ? ruleDescription(rule) : '', groups.includes(name) && !onlyItself ? groupDescription(name, rules) : ''].filter(Boolean).join(' ');
+    const text = [rule ? ruleDescription(rule) : '', groups.includes(name) && !onlyItself ? groupDescription(name, rules) : '']
+      .filter(Boolean)
+      .join(' ');
     ruleProperties[name] = { description: text, $ref: '#/definitions/ruleEntry' };
   }
 
@@ -90,31 +92,43 @@ export function buildPolicySchema(rules: readonly RuleInfo[]): JsonSchema {
         additionalProperties: false,
         properties: {
           url: {
-            description: 'The MCP server\'s endpoint URL (http or https), e.g. http://127.0.0.1:3000/mcp. Same as --upstream.',
+            description: "The MCP server's endpoint URL (http or https), e.g. http://127.0.0.1:3000/mcp. Same as --upstream.",
             type: 'string',
             pattern: '^[Hh][Tt][Tt][Pp][Ss]?://\\S+$',
           },
-          timeout: { description: `Time the upstream has to send response headers (then 504). Default ${formatDuration(DEFAULT_LIMITS.upstreamHeadersTimeoutMs)}. Same as --timeout.`, $ref: '#/definitions/duration' },
-          idleTimeout: { description: `Longest silence inside an upstream response body; 0: none. Default ${formatDuration(DEFAULT_LIMITS.upstreamBodyTimeoutMs)}. Same as --idle-timeout.`, $ref: '#/definitions/duration' },
-          connectTimeout: { description: `Time to connect to the upstream. Default ${formatDuration(DEFAULT_LIMITS.upstreamConnectTimeoutMs)}.`, $ref: '#/definitions/duration' },
+          timeout: {
+            description: `Time the upstream has to send response headers (then 504). Default ${formatDuration(DEFAULT_LIMITS.upstreamHeadersTimeoutMs)}. Same as --timeout.`,
+            $ref: '#/definitions/duration',
+          },
+          idleTimeout: {
+            description: `Longest silence inside an upstream response body; 0: none. Default ${formatDuration(DEFAULT_LIMITS.upstreamBodyTimeoutMs)}. Same as --idle-timeout.`,
+            $ref: '#/definitions/duration',
+          },
+          connectTimeout: {
+            description: `Time to connect to the upstream. Default ${formatDuration(DEFAULT_LIMITS.upstreamConnectTimeoutMs)}.`,
+            $ref: '#/definitions/duration',
+          },
           hostHeader: {
-            description: 'The Host sent upstream. client: the client\'s, as it came (the upstream\'s DNS-rebinding check needs it); upstream: the upstream URL\'s (virtual-hosted upstreams). Default client. Same as --host-header. Read at start.',
+            description:
+              "The Host sent upstream. client: the client's, as it came (the upstream's DNS-rebinding check needs it); upstream: the upstream URL's (virtual-hosted upstreams). Default client. Same as --host-header. Read at start.",
             enum: ['client', 'upstream'],
           },
         },
       },
       security: {
-        description: 'The proxy\'s own DNS-rebinding guard. The command line wins over these; read at start.',
+        description: "The proxy's own DNS-rebinding guard. The command line wins over these; read at start.",
         type: nullable('object'),
         additionalProperties: false,
         properties: {
           allowedHosts: {
-            description: 'Host values a request may carry (a name, or name:port; "*" for any); others get 403. Default: localhost, 127.0.0.1 and [::1] when listening on a loopback address, else any. Same as --allowed-hosts.',
+            description:
+              'Host values a request may carry (a name, or name:port; "*" for any); others get 403. Default: localhost, 127.0.0.1 and [::1] when listening on a loopback address, else any. Same as --allowed-hosts.',
             type: 'array',
             items: { type: 'string', minLength: 1 },
           },
           allowedOrigins: {
-            description: 'Origin values a request may carry (scheme://host[:port]; "*" for any); a request without Origin always passes. Default: origins on the loopback names when listening on a loopback address, else any. Same as --allowed-origins.',
+            description:
+              'Origin values a request may carry (scheme://host[:port]; "*" for any); a request without Origin always passes. Default: origins on the loopback names when listening on a loopback address, else any. Same as --allowed-origins.',
             type: 'array',
             items: { type: 'string', minLength: 1 },
           },
@@ -125,9 +139,18 @@ export function buildPolicySchema(rules: readonly RuleInfo[]): JsonSchema {
         type: nullable('object'),
         additionalProperties: false,
         properties: {
-          maxRequestBody: { description: `Largest request body a client may send (then 413). Default ${formatSize(DEFAULT_LIMITS.maxRequestBytes)}. Same as --max-body.`, $ref: '#/definitions/size' },
-          auditBody: { description: `Largest response body the proxy parses; larger ones stream through unaudited. Default ${formatSize(DEFAULT_LIMITS.auditBodyBytes)}. Same as --audit-limit.`, $ref: '#/definitions/size' },
-          auditEvent: { description: `Largest SSE event the proxy parses; larger ones pass through unaudited. Default ${formatSize(DEFAULT_LIMITS.auditEventBytes)}.`, $ref: '#/definitions/size' },
+          maxRequestBody: {
+            description: `Largest request body a client may send (then 413). Default ${formatSize(DEFAULT_LIMITS.maxRequestBytes)}. Same as --max-body.`,
+            $ref: '#/definitions/size',
+          },
+          auditBody: {
+            description: `Largest response body the proxy parses; larger ones stream through unaudited. Default ${formatSize(DEFAULT_LIMITS.auditBodyBytes)}. Same as --audit-limit.`,
+            $ref: '#/definitions/size',
+          },
+          auditEvent: {
+            description: `Largest SSE event the proxy parses; larger ones pass through unaudited. Default ${formatSize(DEFAULT_LIMITS.auditEventBytes)}.`,
+            $ref: '#/definitions/size',
+          },
         },
       },
       log: {
@@ -137,7 +160,8 @@ export function buildPolicySchema(rules: readonly RuleInfo[]): JsonSchema {
         properties: {
           level: { description: 'Log level. Default info. Same as --log-level (which wins).', enum: [...LOG_LEVELS] },
           arguments: {
-            description: 'Tool arguments on exchange records. off: left out; redacted: the argument names with values redacted; full: as sent minus credentials (values under credential names and credential-shaped text are redacted; personal data is not). Default redacted.',
+            description:
+              'Tool arguments on exchange records. off: left out; redacted: the argument names with values redacted; full: as sent minus credentials (values under credential names and credential-shaped text are redacted; personal data is not). Default redacted.',
             enum: [...ARGUMENT_LOGGING],
             default: 'redacted',
           },
@@ -148,16 +172,22 @@ export function buildPolicySchema(rules: readonly RuleInfo[]): JsonSchema {
         type: nullable('object'),
         additionalProperties: false,
         properties: {
-          marker: { description: `What replaces a leaked internal (stack trace, path, address, host) in a rewritten message. Default "${DEFAULT_MARKER}".`, type: 'string', default: DEFAULT_MARKER },
+          marker: {
+            description: `What replaces a leaked internal (stack trace, path, address, host) in a rewritten message. Default "${DEFAULT_MARKER}".`,
+            type: 'string',
+            default: DEFAULT_MARKER,
+          },
         },
       },
       patterns: {
-        description: 'Extra patterns for the rules that search text. Write regular expressions in single quotes: in double quotes YAML reads "\\b" as a backspace.',
+        description:
+          'Extra patterns for the rules that search text. Write regular expressions in single quotes: in double quotes YAML reads "\\b" as a backspace.',
         type: nullable('object'),
         additionalProperties: false,
         properties: {
           leaks: {
-            description: 'Extra leak patterns, each for one leak rule, added to the built-in ones. A JavaScript regular expression, case-sensitive, matched against error text.',
+            description:
+              'Extra leak patterns, each for one leak rule, added to the built-in ones. A JavaScript regular expression, case-sensitive, matched against error text.',
             type: nullable('array'),
             items: {
               type: 'object',
@@ -165,7 +195,11 @@ export function buildPolicySchema(rules: readonly RuleInfo[]): JsonSchema {
               required: ['rule', 'pattern'],
               properties: {
                 rule: { description: 'The leak rule a match is reported as.', enum: leakRules },
-                pattern: { description: 'A JavaScript regular expression (case-sensitive), e.g. \'\\bvault-[a-z0-9-]+\\b\'.', type: 'string', minLength: 1 },
+                pattern: {
+                  description: "A JavaScript regular expression (case-sensitive), e.g. '\\bvault-[a-z0-9-]+\\b'.",
+                  type: 'string',
+                  minLength: 1,
+                },
               },
             },
           },
@@ -175,22 +209,32 @@ export function buildPolicySchema(rules: readonly RuleInfo[]): JsonSchema {
             additionalProperties: false,
             properties: {
               add: {
-                description: 'JavaScript regular expressions, matched case-insensitive and multiline (^ and $ match at line ends) against the start of a result\'s text.',
+                description:
+                  "JavaScript regular expressions, matched case-insensitive and multiline (^ and $ match at line ends) against the start of a result's text.",
                 type: nullable('array'),
                 items: { type: 'string', minLength: 1 },
               },
-              replace: { description: 'true: use only the patterns of `add`; false (default): add them to the built-in ones.', type: 'boolean', default: false },
+              replace: {
+                description: 'true: use only the patterns of `add`; false (default): add them to the built-in ones.',
+                type: 'boolean',
+                default: false,
+              },
             },
           },
         },
       },
       capture: {
-        description: 'Opt-in capture of every exchange to a file, as JSON lines with secrets redacted. Leave out (or empty) for no capture.',
+        description:
+          'Opt-in capture of every exchange to a file, as JSON lines with secrets redacted. Leave out (or empty) for no capture.',
         type: nullable('object'),
         additionalProperties: false,
         required: ['path'],
         properties: {
-          path: { description: 'The capture file; a relative path is relative to the policy file\'s directory.', type: 'string', minLength: 1 },
+          path: {
+            description: "The capture file; a relative path is relative to the policy file's directory.",
+            type: 'string',
+            minLength: 1,
+          },
         },
       },
       defaults: {
@@ -203,7 +247,7 @@ export function buildPolicySchema(rules: readonly RuleInfo[]): JsonSchema {
       },
       rules: {
         description:
-          'Per rule (by id) or per group: an action, a mapping with action, severity, methods and tools, or a list of those tried in order (the first whose scope matches applies). For a finding, the entry of its rule id wins if its scope matches; else the entry of its group if its scope matches; else defaults.action. Severity: the override of that entry, else the rule\'s own. `mcp-warden rules` lists ids and groups.',
+          "Per rule (by id) or per group: an action, a mapping with action, severity, methods and tools, or a list of those tried in order (the first whose scope matches applies). For a finding, the entry of its rule id wins if its scope matches; else the entry of its group if its scope matches; else defaults.action. Severity: the override of that entry, else the rule's own. `mcp-warden rules` lists ids and groups.",
         type: nullable('object'),
         propertyNames: { enum: names },
         properties: ruleProperties,
@@ -211,10 +255,11 @@ export function buildPolicySchema(rules: readonly RuleInfo[]): JsonSchema {
     },
     definitions: {
       action: {
-        description: 'off: drop the finding. log: log it, change nothing. rewrite: put the message right (normalise it to what the spec asks) in enforce mode. block: in enforce mode, answer the client with a JSON-RPC error and do not pass the message on.',
+        description:
+          'off: drop the finding. log: log it, change nothing. rewrite: put the message right (normalise it to what the spec asks) in enforce mode. block: in enforce mode, answer the client with a JSON-RPC error and do not pass the message on.',
         enum: [...ACTIONS],
       },
-      severity: { description: 'The severity the finding is logged with, instead of the rule\'s own.', enum: [...SEVERITIES] },
+      severity: { description: "The severity the finding is logged with, instead of the rule's own.", enum: [...SEVERITIES] },
       duration: {
         description: 'A duration: 500ms, 30s, 5m, or a number of milliseconds.',
         type: ['string', 'number'],
@@ -230,13 +275,15 @@ export function buildPolicySchema(rules: readonly RuleInfo[]): JsonSchema {
         examples: ['512kib', '4mib', 1048576],
       },
       globs: {
-        description: 'Name patterns; `*` matches any run of characters, `?` one. The entry applies when any pattern matches (an entry without this list applies to every name).',
+        description:
+          'Name patterns; `*` matches any run of characters, `?` one. The entry applies when any pattern matches (an entry without this list applies to every name).',
         type: 'array',
         minItems: 1,
         items: { type: 'string', minLength: 1 },
       },
       ruleEntry: {
-        description: 'One setting, or a list of settings tried in order: the first whose methods/tools scope matches applies (e.g. [{ action: off, tools: [run_tests] }, rewrite]).',
+        description:
+          'One setting, or a list of settings tried in order: the first whose methods/tools scope matches applies (e.g. [{ action: off, tools: [run_tests] }, rewrite]).',
         anyOf: [{ $ref: '#/definitions/ruleSetting' }, { type: 'array', minItems: 1, items: { $ref: '#/definitions/ruleSetting' } }],
       },
       ruleSetting: {
@@ -248,8 +295,8 @@ export function buildPolicySchema(rules: readonly RuleInfo[]): JsonSchema {
             properties: {
               action: { $ref: '#/definitions/action' },
               severity: { $ref: '#/definitions/severity' },
-              methods: { description: 'Apply only to findings on these methods, e.g. [\'tools/call\'].', $ref: '#/definitions/globs' },
-              tools: { description: 'Apply only to findings on tools/call of these tools, e.g. [\'send_*\'].', $ref: '#/definitions/globs' },
+              methods: { description: "Apply only to findings on these methods, e.g. ['tools/call'].", $ref: '#/definitions/globs' },
+              tools: { description: "Apply only to findings on tools/call of these tools, e.g. ['send_*'].", $ref: '#/definitions/globs' },
             },
           },
         ],

@@ -49,7 +49,9 @@ export class PolicyStore {
   }
 
   /** Loads `path` (or the defaults without one) and returns a store holding it, or the errors that stop the start. */
-  static async open(options: Omit<PolicyStoreOptions, 'initial'>): Promise<{ ok: true; store: PolicyStore } | { ok: false; errors: PolicyError[] }> {
+  static async open(
+    options: Omit<PolicyStoreOptions, 'initial'>,
+  ): Promise<{ ok: true; store: PolicyStore } | { ok: false; errors: PolicyError[] }> {
     if (options.path === undefined) return { ok: true, store: new PolicyStore({ ...options, initial: defaultPolicy() }) };
     const read = await readPolicy(options.path, loadOptions(options));
     if (!read.result.ok) return { ok: false, errors: read.result.errors };

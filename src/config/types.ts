@@ -6,7 +6,6 @@ export type { Action };
 
 export type Mode = 'audit' | 'enforce';
 
-
 /** The decision for one finding of one rule on one exchange. */
 export interface RuleSetting {
   action: Action;

@@ -136,7 +136,11 @@ function translate(errors: readonly ErrorObject[], doc: unknown, rules: readonly
       if (!inside) continue;
       if (typeof value === 'string') return e.instancePath === at && e.keyword === 'enum';
       // A mapping, or a list of settings (each item is a union of its own): the branch's errors.
-      if (value !== null && typeof value === 'object') return !(e.instancePath === at && ['enum', 'anyOf', 'type', 'minItems'].includes(e.keyword)) || (Array.isArray(value) && e.keyword === 'minItems');
+      if (value !== null && typeof value === 'object')
+        return (
+          !(e.instancePath === at && ['enum', 'anyOf', 'type', 'minItems'].includes(e.keyword)) ||
+          (Array.isArray(value) && e.keyword === 'minItems')
+        );
       return false;
     }
     return true;
@@ -186,7 +190,10 @@ function translateOne(e: ErrorObject, doc: unknown, rules: readonly RuleInfo[]):
     case 'minItems': {
       const last = String(path[path.length - 1]);
       return kindOf(path) === 'globs'
-        ? { path, message: `expected at least one name pattern such as '${last === 'tools' ? 'send_*' : 'tools/call'}', found an empty list (leave ${last} out to match every name)` }
+        ? {
+            path,
+            message: `expected at least one name pattern such as '${last === 'tools' ? 'send_*' : 'tools/call'}', found an empty list (leave ${last} out to match every name)`,
+          }
         : { path, message: `expected ${expected(path, 'array')} with at least one item, found an empty list` };
     }
     case 'minLength':
@@ -254,7 +261,8 @@ function semanticIssues(doc: unknown): Issue[] {
   const add = asRec(patterns?.silentSuccess)?.add;
   if (Array.isArray(add)) {
     add.forEach((pattern, i) => {
-      if (typeof pattern === 'string' && pattern !== '') issues.push(...regexIssues(pattern, 'im', ['patterns', 'silentSuccess', 'add', i]));
+      if (typeof pattern === 'string' && pattern !== '')
+        issues.push(...regexIssues(pattern, 'im', ['patterns', 'silentSuccess', 'add', i]));
     });
   }
 
@@ -264,7 +272,10 @@ function semanticIssues(doc: unknown): Issue[] {
     for (const [setting, path] of settings) {
       const e = asRec(setting);
       if (e && e.action === undefined && e.severity === undefined) {
-        issues.push({ path: [...path], message: `the entry sets neither action nor severity; allowed: { action: ${ACTIONS.join('|')}, severity: ${SEVERITIES.join('|')}, methods: [...], tools: [...] }` });
+        issues.push({
+          path: [...path],
+          message: `the entry sets neither action nor severity; allowed: { action: ${ACTIONS.join('|')}, severity: ${SEVERITIES.join('|')}, methods: [...], tools: [...] }`,
+        });
       }
     }
   }
@@ -281,10 +292,20 @@ export function regexIssues(source: string, flags: string, path: PolicyPath): Is
     return [{ path, message: `invalid regular expression: ${detail}, found ${describeValue(source)}` }];
   }
   if (source.includes('\b')) {
-    return [{ path, message: `the pattern holds a backspace character: in double quotes YAML reads "\\b" as a backspace; write the pattern in single quotes ('\\bword\\b')` }];
+    return [
+      {
+        path,
+        message: `the pattern holds a backspace character: in double quotes YAML reads "\\b" as a backspace; write the pattern in single quotes ('\\bword\\b')`,
+      },
+    ];
   }
   if (re.test('')) {
-    return [{ path, message: `the pattern ${describeValue(source)} matches an empty text, so it would match every text; allowed: a regular expression that needs at least one character` }];
+    return [
+      {
+        path,
+        message: `the pattern ${describeValue(source)} matches an empty text, so it would match every text; allowed: a regular expression that needs at least one character`,
+      },
+    ];
   }
   return [];
 }

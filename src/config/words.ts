@@ -20,7 +20,8 @@ const MAX_SHOWN = 60;
 /** What a value is, for "found ...": `"rewrit"`, `42`, `true`, `a list`, `a mapping`, `an empty value`. */
 export function describeValue(value: unknown): string {
   if (value === null || value === undefined) return 'an empty value';
-  if (typeof value === 'string') return value === '' ? 'an empty string' : quote(value.length > MAX_SHOWN ? `${value.slice(0, MAX_SHOWN)}…` : value);
+  if (typeof value === 'string')
+    return value === '' ? 'an empty string' : quote(value.length > MAX_SHOWN ? `${value.slice(0, MAX_SHOWN)}…` : value);
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
   if (Array.isArray(value)) return value.length === 0 ? 'an empty list' : 'a list';
   if (value instanceof Uint8Array) return 'binary data';

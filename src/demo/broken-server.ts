@@ -17,7 +17,11 @@ const TOOLS = [
   { name: 'divide', description: 'Divide a by b', inputSchema: object({ a: { type: 'number' }, b: { type: 'number' } }, ['a', 'b']) },
   { name: 'export_report', description: 'Export the monthly report', inputSchema: object() },
   { name: 'lookup_user', description: 'Look up a user by id', inputSchema: object({ id: { type: 'string' } }, ['id']) },
-  { name: 'send_email', description: 'Send an email', inputSchema: object({ to: { type: 'string' }, subject: { type: 'string' } }, ['to']) },
+  {
+    name: 'send_email',
+    description: 'Send an email',
+    inputSchema: object({ to: { type: 'string' }, subject: { type: 'string' } }, ['to']),
+  },
   { name: 'slow_report', description: 'Build a report, with progress', inputSchema: object() },
 ];
 
@@ -107,7 +111,11 @@ export async function startBrokenServer(): Promise<{ url: URL; close(): Promise<
     if (method === 'initialize') {
       const newSid = randomUUID();
       sessions.add(newSid);
-      const result = { protocolVersion: PROTOCOL_VERSION, capabilities: { tools: {} }, serverInfo: { name: 'broken-weather', version: '1.0.0' } };
+      const result = {
+        protocolVersion: PROTOCOL_VERSION,
+        capabilities: { tools: {} },
+        serverInfo: { name: 'broken-weather', version: '1.0.0' },
+      };
       return reply({ result }, { 'mcp-session-id': newSid });
     }
     if (typeof sid !== 'string') return send(res, 400, { jsonrpc: '2.0', id, error: { code: -32600, message: 'Missing Mcp-Session-Id' } });
@@ -139,7 +147,11 @@ function streamReport(res: ServerResponse, id: Id | undefined, r: { progressToke
   const event = (message: unknown) => res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   if (r.progressToken !== undefined) {
-    event({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: r.progressToken, progress: 1, total: 2, message: 'querying' } });
+    event({
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
+      params: { progressToken: r.progressToken, progress: 1, total: 2, message: 'querying' },
+    });
   }
   // A moment of "work" between the two events, so the stream is a stream.
   setTimeout(() => {

@@ -36,7 +36,6 @@ const EXCERPT = 200;
 /** The version this client proposes in initialize. */
 export const PROTOCOL_VERSION = '2025-11-25';
 
-
 const parseJson = (text: string): unknown => {
   try {
     return JSON.parse(text);
@@ -68,7 +67,10 @@ export function createClient(url: URL, timeoutMs = 2000): DemoClient {
         chunks.push(chunk);
       }
       const issued = res.headers['mcp-session-id'];
-      const contentType = String(res.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      const contentType = String(res.headers['content-type'] ?? '')
+        .split(';')[0]!
+        .trim()
+        .toLowerCase();
       const messages = contentType === 'text/event-stream' ? sseMessages(chunks) : [parseJson(Buffer.concat(chunks).toString('utf8'))];
       const isResponse = (m: JsonObject | undefined) => m !== undefined && m.id === id && ('result' in m || 'error' in m);
       const objects = messages.map(asRecord);

@@ -30,7 +30,10 @@ const call = (name: string, args: JsonObject = {}, meta?: JsonObject): Step => (
 });
 
 const SESSION: readonly Step[] = [
-  { method: 'initialize', params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'mcp-warden-demo', version: '1.0.0' } } },
+  {
+    method: 'initialize',
+    params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'mcp-warden-demo', version: '1.0.0' } },
+  },
   { method: 'notifications/initialized', notification: true },
   { method: 'tools/list' },
   call('get_weather', { city: 'Paris' }),
@@ -159,7 +162,10 @@ const SEVERITY_STYLE: Record<string, Style> = { error: 'red', warning: 'yellow',
 export function renderRewrites(records: readonly LogRecord[], paint: Paint): string {
   const changes = records.filter((r) => r.msg === 'rewrite' || r.msg === 'block');
   if (changes.length === 0) return `\n  ${paint('green', 'Nothing to rewrite.')}\n`;
-  const lines = ['', `  ${paint('bold', `REWRITES: ${changes.length}`)}  ${paint('dim', '(the client received the answer on the right, not the server\'s)')}`];
+  const lines = [
+    '',
+    `  ${paint('bold', `REWRITES: ${changes.length}`)}  ${paint('dim', "(the client received the answer on the right, not the server's)")}`,
+  ];
   for (const r of changes) {
     const where = `${String(r.method)}${typeof r.tool === 'string' ? ` ${r.tool}` : ''}`;
     const rules = Array.isArray(r.rules) ? r.rules.join(', ') : String(r.rule);
@@ -200,7 +206,9 @@ interface Cell {
 
 /** One row per exchange (and the session end) in the proxy's log, next to what the client received. */
 export function renderExchanges(records: readonly LogRecord[], session: SessionResult, paint: Paint): string {
-  const rows: Cell[][] = [['METHOD', 'TOOL', 'HTTP', 'OUTCOME', 'TIME', 'FINDINGS', 'CLIENT RECEIVED'].map((text) => ({ text, style: 'bold' }))];
+  const rows: Cell[][] = [
+    ['METHOD', 'TOOL', 'HTTP', 'OUTCOME', 'TIME', 'FINDINGS', 'CLIENT RECEIVED'].map((text) => ({ text, style: 'bold' })),
+  ];
   for (const r of records) {
     if (r.msg === 'exchange') {
       const outcome = String(r.outcome);
@@ -215,7 +223,15 @@ export function renderExchanges(records: readonly LogRecord[], session: SessionR
         { text: got ? describeReceived(got) : '' },
       ]);
     } else if (r.msg === 'session end') {
-      rows.push([{ text: 'DELETE' }, { text: '' }, { text: String(r.status) }, { text: 'session end', style: 'dim' }, { text: '' }, { text: '' }, { text: describeReceived(session.end) }]);
+      rows.push([
+        { text: 'DELETE' },
+        { text: '' },
+        { text: String(r.status) },
+        { text: 'session end', style: 'dim' },
+        { text: '' },
+        { text: '' },
+        { text: describeReceived(session.end) },
+      ]);
     }
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]?.text.length ?? 0)));
@@ -230,7 +246,6 @@ export function renderExchanges(records: readonly LogRecord[], session: SessionR
 }
 
 const clip = (s: string, max: number): string => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
-
 
 /** A short note of what the client received, e.g. `HTML page (text/html, 312 bytes)`. */
 export function describeReceived(r: Received): string {

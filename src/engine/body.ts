@@ -24,7 +24,14 @@ const statusOf = (j: JudgedExchange): number | undefined => (j.decision.kind !==
 export type CollectedBody = { kind: 'complete'; bytes: Buffer } | { kind: 'undecodable'; detail: string };
 
 /** Judges a whole body and decides what goes out (`http`: the status and type the server sent). */
-function judgeBody(core: EngineCore, x: ExchangeState, body: CollectedBody, http: ResponseHttp, wireBytes: number, issuedSessionId: string | undefined): { deliver: BodyDelivery; judged: Judged[] } {
+function judgeBody(
+  core: EngineCore,
+  x: ExchangeState,
+  body: CollectedBody,
+  http: ResponseHttp,
+  wireBytes: number,
+  issuedSessionId: string | undefined,
+): { deliver: BodyDelivery; judged: Judged[] } {
   const judged: Judged[] = [];
   let frame: Frame | undefined;
   if (body.kind === 'undecodable') {
@@ -47,18 +54,32 @@ function judgeBody(core: EngineCore, x: ExchangeState, body: CollectedBody, http
   const upstreamStatus = http.status!;
   const status = rewritten ? ((decided && statusOf(decided)) ?? (usable ? upstreamStatus : 200)) : upstreamStatus;
   // A client body that did not parse opened no request: its answer is the POST's own (post.ts).
-  const post = !rewritten && !ORDERING[x.order].writeBeforeJudging && x.inbound?.decoded.ok === false ? postDecision(core, x, frame, judged) : undefined;
+  const post =
+    !rewritten && !ORDERING[x.order].writeBeforeJudging && x.inbound?.decoded.ok === false
+      ? postDecision(core, x, frame, judged)
+      : undefined;
   const deliver: BodyDelivery = post
     ? { kind: 'reply', status: post.status ?? 400, body: encodeBody([post.message], false) }
     : rewritten
       ? { kind: 'reply', status, body: rewritten }
       : { kind: 'as-is' };
-  judged.push(...exchanges(completed, { status, transport: 'json' }), ...exchanges(abandoned, { status, transport: 'json' }), ...postFindings(core, x, frame));
+  judged.push(
+    ...exchanges(completed, { status, transport: 'json' }),
+    ...exchanges(abandoned, { status, transport: 'json' }),
+    ...postFindings(core, x, frame),
+  );
   return { deliver, judged };
 }
 
 /** The plan for a body read whole. Under audit the client gets it as it came whatever the rules find: it goes out first. */
-export function serverBody(core: EngineCore, x: ExchangeState, body: CollectedBody, http: ResponseHttp, wireBytes: number, issuedSessionId: string | undefined): Plan<BodyDelivery> {
+export function serverBody(
+  core: EngineCore,
+  x: ExchangeState,
+  body: CollectedBody,
+  http: ResponseHttp,
+  wireBytes: number,
+  issuedSessionId: string | undefined,
+): Plan<BodyDelivery> {
   return planned(ORDERING[x.order].writeBeforeJudging, { kind: 'as-is' }, () => judgeBody(core, x, body, http, wireBytes, issuedSessionId));
 }
 
@@ -77,22 +98,39 @@ export function unreadBody(core: EngineCore, x: ExchangeState, http: ResponseHtt
   }
   const status = statusOf(blocked) ?? 200;
   const body = rewriteBody(undefined, changesOf(early.map((j) => [j, undefined] as const)))!;
-  return { deliver: { kind: 'reply', status, body }, judged: () => [...exchanges(early, { status, transport: 'json' }), ...postFindings(core, x, undefined)] };
+  return {
+    deliver: { kind: 'reply', status, body },
+    judged: () => [...exchanges(early, { status, transport: 'json' }), ...postFindings(core, x, undefined)],
+  };
 }
 
 /** An unread body went out (`bytes` of it): its requests were answered with what the proxy could not read. */
 export function unreadDelivered(core: EngineCore, x: ExchangeState, http: ResponseHttp, bytes: number): Judged[] {
-  const unaudited = (x.decidedUnread ?? abandon(core, x, 'unaudited', http)).map((j) => ({ ...j, exchange: { ...j.exchange, responseBytes: bytes } }));
+  const unaudited = (x.decidedUnread ?? abandon(core, x, 'unaudited', http)).map((j) => ({
+    ...j,
+    exchange: { ...j.exchange, responseBytes: bytes },
+  }));
   return [...exchanges(unaudited, { status: http.status, transport: 'json' }), ...postFindings(core, x, undefined)];
 }
 
 /** The proxy could not get an answer: the client gets a JSON-RPC error (or the policy's rewrite). `sent`: the status already sent, if the response began. */
-export function failure(core: EngineCore, x: ExchangeState, err: ProxyError, clientGone: boolean, sent: number | undefined): { deliver: FailureDelivery; judged: Judged[] } {
+export function failure(
+  core: EngineCore,
+  x: ExchangeState,
+  err: ProxyError,
+  clientGone: boolean,
+  sent: number | undefined,
+): { deliver: FailureDelivery; judged: Judged[] } {
   if (clientGone) {
     const none = { status: undefined, transport: 'none' } as const;
     return { deliver: { kind: 'none' }, judged: exchanges(abandon(core, x, 'client-closed', { ...none, contentType: undefined }), none) };
   }
-  const abandoned = abandon(core, x, 'no-response', { status: err.status, contentType: undefined, transport: 'none', proxyError: err.code });
+  const abandoned = abandon(core, x, 'no-response', {
+    status: err.status,
+    contentType: undefined,
+    transport: 'none',
+    proxyError: err.code,
+  });
   const changes = changesOf(abandoned.map((j) => [j, undefined] as const));
   let status = sent ?? err.status;
   let deliver: FailureDelivery = { kind: 'proxy-error', error: err, ids: [...x.requestIds], batch: x.batch };

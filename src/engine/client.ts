@@ -36,9 +36,27 @@ function rederivedHeaders(x: ExchangeState, opened: readonly OpenRequest[]): Rec
 }
 
 /** Runs the client's body through the stages and decides what becomes of it. */
-function judgeBody(core: EngineCore, x: ExchangeState, body: Buffer, size: number, decoded: Decoded): { deliver: ClientDelivery; judged: Judged[] } {
+function judgeBody(
+  core: EngineCore,
+  x: ExchangeState,
+  body: Buffer,
+  size: number,
+  decoded: Decoded,
+): { deliver: ClientDelivery; judged: Judged[] } {
   const judged: Judged[] = [];
-  const inbound = pipe(core, x, { from: 'client', body, size, http: { status: undefined, contentType: undefined, transport: 'none' }, issuedSessionId: undefined, decoded }, judged);
+  const inbound = pipe(
+    core,
+    x,
+    {
+      from: 'client',
+      body,
+      size,
+      http: { status: undefined, contentType: undefined, transport: 'none' },
+      issuedSessionId: undefined,
+      decoded,
+    },
+    judged,
+  );
   x.inbound = inbound;
   const opened = inbound.opened.filter((o) => o.from === 'client');
   const derived = rederivedHeaders(x, opened);
@@ -61,7 +79,10 @@ function judgeBody(core: EngineCore, x: ExchangeState, body: Buffer, size: numbe
     const replies = opened.map((o) => withIdToken({ ...message, id: o.id }, o.idToken));
     for (const o of opened) {
       const c = core.correlator.abandon(x.flow.scope, 'client', o.id, core.now(), 'blocked', x.flow.exchange, o.idToken);
-      if (c) judged.push(...exchanges([{ exchange: c, subject: undefined, findings: [], decision: NO_VERDICT.decision }], { status, transport: 'none' }));
+      if (c)
+        judged.push(
+          ...exchanges([{ exchange: c, subject: undefined, findings: [], decision: NO_VERDICT.decision }], { status, transport: 'none' }),
+        );
     }
     return { deliver: { kind: 'reply', status, body: encodeBody(replies, x.batch) }, judged };
   }
@@ -70,7 +91,12 @@ function judgeBody(core: EngineCore, x: ExchangeState, body: Buffer, size: numbe
   // block, but the policy may still stop it: the client gets one error with id null, on 400.
   const postBlock = x.policy.mode === 'enforce' && opened.length === 0 ? inbound.postFindings.find((f) => f.action === 'block') : undefined;
   if (postBlock) {
-    const decision: Decision = { kind: 'reject', message: blockReply(postBlock, 'client', undefined, false).message, status: 400, rules: [postBlock.rule] };
+    const decision: Decision = {
+      kind: 'reject',
+      message: blockReply(postBlock, 'client', undefined, false).message,
+      status: 400,
+      rules: [postBlock.rule],
+    };
     judged.push({ kind: 'decision', decision, where, counted: true });
     return { deliver: { kind: 'reply', status: 400, body: Buffer.from(JSON.stringify(decision.message), 'utf8') }, judged };
   }
@@ -87,8 +113,11 @@ export function clientBody(core: EngineCore, x: ExchangeState, body: Buffer, siz
   // Under audit the client's rules can neither block nor change the request: it goes upstream
   // first and is judged while the server works (its response cannot be read before this
   // synchronous judging has registered the request).
-  return planned(ORDERING[x.order].forwardBeforeJudging, { kind: 'forward', headers: undefined }, () => judgeBody(core, x, body, size, decoded));
+  return planned(ORDERING[x.order].forwardBeforeJudging, { kind: 'forward', headers: undefined }, () =>
+    judgeBody(core, x, body, size, decoded),
+  );
 }
 
 /** Answers the client gave to server requests are complete once the server accepted them. */
-export const upstreamAccepted = (x: ExchangeState, status: number): Judged[] => exchanges(x.inbound?.completed ?? [], { status, transport: 'none' });
+export const upstreamAccepted = (x: ExchangeState, status: number): Judged[] =>
+  exchanges(x.inbound?.completed ?? [], { status, transport: 'none' });

@@ -43,15 +43,27 @@ export class Engine {
 
   constructor(private readonly options: EngineOptions) {
     const { limits } = options;
-    this.sessions = new SessionStore(limits, (dropped) => this.happened.push({ kind: 'catalogue-dropped', ...dropped, limit: limits.maxCatalogueBytes }));
+    this.sessions = new SessionStore(limits, (dropped) =>
+      this.happened.push({ kind: 'catalogue-dropped', ...dropped, limit: limits.maxCatalogueBytes }),
+    );
     this.table = new RequestTable(
       limits.maxOpenRequests,
       limits.requestIdleMs,
       (request, why) => {
         // A dropped stream not resumed in time was the client's doing; the rest the proxy gave up on.
         const closed = why === 'client-closed';
-        const exchange = { request, response: undefined, outcome: closed ? 'client-closed' : 'no-response', durationMs: options.now() - request.startedAt, responseBytes: 0 };
-        this.happened.push({ kind: 'exchange', judged: { exchange, subject: undefined, findings: [], decision: PASS }, http: { status: undefined, transport: 'none', expired: closed ? undefined : why } });
+        const exchange = {
+          request,
+          response: undefined,
+          outcome: closed ? 'client-closed' : 'no-response',
+          durationMs: options.now() - request.startedAt,
+          responseBytes: 0,
+        };
+        this.happened.push({
+          kind: 'exchange',
+          judged: { exchange, subject: undefined, findings: [], decision: PASS },
+          http: { status: undefined, transport: 'none', expired: closed ? undefined : why },
+        });
       },
       limits.maxOpenRequestsPerSession,
     );
@@ -102,7 +114,13 @@ export class Engine {
   }
 
   /** The upstream's body, read whole. */
-  serverBody(x: ExchangeState, body: CollectedBody, http: ResponseHttp, wireBytes: number, issuedSessionId: string | undefined): Plan<BodyDelivery> {
+  serverBody(
+    x: ExchangeState,
+    body: CollectedBody,
+    http: ResponseHttp,
+    wireBytes: number,
+    issuedSessionId: string | undefined,
+  ): Plan<BodyDelivery> {
     return this.withHappened(serverBody(this.core, x, body, http, wireBytes, issuedSessionId));
   }
 
@@ -122,7 +140,13 @@ export class Engine {
   }
 
   /** One SSE event with data; `write`, when set, goes out in its place. */
-  serverEvent(x: ExchangeState, event: { data: string; size: number; raw: Buffer }, http: ExchangeHttp, frameHttp: ResponseHttp, issuedSessionId: string | undefined): { write: Buffer | undefined; judged: readonly Judged[] } {
+  serverEvent(
+    x: ExchangeState,
+    event: { data: string; size: number; raw: Buffer },
+    http: ExchangeHttp,
+    frameHttp: ResponseHttp,
+    issuedSessionId: string | undefined,
+  ): { write: Buffer | undefined; judged: readonly Judged[] } {
     const { write, judged } = serverEvent(this.core, x, event, http, frameHttp, issuedSessionId);
     return { write, judged: this.drain(judged) };
   }
@@ -134,7 +158,12 @@ export class Engine {
   }
 
   /** The proxy could not get an answer (`sent`: the status already sent, if the response began). */
-  failure(x: ExchangeState, err: ProxyError, clientGone: boolean, sent: number | undefined): { deliver: FailureDelivery; judged: readonly Judged[] } {
+  failure(
+    x: ExchangeState,
+    err: ProxyError,
+    clientGone: boolean,
+    sent: number | undefined,
+  ): { deliver: FailureDelivery; judged: readonly Judged[] } {
     const { deliver, judged } = failure(this.core, x, err, clientGone, sent);
     return { deliver, judged: this.drain(judged) };
   }

@@ -18,8 +18,12 @@ export interface JudgeContext {
 }
 
 /** Findings through the policy of `ctx`, where they were seen. */
-export const policed = (ctx: JudgeContext, findings: readonly Finding[], method: string | undefined, tool: string | undefined): PolicedFinding[] =>
-  police(findings, ctx.policy, { method, tool }, (r) => ctx.engine.groupOf(r));
+export const policed = (
+  ctx: JudgeContext,
+  findings: readonly Finding[],
+  method: string | undefined,
+  tool: string | undefined,
+): PolicedFinding[] => police(findings, ctx.policy, { method, tool }, (r) => ctx.engine.groupOf(r));
 
 /** Judges a completed exchange: the rules of the party that answered, through the policy. */
 export function judge(c: Completed, subject: ExchangeSubject, ctx: JudgeContext): PolicedFinding[] {
@@ -32,7 +36,14 @@ export function judge(c: Completed, subject: ExchangeSubject, ctx: JudgeContext)
 /** What the policy does about a judged exchange (only a client's request has an answer to change). */
 export function decideFor(c: Completed, subject: ExchangeSubject, findings: readonly PolicedFinding[], ctx: JudgeContext): Decision {
   if (c.request.from !== 'client') return PASS;
-  return decide({ findings, subject, policy: ctx.policy, rewriters: ctx.rewriters, party: 'server', modern: eraOf(subject.version ?? '') === 'modern' });
+  return decide({
+    findings,
+    subject,
+    policy: ctx.policy,
+    rewriters: ctx.rewriters,
+    party: 'server',
+    modern: eraOf(subject.version ?? '') === 'modern',
+  });
 }
 
 /** Judges an exchange and, when `decidable`, decides about it. */

@@ -42,7 +42,8 @@ export function drawStages(): string {
   return rows
     .flatMap(([mode, order]) =>
       (['request', 'response'] as const).map(
-        (direction) => `${mode.padEnd(8)} ${direction.padEnd(9)} ${direction === 'request' ? 'client' : 'server'} ─▶ ${stagesInOrder(order, direction).join(' ─▶ ')} ─▶ log`,
+        (direction) =>
+          `${mode.padEnd(8)} ${direction.padEnd(9)} ${direction === 'request' ? 'client' : 'server'} ─▶ ${stagesInOrder(order, direction).join(' ─▶ ')} ─▶ log`,
       ),
     )
     .join('\n');

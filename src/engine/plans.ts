@@ -46,7 +46,15 @@ export type Judged =
   /** A session's tool catalogue was dropped: the catalogues held in total reached their limit. */
   | { kind: 'catalogue-dropped'; tools: number; bytes: number; sessions: number; limit: number }
   /** A message that did not decode. */
-  | { kind: 'undecodable'; from: 'client' | 'server'; problem: string; detail: string | undefined; session: string | null; transport: string; bytes: number };
+  | {
+      kind: 'undecodable';
+      from: 'client' | 'server';
+      problem: string;
+      detail: string | undefined;
+      session: string | null;
+      transport: string;
+      bytes: number;
+    };
 
 /** A body the engine built (a rewrite, a block, its own answer): sent as JSON, unencoded. */
 export interface Reply {
@@ -58,8 +66,7 @@ export interface Reply {
 /** What to do with a client's POST body. */
 export type ClientDelivery =
   /** Forward it; `headers`: values that replace the client's (re-derived from the body). */
-  | { kind: 'forward'; headers: Record<string, string> | undefined }
-  | Reply;
+  { kind: 'forward'; headers: Record<string, string> | undefined } | Reply;
 
 /** What to do with a server's body: send it as it came, or send the engine's. */
 export type BodyDelivery = { kind: 'as-is' } | Reply;

@@ -34,7 +34,12 @@ function judgedPost(core: EngineCore, x: ExchangeState, reply: Frame | undefined
  * POST-level rules and decided before it goes out (parse-error-unanswered: -32700). Returns the
  * decision when it replaces the server's answer.
  */
-export function postDecision(core: EngineCore, x: ExchangeState, reply: Frame | undefined, judged: Judged[]): Exclude<Decision, { kind: 'pass' }> | undefined {
+export function postDecision(
+  core: EngineCore,
+  x: ExchangeState,
+  reply: Frame | undefined,
+  judged: Judged[],
+): Exclude<Decision, { kind: 'pass' }> | undefined {
   const post = judgedPost(core, x, reply);
   const decision = decidePost(post.findings, post.subject, x.policy);
   x.judgedPost = decision.kind === 'pass' ? post : { ...post, applied: new Set(decision.rules) };

@@ -137,7 +137,12 @@ const rulesStage: Stage = {
       work.draftFound.push(policed(ctx, ctx.engine.evaluate(pendingSubject(draft, flow), 'client'), draft.method, draft.tool));
     }
     const first = work.decoded.ok ? work.decoded.payload.messages[0] : undefined;
-    work.postFindings = policed(ctx, ctx.engine.evaluate(clientPost(work.input, work.decoded), 'client'), first && 'method' in first ? first.method : undefined, undefined);
+    work.postFindings = policed(
+      ctx,
+      ctx.engine.evaluate(clientPost(work.input, work.decoded), 'client'),
+      first && 'method' in first ? first.method : undefined,
+      undefined,
+    );
   },
 };
 
@@ -173,7 +178,26 @@ export const STAGES: readonly Stage[] = [decodeStage, correlateStage, rulesStage
 
 /** Runs a frame through the stages, in order. */
 export function runFrame(input: FrameInput, ctx: StageContext): Frame {
-  const work: Work = { input, decoded: undefined, matched: [], unmatched: [], drafts: [], subjects: [], found: [], draftFound: [], postFindings: [], completed: [], opened: [] };
+  const work: Work = {
+    input,
+    decoded: undefined,
+    matched: [],
+    unmatched: [],
+    drafts: [],
+    subjects: [],
+    found: [],
+    draftFound: [],
+    postFindings: [],
+    completed: [],
+    opened: [],
+  };
   for (const stage of STAGES) stage.run(work, ctx);
-  return { ...input, decoded: work.decoded!, completed: work.completed, unmatched: work.unmatched, opened: work.opened, postFindings: work.postFindings };
+  return {
+    ...input,
+    decoded: work.decoded!,
+    completed: work.completed,
+    unmatched: work.unmatched,
+    opened: work.opened,
+    postFindings: work.postFindings,
+  };
 }

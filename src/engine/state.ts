@@ -61,7 +61,12 @@ export interface ExchangeState {
 const MAX_UNMATCHED = 8;
 
 /** The stage context for a frame of `x`, now. */
-export const stagesFor = (core: EngineCore, x: ExchangeState): StageContext => ({ correlator: core.correlator, ...core.runtime(x.policy), policy: x.policy, now: core.now() });
+export const stagesFor = (core: EngineCore, x: ExchangeState): StageContext => ({
+  correlator: core.correlator,
+  ...core.runtime(x.policy),
+  policy: x.policy,
+  now: core.now(),
+});
 
 /** Runs a frame of `x` through the stages; remembers what answered nothing; reports an undecodable one. */
 export function pipe(core: EngineCore, x: ExchangeState, input: Omit<FrameInput, 'flow'>, judged: Judged[]): Frame {
@@ -72,7 +77,15 @@ export function pipe(core: EngineCore, x: ExchangeState, input: Omit<FrameInput,
   }
   if (!frame.decoded.ok) {
     const { problem, detail } = frame.decoded;
-    judged.push({ kind: 'undecodable', from: frame.from, problem, detail, session: x.flow.sessionId ?? null, transport: frame.http.transport, bytes: frame.size });
+    judged.push({
+      kind: 'undecodable',
+      from: frame.from,
+      problem,
+      detail,
+      session: x.flow.sessionId ?? null,
+      transport: frame.http.transport,
+      bytes: frame.size,
+    });
   }
   return frame;
 }
@@ -82,7 +95,13 @@ export function pipe(core: EngineCore, x: ExchangeState, input: Omit<FrameInput,
  * `decidable`, decided. An unaudited answer is decided only while it has not gone out (enforce may
  * block what it cannot read); once relayed there is nothing left to rewrite or block.
  */
-export function abandon(core: EngineCore, x: ExchangeState, outcome: string, http: ResponseHttp, decidable = outcome !== 'unaudited'): JudgedExchange[] {
+export function abandon(
+  core: EngineCore,
+  x: ExchangeState,
+  outcome: string,
+  http: ResponseHttp,
+  decidable = outcome !== 'unaudited',
+): JudgedExchange[] {
   const now = core.now();
   const out: JudgedExchange[] = [];
   for (const [i, id] of x.requestIds.entries()) {

@@ -17,7 +17,10 @@ import { abandon, exchanges, pipe, stagesFor, type EngineCore, type ExchangeStat
 function blocksUnread(core: EngineCore, x: ExchangeState): boolean {
   const first = x.requestIds[0];
   const open = first === undefined ? undefined : core.correlator.pending(x.flow.scope, 'client', first, x.requestTokens[0]);
-  return x.policy.setting({ rule: 'unaudited-response', group: 'bodies', severity: 'info', method: open?.method, tool: open?.tool }).action === 'block';
+  return (
+    x.policy.setting({ rule: 'unaudited-response', group: 'bodies', severity: 'info', method: open?.method, tool: open?.tool }).action ===
+    'block'
+  );
 }
 
 /** How to relay the stream (`coding`: its Content-Encoding, as far as the proxy can undo it). */
@@ -38,13 +41,28 @@ function brokenAnswer(core: EngineCore, x: ExchangeState, frame: Frame, http: Re
   // object that is not JSON-RPC. Unreadable data may be a broken notification, not the answer.
   const answerLike = problem?.problem === 'html' || problem?.problem === 'not-jsonrpc';
   if (!answerLike && !nullIdError(frame.unmatched)) return [];
-  const c = core.correlator.abandon(x.flow.scope, 'client', x.requestIds[0]!, core.now(), 'invalid-response', x.flow.exchange, x.requestTokens[0]);
+  const c = core.correlator.abandon(
+    x.flow.scope,
+    'client',
+    x.requestIds[0]!,
+    core.now(),
+    'invalid-response',
+    x.flow.exchange,
+    x.requestTokens[0],
+  );
   if (!c) return [];
   return [judgeExchange(c, exchangeSubject(c, x.flow, http, problem, frame.unmatched), stagesFor(core, x))];
 }
 
 /** One event with data: judged; `write` is what goes out instead of it, when the policy rewrote it. */
-export function serverEvent(core: EngineCore, x: ExchangeState, event: { data: string; size: number; raw: Buffer }, http: ExchangeHttp, frameHttp: ResponseHttp, issuedSessionId: string | undefined): { write: Buffer | undefined; judged: Judged[] } {
+export function serverEvent(
+  core: EngineCore,
+  x: ExchangeState,
+  event: { data: string; size: number; raw: Buffer },
+  http: ExchangeHttp,
+  frameHttp: ResponseHttp,
+  issuedSessionId: string | undefined,
+): { write: Buffer | undefined; judged: Judged[] } {
   const judged: Judged[] = [];
   const frame = pipe(core, x, { from: 'server', body: event.data, size: event.size, http: frameHttp, issuedSessionId }, judged);
   const problem = bodyProblemOf(frame.decoded, frame.body);
@@ -89,18 +107,28 @@ export function streamEnd(core: EngineCore, x: ExchangeState, end: StreamEnd, ht
   if (resumable) {
     if (end.clientGone) {
       const at = core.now() + core.limits.resumeWindowMs;
-      for (const [i, id] of x.requestIds.entries()) core.correlator.expire(x.flow.scope, 'client', id, at, x.flow.exchange, x.requestTokens[i]);
+      for (const [i, id] of x.requestIds.entries())
+        core.correlator.expire(x.flow.scope, 'client', id, at, x.flow.exchange, x.requestTokens[i]);
     }
     return { answers: [], judged: postFindings(core, x, undefined) };
   }
   // An event too large to read may have been the answer: it was delivered, unread, not missed.
   const unread = end.unaudited > 0 || end.unreadCoding;
-  const outcome = end.clientGone ? 'client-closed' : unread ? 'unaudited' : end.undecodable !== undefined ? 'invalid-response' : 'no-response';
+  const outcome = end.clientGone
+    ? 'client-closed'
+    : unread
+      ? 'unaudited'
+      : end.undecodable !== undefined
+        ? 'invalid-response'
+        : 'no-response';
   const broken = end.error && !end.clientGone ? end.error.code : undefined;
   // The proxy gave up on the stream: the upstream broke it, or its bytes, decoded for the client, stopped decoding.
   const gaveUp = end.clientGone
     ? undefined
-    : (end.error ?? (end.decoded && end.undecodable !== undefined ? new ProxyError('WARDEN_UPSTREAM_PROTOCOL', 'Upstream MCP server sent a stream that does not decode as its Content-Encoding') : undefined));
+    : (end.error ??
+      (end.decoded && end.undecodable !== undefined
+        ? new ProxyError('WARDEN_UPSTREAM_PROTOCOL', 'Upstream MCP server sent a stream that does not decode as its Content-Encoding')
+        : undefined));
   const ended: ExchangeHttp = gaveUp ? { ...http, proxyError: gaveUp.code } : http;
   // A withheld event has not gone out: the policy's block answers for it.
   const abandoned = abandon(core, x, outcome, { ...frameHttp, proxyError: broken }, outcome !== 'unaudited' || end.withheld > 0);

@@ -54,5 +54,4 @@ export class BoundedMap<K, V> {
       this.onEvict(key, entry.value, 'idle');
     }
   }
-
 }

@@ -68,7 +68,14 @@ export class Correlator {
    * with their verdict. `drafted`: the keys of requests drafted before it in the same frame (an id
    * reused within one batch is in flight too); this one's key is added.
    */
-  draft(msg: Extract<Message, { kind: 'request' }>, from: Sender, flow: Flow, bytes: number, now: number, drafted?: Set<string>): OpenRequest {
+  draft(
+    msg: Extract<Message, { kind: 'request' }>,
+    from: Sender,
+    flow: Flow,
+    bytes: number,
+    now: number,
+    drafted?: Set<string>,
+  ): OpenRequest {
     const idToken = idTokenOf(msg);
     let idInFlight = this.table.peek(flow.scope, from, msg.id, idToken) !== undefined;
     if (drafted) {
@@ -147,7 +154,15 @@ export class Correlator {
    * Ends an open request that its HTTP exchange did not answer: `no-response` (nothing came, or the
    * client left: `client-closed`) or `invalid-response` (a body came that answered nothing).
    */
-  abandon(scope: string, from: Sender, id: JsonRpcId, now: number, outcome: string, exchange?: number, token?: string): Completed | undefined {
+  abandon(
+    scope: string,
+    from: Sender,
+    id: JsonRpcId,
+    now: number,
+    outcome: string,
+    exchange?: number,
+    token?: string,
+  ): Completed | undefined {
     // Only a request of this exchange (or of none): another exchange's under the same id is not this one to end.
     const request = this.table.take(scope, from, id, token, exchange);
     if (!request) return undefined;

@@ -27,5 +27,12 @@ export function resolveFlow(
   const declared = messages.map(declaredVersion).find((v) => v !== undefined);
   const protocolVersion =
     (sessionId ? session.protocolVersion : undefined) ?? declared ?? header(headers, H.protocolVersion) ?? session.protocolVersion;
-  return { scope: sessionId ? `sid:${sessionId}` : `x:${exchangeSeq}`, requestHeaders: headers, session, sessionId, protocolVersion, exchange: bound ? exchangeSeq : undefined };
+  return {
+    scope: sessionId ? `sid:${sessionId}` : `x:${exchangeSeq}`,
+    requestHeaders: headers,
+    session,
+    sessionId,
+    protocolVersion,
+    exchange: bound ? exchangeSeq : undefined,
+  };
 }

@@ -49,7 +49,10 @@ export interface CatalogueDropped {
 /** Key of a session: its id, or, without one, a digest of the credential (never the credential). */
 export function sessionKey(sessionId: string | undefined, authorization: string | undefined): string {
   if (sessionId) return `sid:${sessionId}`;
-  const digest = createHash('sha256').update(authorization ?? '').digest('base64url').slice(0, 16);
+  const digest = createHash('sha256')
+    .update(authorization ?? '')
+    .digest('base64url')
+    .slice(0, 16);
   return `anon:${digest}`;
 }
 
@@ -163,7 +166,9 @@ export class SessionStore {
   addTools(session: Session, tools: unknown, firstPage: boolean, lastPage: boolean): void {
     // What this list replaces, for the drift rule: only a complete catalogue says what changed.
     if (firstPage) {
-      session.previousTools = session.toolsComplete ? new Map([...session.tools].map(([name, tool]) => [name, tool.fields ?? {}])) : undefined;
+      session.previousTools = session.toolsComplete
+        ? new Map([...session.tools].map(([name, tool]) => [name, tool.fields ?? {}]))
+        : undefined;
       session.listAnnounced = session.toolsChangeAnnounced === true;
       session.toolsChangeAnnounced = false;
     }
@@ -181,9 +186,17 @@ export class SessionStore {
           break;
         }
         if (typeof tool === 'object' && tool !== null && typeof (tool as { name?: unknown }).name === 'string') {
-          const { name, inputSchema, outputSchema, title, description } = tool as { name: string; inputSchema?: unknown; outputSchema?: unknown; title?: unknown; description?: unknown };
+          const { name, inputSchema, outputSchema, title, description } = tool as {
+            name: string;
+            inputSchema?: unknown;
+            outputSchema?: unknown;
+            title?: unknown;
+            description?: unknown;
+          };
           own.set(name, {
-            name, inputSchema, outputSchema,
+            name,
+            inputSchema,
+            outputSchema,
             title: typeof title === 'string' ? title : undefined,
             description: typeof description === 'string' ? description : undefined,
             fields: fieldDigests(tool as Record<string, unknown>),

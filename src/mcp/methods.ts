@@ -34,7 +34,11 @@ export function capabilityFor(method: string): string | undefined {
  * its capabilities at all, and the version has that capability to declare). Undefined when the
  * proxy cannot tell.
  */
-export function isUnknownMethod(method: string, version: string | undefined, serverCapabilities: Record<string, unknown> | undefined): boolean | undefined {
+export function isUnknownMethod(
+  method: string,
+  version: string | undefined,
+  serverCapabilities: Record<string, unknown> | undefined,
+): boolean | undefined {
   const known = methodsOf(version);
   if (known && !known.has(method)) return true;
   const capability = capabilityFor(method);

@@ -42,13 +42,32 @@ export interface VersionInfo {
 }
 
 const LEGACY_METHODS = [
-  'initialize', 'ping', 'resources/list', 'resources/templates/list', 'resources/read', 'resources/subscribe',
-  'resources/unsubscribe', 'prompts/list', 'prompts/get', 'tools/list', 'tools/call', 'logging/setLevel', 'completion/complete',
+  'initialize',
+  'ping',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'prompts/list',
+  'prompts/get',
+  'tools/list',
+  'tools/call',
+  'logging/setLevel',
+  'completion/complete',
 ];
 const TASK_METHODS = ['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/list'];
 const MODERN_METHODS = [
-  'server/discover', 'resources/list', 'resources/templates/list', 'resources/read', 'subscriptions/listen',
-  'prompts/list', 'prompts/get', 'tools/list', 'tools/call', 'completion/complete',
+  'server/discover',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'subscriptions/listen',
+  'prompts/list',
+  'prompts/get',
+  'tools/list',
+  'tools/call',
+  'completion/complete',
 ];
 
 const RESOURCE_NOT_FOUND = -32002;

@@ -39,7 +39,9 @@ export function createAdminServer(options: AdminOptions) {
     if (path === '/healthz') return json(res, 200, { status: 'ok' });
     if (path === '/readyz') {
       if (options.draining()) return json(res, 503, { status: 'draining' });
-      void upstreamReachable(options.upstream, 1000).then((ok) => json(res, ok ? 200 : 503, ok ? { status: 'ready' } : { status: 'upstream unreachable', upstream: options.upstream.origin }));
+      void upstreamReachable(options.upstream, 1000).then((ok) =>
+        json(res, ok ? 200 : 503, ok ? { status: 'ready' } : { status: 'upstream unreachable', upstream: options.upstream.origin }),
+      );
       return;
     }
     if (path === '/metrics') {

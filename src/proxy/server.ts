@@ -98,7 +98,12 @@ export function createProxy(options: ProxyOptions): Proxy {
   let guard: HostGuard = createHostGuard(options.guard ?? {}, '127.0.0.1');
   const fallback = defaultPolicy(REWRITABLE);
   const policy = options.policy ?? (() => fallback);
-  const engine = new Engine({ limits, runtime: runtimeFactory((rule, err) => logger.error({ rule, err }, 'rule failed')), policy, now: () => performance.now() });
+  const engine = new Engine({
+    limits,
+    runtime: runtimeFactory((rule, err) => logger.error({ rule, err }, 'rule failed')),
+    policy,
+    now: () => performance.now(),
+  });
   const { sessions } = engine;
   const metadata = new MetadataLocations();
   const metrics = new Metrics({ sessions: () => sessions.size, openRequests: () => engine.openRequests });
@@ -148,7 +153,10 @@ export function createProxy(options: ProxyOptions): Proxy {
     }
     const refused = guard.check(req.headers.host, firstValue(req.headers.origin));
     if (refused) {
-      logger.warn({ reason: refused, host: req.headers.host, origin: req.headers.origin, peer: req.socket.remoteAddress, method: req.method }, 'request refused');
+      logger.warn(
+        { reason: refused, host: req.headers.host, origin: req.headers.origin, peer: req.socket.remoteAddress, method: req.method },
+        'request refused',
+      );
       sendProxyError(res, new ProxyError(refused === 'host' ? 'WARDEN_FORBIDDEN_HOST' : 'WARDEN_FORBIDDEN_ORIGIN'), [], false);
       return;
     }
@@ -167,7 +175,9 @@ export function createProxy(options: ProxyOptions): Proxy {
     if (connections >= limits.maxConnections) {
       logger.warn({ peer: socket.remoteAddress, connections, limit: limits.maxConnections }, 'connection refused');
       // Written and closed at once: the newcomer holds no file descriptor past its answer.
-      socket.end(rawProxyError(new ProxyError('WARDEN_OVERLOADED', 'Proxy is at its connection limit; retry later')), () => socket.destroy());
+      socket.end(rawProxyError(new ProxyError('WARDEN_OVERLOADED', 'Proxy is at its connection limit; retry later')), () =>
+        socket.destroy(),
+      );
       return;
     }
     connections++;
@@ -176,10 +186,13 @@ export function createProxy(options: ProxyOptions): Proxy {
       clearTimeout(firstRequest.get(socket));
     });
     // Later than node's own check (every checkInterval), so a head that began gets its 408 first.
-    const timer = setTimeout(() => {
-      logger.debug({ peer: socket.remoteAddress, timeoutMs: limits.clientHeadersTimeoutMs }, 'idle connection closed');
-      socket.destroy();
-    }, limits.clientHeadersTimeoutMs + checkInterval + 50);
+    const timer = setTimeout(
+      () => {
+        logger.debug({ peer: socket.remoteAddress, timeoutMs: limits.clientHeadersTimeoutMs }, 'idle connection closed');
+        socket.destroy();
+      },
+      limits.clientHeadersTimeoutMs + checkInterval + 50,
+    );
     timer.unref();
     firstRequest.set(socket, timer);
   });
@@ -193,16 +206,25 @@ export function createProxy(options: ProxyOptions): Proxy {
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     // Malformed, oversized or too slow HTTP from a client: a JSON-RPC error with the fitting
     // status, then the socket is destroyed (half-closed sockets would pile up), never a crash.
-    const code = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'WARDEN_CLIENT_TIMEOUT' : err.code === 'HPE_HEADER_OVERFLOW' ? 'WARDEN_HEADERS_TOO_LARGE' : 'WARDEN_BAD_REQUEST';
+    const code =
+      err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 'WARDEN_CLIENT_TIMEOUT'
+        : err.code === 'HPE_HEADER_OVERFLOW'
+          ? 'WARDEN_HEADERS_TOO_LARGE'
+          : 'WARDEN_BAD_REQUEST';
     logger.warn({ code: err.code, proxyError: code, peer: (socket as Socket).remoteAddress }, 'client error');
     // As node's own handler: answer only if no response has begun on the socket.
-    if (socket.writable && !(socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) socket.end(rawProxyError(new ProxyError(code)), () => socket.destroy());
+    if (socket.writable && !(socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent)
+      socket.end(rawProxyError(new ProxyError(code)), () => socket.destroy());
     else socket.destroy(err);
   });
 
-  const sweeper = setInterval(() => {
-    recordJudged({ logger, metrics, capture }, policy(), undefined, engine.tick(performance.now()));
-  }, Math.min(limits.requestIdleMs, limits.sessionIdleMs, limits.resumeWindowMs, 5_000));
+  const sweeper = setInterval(
+    () => {
+      recordJudged({ logger, metrics, capture }, policy(), undefined, engine.tick(performance.now()));
+    },
+    Math.min(limits.requestIdleMs, limits.sessionIdleMs, limits.resumeWindowMs, 5_000),
+  );
   sweeper.unref();
 
   return {

@@ -14,7 +14,9 @@ const ENVELOPE: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method']);
 export function requestExcerpt(message: unknown, max = 160): string {
   const m = asRecord(message);
   if (!m) return excerpt(hideText(message), max);
-  const shown = Object.fromEntries(Object.entries(m).map(([k, v]) => [k, ENVELOPE.has(k) && (typeof v !== 'object' || v === null) ? v : hideText(v)]));
+  const shown = Object.fromEntries(
+    Object.entries(m).map(([k, v]) => [k, ENVELOPE.has(k) && (typeof v !== 'object' || v === null) ? v : hideText(v)]),
+  );
   return excerpt(shown, max);
 }
 

@@ -7,18 +7,59 @@ const CANDIDATE = /pass|pwd|secret|token|jwt|sig|cred|cookie|auth|key|pin|otp/i;
 
 /** Last words that name a credential. */
 const SECRET_WORDS: ReadonlySet<string> = new Set([
-  'password', 'passwd', 'passphrase', 'passcode', 'pass', 'pwd', 'secret', 'secrets', 'token', 'jwt', 'signature', 'sig',
-  'credential', 'credentials', 'cookie', 'authorization', 'auth', 'pin', 'otp', 'totp',
+  'password',
+  'passwd',
+  'passphrase',
+  'passcode',
+  'pass',
+  'pwd',
+  'secret',
+  'secrets',
+  'token',
+  'jwt',
+  'signature',
+  'sig',
+  'credential',
+  'credentials',
+  'cookie',
+  'authorization',
+  'auth',
+  'pin',
+  'otp',
+  'totp',
 ]);
 
 /** Endings of a run-together last word that name a credential: PGPASSWORD, apikey, setcookie, authtoken. */
-const SECRET_ENDING = /(?:password|passwd|passphrase|secret|token|apikey|privatekey|secretkey|accesskey|signature|credentials?|cookie|authorization|jwt|pwd)$/;
+const SECRET_ENDING =
+  /(?:password|passwd|passphrase|secret|token|apikey|privatekey|secretkey|accesskey|signature|credentials?|cookie|authorization|jwt|pwd)$/;
 
 /** `key` names a credential after one of these: api_key, X-Api-Key, privateKey, AWS_SECRET_ACCESS_KEY. */
-const KEY_QUALIFIERS: ReadonlySet<string> = new Set(['api', 'access', 'secret', 'private', 'signing', 'encryption', 'master', 'client', 'auth', 'session', 'app', 'license', 'subscription']);
+const KEY_QUALIFIERS: ReadonlySet<string> = new Set([
+  'api',
+  'access',
+  'secret',
+  'private',
+  'signing',
+  'encryption',
+  'master',
+  'client',
+  'auth',
+  'session',
+  'app',
+  'license',
+  'subscription',
+]);
 
 /** Tokens that are protocol bookkeeping, not credentials (MCP's progressToken, pagination tokens). */
-const NOT_SECRET: ReadonlySet<string> = new Set(['progresstoken', 'pagetoken', 'nextpagetoken', 'nexttoken', 'continuationtoken', 'synctoken', 'cancellationtoken']);
+const NOT_SECRET: ReadonlySet<string> = new Set([
+  'progresstoken',
+  'pagetoken',
+  'nextpagetoken',
+  'nexttoken',
+  'continuationtoken',
+  'synctoken',
+  'cancellationtoken',
+]);
 
 /** Words of a name: split at punctuation and at a lower-to-upper change (`accessToken`). */
 const WORD_BREAK = /[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])/;

@@ -40,13 +40,25 @@ const credentials = (token: string): boolean => token.length >= 6 && !/^[A-Za-z]
 // Where a token can start: not inside a word, or right after a JSON escape such as `\n`.
 const SHAPES: readonly Shape[] = [
   // A PEM private key, to its END line (or to the end of a cut excerpt).
-  { gate: has('PRIVATE KEY-----'), re: /-----BEGIN[A-Z ]{0,40} PRIVATE KEY-----[\s\S]*?(?:-----END[A-Z ]{0,40} PRIVATE KEY-----|$)/g, to: REDACTED },
+  {
+    gate: has('PRIVATE KEY-----'),
+    re: /-----BEGIN[A-Z ]{0,40} PRIVATE KEY-----[\s\S]*?(?:-----END[A-Z ]{0,40} PRIVATE KEY-----|$)/g,
+    to: REDACTED,
+  },
   // JWT, JWS and JWE: 3 or 5 base64url parts, the first a JSON header (`eyJ`).
   { gate: has('eyJ'), re: /(?:(?<=\\[nrtbf])|(?<![\w-]))eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]*(?:\.[\w-]+){0,2}/g, to: REDACTED },
   // scheme://user:password@ (the password runs to the last `@` of the authority: one holding `@` goes whole).
-  { gate: has('://'), re: /(?:(?<=\\[nrtbf])|(?<![\w+.-]))([a-z][\w+.-]{0,30}:\/\/[^\s/@:"'<>]{0,256}:)[^\s/?#"'<>]{0,256}@/gi, to: `$1${REDACTED}@` },
+  {
+    gate: has('://'),
+    re: /(?:(?<=\\[nrtbf])|(?<![\w+.-]))([a-z][\w+.-]{0,30}:\/\/[^\s/@:"'<>]{0,256}:)[^\s/?#"'<>]{0,256}@/gi,
+    to: `$1${REDACTED}@`,
+  },
   // jdbc:oracle:thin:user/password@host
-  { gate: has('jdbc:'), re: /(?:(?<=\\[nrtbf])|(?<![\w.-]))(jdbc:oracle:\w+:[^\s/@"']{0,256})\/[^\s"'<>]{0,256}@/gi, to: `$1/${REDACTED}@` },
+  {
+    gate: has('jdbc:'),
+    re: /(?:(?<=\\[nrtbf])|(?<![\w.-]))(jdbc:oracle:\w+:[^\s/@"']{0,256})\/[^\s"'<>]{0,256}@/gi,
+    to: `$1/${REDACTED}@`,
+  },
   // An authorization scheme and its credentials (token68: `Bearer abc.def`, `Basic dXNlcjpwYXNz==`),
   // not a challenge's parameters (`Bearer realm="x", resource_metadata="…"`).
   // The scheme comes first, so the regex scans for its letters; where it starts is checked after.
@@ -72,7 +84,8 @@ const NEXT_TOKEN = /(\s+)([^\s"'\\&,;<>{}()[\]]+)/y;
 const LAST_LETTERS = 'deghlnpsty';
 
 /** Characters of a name: letters, digits, `_`, `.`, `-`. */
-const isNameCode = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 46 || c === 45;
+const isNameCode = (c: number): boolean =>
+  (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 46 || c === 45;
 
 /** The name that ends right before the separator at `sep` (past spaces and a closing quote), or ''. */
 function nameBefore(text: string, sep: number): string {
@@ -193,7 +206,8 @@ function redactRuns(text: string): string {
 
 const HEX = /^(?=[0-9a-fA-F]*[a-fA-F])(?=[0-9a-fA-F]*[0-9])(?:[0-9a-f]+|[0-9A-F]+)$/;
 /** A label that says the hex is a digest, a revision or an id, not a secret: `sha256:…`, `commit …`, `/blob/…`, `trace-id: …`. */
-const HEX_LABEL = /(?:sha\d{0,3}|md5|blake\w*|commits?|digest|hash|checksum|etag|integrity|revision|rev|oid|object|blob|tree|[\w-]*id)[\s:=@"'/-]{1,3}$/i;
+const HEX_LABEL =
+  /(?:sha\d{0,3}|md5|blake\w*|commits?|digest|hash|checksum|etag|integrity|revision|rev|oid|object|blob|tree|[\w-]*id)[\s:=@"'/-]{1,3}$/i;
 /** An SRI digest (`sha512-…` in package-lock files): base64 that says what it is. */
 const DIGEST_PREFIX = /^(?:sha(?:1|224|256|384|512)|md5)-/i;
 /** A path segment that is a word: the run is a path or a URL, judged segment by segment. */

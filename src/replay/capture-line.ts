@@ -17,7 +17,10 @@ export function parseCaptureLine(text: string): { ok: true; record: CaptureRecor
   }
   if (!isObject(value)) return { ok: false, reason: 'not a capture record (not a JSON object)' };
   if (value.v !== CAPTURE_VERSION) {
-    return { ok: false, reason: `capture version ${JSON.stringify(value.v) ?? 'missing'}; this mcp-warden reads version ${CAPTURE_VERSION}` };
+    return {
+      ok: false,
+      reason: `capture version ${JSON.stringify(value.v) ?? 'missing'}; this mcp-warden reads version ${CAPTURE_VERSION}`,
+    };
   }
   const shape = shapeProblem(value);
   return shape ? { ok: false, reason: `not a capture record (${shape})` } : { ok: true, record: value as unknown as CaptureRecord };
@@ -30,7 +33,8 @@ function shapeProblem(v: Record<string, unknown>): string | undefined {
   const req = v.request;
   if (!isObject(req)) return 'request is not an object';
   if (req.from !== 'client' && req.from !== 'server') return 'request.from is not "client" or "server"';
-  if (!isObject(req.headers) || !Object.values(req.headers).every((h) => typeof h === 'string')) return 'request.headers is not an object of strings';
+  if (!isObject(req.headers) || !Object.values(req.headers).every((h) => typeof h === 'string'))
+    return 'request.headers is not an object of strings';
   const res = v.response;
   if (!isObject(res)) return 'response is not an object';
   if (typeof res.outcome !== 'string') return 'response.outcome is not a string';
@@ -38,7 +42,10 @@ function shapeProblem(v: Record<string, unknown>): string | undefined {
   if (!isStringOrNull(res.contentType)) return 'response.contentType is not a string or null';
   if (!TRANSPORTS.has(res.transport)) return 'response.transport is not json, sse, get-sse or none';
   if (!('message' in res)) return 'response.message is missing';
-  if (res.bodyProblem !== null && !(isObject(res.bodyProblem) && BODY_PROBLEMS.has(res.bodyProblem.problem) && typeof res.bodyProblem.excerpt === 'string')) {
+  if (
+    res.bodyProblem !== null &&
+    !(isObject(res.bodyProblem) && BODY_PROBLEMS.has(res.bodyProblem.problem) && typeof res.bodyProblem.excerpt === 'string')
+  ) {
     return 'response.bodyProblem is not a body problem or null';
   }
   if (!Array.isArray(res.unmatched)) return 'response.unmatched is not an array';

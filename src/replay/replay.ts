@@ -29,11 +29,28 @@ import type { BodyProblem, ExchangeSubject } from '../rules/types.ts';
 import type { CaptureRecord } from '../sinks/capture.ts';
 import { maskSecrets, redactText } from '../sinks/redact.ts';
 import { parseCaptureLine } from './capture-line.ts';
-import { replayCoverage, type BadLine, type ReplayDecision, type ReplayedExchange, type ReplayOptions, type ReplayReport, type RuleCount } from './report.ts';
+import {
+  replayCoverage,
+  type BadLine,
+  type ReplayDecision,
+  type ReplayedExchange,
+  type ReplayOptions,
+  type ReplayReport,
+  type RuleCount,
+} from './report.ts';
 
 export { parseCaptureLine } from './capture-line.ts';
-export { replayCoverage, type BadLine, type ReplayCoverage, type ReplayDecision, type ReplayedExchange, type ReplayFinding, type ReplayOptions, type ReplayReport, type RuleCount } from './report.ts';
-
+export {
+  replayCoverage,
+  type BadLine,
+  type ReplayCoverage,
+  type ReplayDecision,
+  type ReplayedExchange,
+  type ReplayFinding,
+  type ReplayOptions,
+  type ReplayReport,
+  type RuleCount,
+} from './report.ts';
 
 const bump = <K extends string>(counts: Partial<Record<K, number>>, key: K): void => {
   counts[key] = (counts[key] ?? 0) + 1;
@@ -69,7 +86,11 @@ export class Replayer {
     // A request and its response are replayed together, so nothing stays open: the table never evicts.
     this.table = new RequestTable(limits.maxOpenRequests, Number.MAX_SAFE_INTEGER, () => {});
     // Sessions are not forgotten when idle (a replay has no idle time); the count bound is the proxy's.
-    this.sessions = new SessionStore({ maxSessions: limits.maxSessions, sessionIdleMs: Number.MAX_SAFE_INTEGER, maxToolsPerSession: limits.maxToolsPerSession });
+    this.sessions = new SessionStore({
+      maxSessions: limits.maxSessions,
+      sessionIdleMs: Number.MAX_SAFE_INTEGER,
+      maxToolsPerSession: limits.maxToolsPerSession,
+    });
     this.correlator = new Correlator(this.table, this.sessions);
     // What would have been rewritten: the policy's actions, applied as in enforce mode.
     this.policy = { ...original, mode: 'enforce' };
@@ -105,7 +126,8 @@ export class Replayer {
   /** Replays one record through the proxy's correlation, rules and decisions; returns why it could not, if it could not. */
   private replay(line: number, record: CaptureRecord): string | undefined {
     const request = classify(record.request.message);
-    if (request.kind !== 'request') return `request.message is not a JSON-RPC request (${request.kind === 'invalid' ? request.reason : request.kind})`;
+    if (request.kind !== 'request')
+      return `request.message is not a JSON-RPC request (${request.kind === 'invalid' ? request.reason : request.kind})`;
     const { from } = record.request;
     const now = line;
 
@@ -154,7 +176,14 @@ export class Replayer {
       ...(protocolVersion !== record.protocolVersion ? { capturedProtocolVersion: record.protocolVersion } : {}),
       outcome: c.outcome,
       status: record.response.status,
-      findings: judged.findings.map((f) => ({ rule: f.rule, severity: f.severity, action: f.action, message: redactText(f.message), pointer: f.pointer, evidence: redactText(f.evidence) })),
+      findings: judged.findings.map((f) => ({
+        rule: f.rule,
+        severity: f.severity,
+        action: f.action,
+        message: redactText(f.message),
+        pointer: f.pointer,
+        evidence: redactText(f.evidence),
+      })),
       decision: decisionOf(judged),
     });
     return undefined;
@@ -220,7 +249,11 @@ function decisionOf(judged: JudgedExchange): ReplayDecision {
 }
 
 /** Replays capture lines (a file's lines, in order) under `policy`, judged as enforce mode. Never rejects on bad input. */
-export async function replayCapture(lines: AsyncIterable<string> | Iterable<string>, policy: Policy, options: ReplayOptions = {}): Promise<ReplayReport> {
+export async function replayCapture(
+  lines: AsyncIterable<string> | Iterable<string>,
+  policy: Policy,
+  options: ReplayOptions = {},
+): Promise<ReplayReport> {
   const replayer = new Replayer(policy, options);
   for await (const text of lines) replayer.line(text);
   return replayer.report();

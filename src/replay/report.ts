@@ -113,17 +113,17 @@ export function replayCoverage(rules: readonly Rule[]): ReplayCoverage {
   const ids = (pred: (r: Rule) => boolean): string[] => rules.filter(pred).map((r) => r.id);
   return {
     judged: {
-      what: 'the server\'s exchange rules: each captured request with what answered it (or did not)',
+      what: "the server's exchange rules: each captured request with what answered it (or did not)",
       rules: ids((r) => r.subject === 'exchange' && r.party === 'server'),
     },
     notJudged: [
       {
         what: 'POST-level rules',
-        why: 'they judge a whole HTTP POST (its raw body, the reply\'s headers and bytes), which the capture does not keep',
+        why: "they judge a whole HTTP POST (its raw body, the reply's headers and bytes), which the capture does not keep",
         rules: ids((r) => r.subject === 'post'),
       },
       {
-        what: 'the client\'s request rules',
+        what: "the client's request rules",
         why: 'they compare a request with its own headers and arguments, which the capture masks, or with the requests in flight beside it, which a capture of completed exchanges does not show',
         rules: ids((r) => r.subject === 'exchange' && r.party === 'client'),
       },

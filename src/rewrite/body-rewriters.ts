@@ -3,7 +3,15 @@
 // dropped first (R1, R32, R33). The client gets a JSON-RPC error with the request's id instead.
 import type { ExchangeSubject } from '../rules/types.ts';
 import type { Rewriter } from './types.ts';
-import { defineRewriter, errorResponse, INTERNAL_ERROR, INVALID_PARAMS, isResponse, uncataloguedTool, unknownToolMessage } from './message.ts';
+import {
+  defineRewriter,
+  errorResponse,
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  isResponse,
+  uncataloguedTool,
+  unknownToolMessage,
+} from './message.ts';
 
 /** What the client is told, per rule: generic, never the server's body. */
 const MESSAGES: Readonly<Record<string, string>> = {
@@ -47,6 +55,9 @@ export const bodyRewriter: Rewriter = defineRewriter(Object.keys(MESSAGES), (mes
   if (isRedirect(status)) return undefined;
   const data = { reason: finding.rule, upstreamStatus: status };
   const tool = uncataloguedTool(s);
-  const built = tool === undefined ? errorResponse(s.request.id, INTERNAL_ERROR, generic, data) : errorResponse(s.request.id, INVALID_PARAMS, unknownToolMessage(tool), data);
+  const built =
+    tool === undefined
+      ? errorResponse(s.request.id, INTERNAL_ERROR, generic, data)
+      : errorResponse(s.request.id, INVALID_PARAMS, unknownToolMessage(tool), data);
   return { message: built, status: statusMatters(status) ? status! : 200 };
 });

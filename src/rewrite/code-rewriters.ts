@@ -71,7 +71,8 @@ export const legacyRangeRewriter: Rewriter = defineRewriter(['legacy-range-code'
 export const retiredCodeRewriter: Rewriter = defineRewriter(['retired-code'], (message, { subject: s }) => {
   const e = codedError(message, s);
   if (!e || s.version === undefined) return undefined;
-  if (e.code === RESOURCE_NOT_FOUND && isModern(s.version) && s.request.method !== 'resources/read') return recoded(e.m, e.error, INVALID_PARAMS, s);
+  if (e.code === RESOURCE_NOT_FOUND && isModern(s.version) && s.request.method !== 'resources/read')
+    return recoded(e.m, e.error, INVALID_PARAMS, s);
   if (e.code === -32042 && !isDefinedFor(-32042, s.version)) return recoded(e.m, e.error, INTERNAL_ERROR, s);
   return undefined;
 });
@@ -104,11 +105,17 @@ function statusFix(message: ResponseMessage | undefined, s: ExchangeSubject, wan
 }
 
 /** unknown-method-status: a 2026-07-28 -32601 on a JSON response goes with HTTP 404. */
-export const unknownMethodStatusRewriter: Rewriter = defineRewriter(['unknown-method-status'], (message, { subject: s }) => statusFix(message, s, (code) => code === METHOD_NOT_FOUND));
+export const unknownMethodStatusRewriter: Rewriter = defineRewriter(['unknown-method-status'], (message, { subject: s }) =>
+  statusFix(message, s, (code) => code === METHOD_NOT_FOUND),
+);
 
 /** error-status-pairing: -32020/-32021/-32022, and -32602 for a request missing its `_meta`, go with HTTP 400. */
 export const errorStatusRewriter: Rewriter = defineRewriter(['error-status-pairing'], (message, { subject: s }) =>
-  statusFix(message, s, (code) => code === -32020 || code === -32021 || code === -32022 || (code === INVALID_PARAMS && missingMeta(s.request.params))),
+  statusFix(
+    message,
+    s,
+    (code) => code === -32020 || code === -32021 || code === -32022 || (code === INVALID_PARAMS && missingMeta(s.request.params)),
+  ),
 );
 
 /**
@@ -130,7 +137,14 @@ export const errorShapeRewriter: Rewriter = defineRewriter(['error-shape'], (mes
  */
 /** answer-id-type: the response carries the request's own id, as the client sent it. */
 export const answerIdRewriter: Rewriter = defineRewriter(['answer-id-type'], (message, { subject: s }) => {
-  if (s.request.from !== 'client' || message === undefined || message.id === undefined || message.id === null || message.id === s.request.id) return undefined;
+  if (
+    s.request.from !== 'client' ||
+    message === undefined ||
+    message.id === undefined ||
+    message.id === null ||
+    message.id === s.request.id
+  )
+    return undefined;
   message.id = s.request.id;
   return { message };
 });

@@ -29,10 +29,18 @@ export function police(
 }
 
 /** The error a block answers with, by who broke the rule; client-side blocks answer as a server would. */
-export function blockReply(f: PolicedFinding, party: 'client' | 'server', id: JsonRpcId | undefined, modern: boolean): { message: ResponseMessage; status: number } {
+export function blockReply(
+  f: PolicedFinding,
+  party: 'client' | 'server',
+  id: JsonRpcId | undefined,
+  modern: boolean,
+): { message: ResponseMessage; status: number } {
   const data = { reason: 'WARDEN_BLOCKED', rule: f.rule, by: 'mcp-warden' };
   if (party === 'server') {
-    return { message: { jsonrpc: '2.0', id: id ?? null, error: { code: -32603, message: 'The server\'s response was withheld by policy', data } }, status: 200 };
+    return {
+      message: { jsonrpc: '2.0', id: id ?? null, error: { code: -32603, message: "The server's response was withheld by policy", data } },
+      status: 200,
+    };
   }
   const code = f.rule === 'header-mismatch' ? -32020 : f.rule === 'missing-request-meta' ? -32602 : -32600;
   return { message: { jsonrpc: '2.0', id: id ?? null, error: { code, message: f.message, data } }, status: modern ? 400 : 200 };
@@ -58,7 +66,10 @@ export function decide({ findings, subject, policy, rewriters, party, modern }: 
     return { kind: 'reject', message: withIdToken(reply.message, requestIdToken(subject)), status: reply.status, rules: [block.rule] };
   }
 
-  const original = subject.response && subject.response.kind !== 'notification' && subject.response.kind !== 'request' ? subject.response.value : undefined;
+  const original =
+    subject.response && subject.response.kind !== 'notification' && subject.response.kind !== 'request'
+      ? subject.response.value
+      : undefined;
   let message: ResponseMessage | undefined;
   if (original !== undefined) {
     message = copyOf(original) as ResponseMessage | undefined;

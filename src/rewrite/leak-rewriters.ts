@@ -13,7 +13,19 @@ import { defineRewriter, errorOf, resultOf } from './message.ts';
 const LEAK_RULE_IDS = ['leaked-stack-trace', 'leaked-path', 'leaked-private-address', 'leaked-internal-host'] as const;
 
 /** Stack patterns whose line is trace material (frames, "Traceback", "Caused by", a goroutine header): the line goes. */
-const TRACE_LINE = new Set(['node-frame', 'python-frame', 'java-frame', 'go-frame', 'dotnet-frame', 'ruby-frame', 'php-frame', 'python-traceback', 'go-goroutine', 'java-caused-by', 'rust-panic']);
+const TRACE_LINE = new Set([
+  'node-frame',
+  'python-frame',
+  'java-frame',
+  'go-frame',
+  'dotnet-frame',
+  'ruby-frame',
+  'php-frame',
+  'python-traceback',
+  'go-goroutine',
+  'java-caused-by',
+  'rust-panic',
+]);
 /** Stack patterns that prefix an otherwise readable line ("Exception in thread "main" java.lang.X: why"): only the match goes. */
 const HEADER = new Set(['java-thread', 'go-panic', 'dotnet-exception']);
 
@@ -136,7 +148,9 @@ export function leakRewriter(patterns: readonly LeakPattern[] = LEAK_PATTERNS): 
     const mine = patterns.filter((p) => p.rule === rule);
     const sent = sentStrings(s.request);
     const redact = (text: string): string =>
-      rule === 'leaked-stack-trace' ? redactStack(text, mine, sent, marker) : replaceSpans(text, findLeaks(text, { patterns: mine, sent }), marker);
+      rule === 'leaked-stack-trace'
+        ? redactStack(text, mine, sent, marker)
+        : replaceSpans(text, findLeaks(text, { patterns: mine, sent }), marker);
     let changed = false;
     const fix = (text: string): string => {
       const out = redact(text);
@@ -157,12 +171,14 @@ export function leakRewriter(patterns: readonly LeakPattern[] = LEAK_PATTERNS): 
       if (Array.isArray(result.content)) {
         for (let i = 0; i < result.content.length && b.nodes-- > 0 && b.cut === undefined; i++) {
           const block = asRecord(result.content[i]);
-          if (block?.type === 'text' && typeof block.text === 'string') block.text = walkStrings(block.text, b, fix, { depth: 4, whole: true });
+          if (block?.type === 'text' && typeof block.text === 'string')
+            block.text = walkStrings(block.text, b, fix, { depth: 4, whole: true });
           const resource = block?.type === 'resource' ? asRecord(block.resource) : undefined;
           if (resource && typeof resource.text === 'string') resource.text = walkStrings(resource.text, b, fix, { depth: 5, whole: true });
         }
       }
-      if (b.cut === undefined && 'structuredContent' in result) result.structuredContent = walkStrings(result.structuredContent, b, fix, { depth: 3, whole: true });
+      if (b.cut === undefined && 'structuredContent' in result)
+        result.structuredContent = walkStrings(result.structuredContent, b, fix, { depth: 3, whole: true });
     }
     return changed ? { message } : undefined;
   });

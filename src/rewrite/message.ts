@@ -198,7 +198,8 @@ export function conformError(error: ErrorObject): boolean {
   const badCode = integerCode(error.code) === undefined;
   const badMessage = typeof error.message !== 'string';
   if (badCode) recode(error, INTERNAL_ERROR);
-  if (badMessage) error.message = error.message === undefined ? (STANDARD_MESSAGES[error.code as number] ?? 'Error') : textOf(error.message);
+  if (badMessage)
+    error.message = error.message === undefined ? (STANDARD_MESSAGES[error.code as number] ?? 'Error') : textOf(error.message);
   return badCode || badMessage;
 }
 
@@ -226,7 +227,10 @@ export function conform(message: ResponseMessage, s: ExchangeSubject): void {
  * message, and anything it throws means "nothing to change": a rewrite that fails halfway leaves
  * the caller's message as it was. What it returns is made to conform (see `conform`).
  */
-export function defineRewriter(rules: readonly string[], apply: (message: ResponseMessage | undefined, ctx: RewriteContext) => Rewritten | undefined): Rewriter {
+export function defineRewriter(
+  rules: readonly string[],
+  apply: (message: ResponseMessage | undefined, ctx: RewriteContext) => Rewritten | undefined,
+): Rewriter {
   return {
     rules,
     apply(message, ctx) {

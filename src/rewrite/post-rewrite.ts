@@ -18,7 +18,11 @@ export const POST_REWRITABLE: readonly string[] = ['parse-error-unanswered'];
 
 /** The -32700 a client gets for a body that did not parse (`upstreamStatus`: what the server sent instead). */
 export function parseErrorReply(rule: string, upstreamStatus: number | undefined): ResponseMessage {
-  return { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error', data: { reason: rule, upstreamStatus: upstreamStatus ?? null } } };
+  return {
+    jsonrpc: '2.0',
+    id: null,
+    error: { code: -32700, message: 'Parse error', data: { reason: rule, upstreamStatus: upstreamStatus ?? null } },
+  };
 }
 
 /** What the policy does about a POST as a whole once the server answered: pass, mutate (the -32700), or reject (a block). */
@@ -28,6 +32,11 @@ export function decidePost(findings: readonly PolicedFinding[], subject: PostSub
   if (block) return { kind: 'reject', ...blockReply(block, 'server', undefined, false), rules: [block.rule] };
   const f = findings.find((x) => x.action === 'rewrite' && POST_REWRITABLE.includes(x.rule));
   if (!f || subject.request.ok) return { kind: 'pass' };
-  const before = subject.response?.ok ? excerpt(subject.response.payload.messages.map((m) => m.value), 2000) : f.evidence;
+  const before = subject.response?.ok
+    ? excerpt(
+        subject.response.payload.messages.map((m) => m.value),
+        2000,
+      )
+    : f.evidence;
   return { kind: 'mutate', message: parseErrorReply(f.rule, subject.status), status: 400, rules: [f.rule], settled: [], before };
 }

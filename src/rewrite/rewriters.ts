@@ -41,7 +41,6 @@ export const REWRITERS: readonly Rewriter[] = [
 /** The rule ids some rewriter handles (the exchange rewriters above, and the POST-level one: post-rewrite.ts). */
 export const REWRITABLE: ReadonlySet<string> = new Set([...REWRITERS.flatMap((r) => r.rules), ...POST_REWRITABLE]);
 
-
 /** The rewriters with the leak rewriter redacting `leakPatterns` (a policy's additions included). */
 export function rewritersWith(leakPatterns: Parameters<typeof leakRewriter>[0]): readonly Rewriter[] {
   const leaks = leakRewriter(leakPatterns);

@@ -24,30 +24,33 @@ import {
  * and a code it used instead of -32602 to `data.originalCode`. HTTP 200: -32602 is paired with no
  * status here (R83 pairs 400 only with a request missing its `_meta`).
  */
-export const unknownToolRewriter: Rewriter = defineRewriter(['unknown-tool-as-iserror', 'unknown-tool-as-result', 'unknown-tool-wrong-code'], (message, { subject: s }): Rewritten | undefined => {
-  const name = toolName(s);
-  if (name === undefined || s.request.from !== 'client') return undefined;
-  const m = current(message, s);
-  const data: Record<string, unknown> = {};
-  const error = errorOf(m);
-  const result = resultOf(m);
-  if (error) {
-    // Already the right code: the server said it its own way, or an earlier rewrite did.
-    if (error.code === INVALID_PARAMS) return undefined;
-    if (typeof error.message === 'string' && error.message !== '') data.serverMessage = error.message;
-    if (integerCode(error.code) !== undefined) data.originalCode = error.code;
-  } else if (result) {
-    const text = contentText(result);
-    if (text !== '') data.serverMessage = text;
-  } else if (m !== undefined && 'result' in m && !('error' in m)) {
-    // A result that is not an object (`"result": "no such tool"`): its text, if it is one.
-    if (typeof m.result === 'string' && m.result !== '') data.serverMessage = m.result;
-  } else if (m !== undefined) {
-    return undefined;
-  }
-  const built = errorResponse(s.request.id, INVALID_PARAMS, unknownToolMessage(name), Object.keys(data).length > 0 ? data : undefined);
-  return { message: built, status: 200 };
-});
+export const unknownToolRewriter: Rewriter = defineRewriter(
+  ['unknown-tool-as-iserror', 'unknown-tool-as-result', 'unknown-tool-wrong-code'],
+  (message, { subject: s }): Rewritten | undefined => {
+    const name = toolName(s);
+    if (name === undefined || s.request.from !== 'client') return undefined;
+    const m = current(message, s);
+    const data: Record<string, unknown> = {};
+    const error = errorOf(m);
+    const result = resultOf(m);
+    if (error) {
+      // Already the right code: the server said it its own way, or an earlier rewrite did.
+      if (error.code === INVALID_PARAMS) return undefined;
+      if (typeof error.message === 'string' && error.message !== '') data.serverMessage = error.message;
+      if (integerCode(error.code) !== undefined) data.originalCode = error.code;
+    } else if (result) {
+      const text = contentText(result);
+      if (text !== '') data.serverMessage = text;
+    } else if (m !== undefined && 'result' in m && !('error' in m)) {
+      // A result that is not an object (`"result": "no such tool"`): its text, if it is one.
+      if (typeof m.result === 'string' && m.result !== '') data.serverMessage = m.result;
+    } else if (m !== undefined) {
+      return undefined;
+    }
+    const built = errorResponse(s.request.id, INVALID_PARAMS, unknownToolMessage(name), Object.keys(data).length > 0 ? data : undefined);
+    return { message: built, status: 200 };
+  },
+);
 
 /** silent-success: a tools/call result that reads as a failure gets `isError: true`. */
 export const silentSuccessRewriter: Rewriter = defineRewriter(['silent-success'], (message, { subject: s }) => {

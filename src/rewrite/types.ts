@@ -29,4 +29,3 @@ export interface Rewriter {
    */
   apply(message: ResponseMessage | undefined, ctx: RewriteContext): Rewritten | undefined;
 }
-

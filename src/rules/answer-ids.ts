@@ -41,7 +41,7 @@ const answerForeignId: ExchangeRule = {
   versions: ALL,
   party: 'server',
   subject: 'exchange',
-  summary: 'The response to a request carried an answer for an id that request\'s exchange never sent',
+  summary: "The response to a request carried an answer for an id that request's exchange never sent",
   source: 'R1',
   check(s): Report[] {
     if (s.request.from !== 'client' || s.response !== undefined) return [];

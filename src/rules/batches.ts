@@ -15,7 +15,8 @@ export const BATCH_RULES: readonly PostRule[] = [
     versions: ALL,
     party: 'client',
     subject: 'post',
-    summary: 'A client POSTed a JSON-RPC batch under a version without batching (2024-11-05: warning), or initialize inside a 2025-03-26 batch',
+    summary:
+      'A client POSTed a JSON-RPC batch under a version without batching (2024-11-05: warning), or initialize inside a 2025-03-26 batch',
     source: 'R8, R30',
     check(s): Report[] {
       const info = versionInfo(s.version);
@@ -25,7 +26,14 @@ export const BATCH_RULES: readonly PostRule[] = [
       if (info.batching) {
         const i = messages.findIndex((m) => m.kind === 'request' && m.method === 'initialize');
         if (i < 0) return [];
-        return [{ message: 'initialize was sent inside a JSON-RPC batch', pointer: pointer('request', i, 'method'), evidence, fix: 'send initialize alone in its own POST; batch only later messages' }];
+        return [
+          {
+            message: 'initialize was sent inside a JSON-RPC batch',
+            pointer: pointer('request', i, 'method'),
+            evidence,
+            fix: 'send initialize alone in its own POST; batch only later messages',
+          },
+        ];
       }
       return [
         {

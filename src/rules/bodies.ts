@@ -66,7 +66,12 @@ export const BODY_RULES: readonly ExchangeRule[] = [
   problemRule('empty-body', 'empty', 'A request was answered with an empty body', 'an empty body'),
   problemRule('non-json-body', 'not-json', 'A request was answered with a body that is not JSON', 'a body that is not JSON'),
   problemRule('non-utf8-body', 'not-utf8', 'A request was answered with a body that is not UTF-8 (R9)', 'a body that is not valid UTF-8'),
-  problemRule('not-jsonrpc-body', 'not-jsonrpc', 'A request was answered with JSON that is not a JSON-RPC message', 'JSON that is not a JSON-RPC message'),
+  problemRule(
+    'not-jsonrpc-body',
+    'not-jsonrpc',
+    'A request was answered with JSON that is not a JSON-RPC message',
+    'JSON that is not a JSON-RPC message',
+  ),
   {
     id: 'no-response',
     group: 'bodies',

@@ -13,7 +13,9 @@ export function describeVersions(versions: readonly string[]): string {
 }
 
 export function rulesMarkdown(rules: readonly Rule[]): string {
-  const rows = rules.map((r) => `| \`${r.id}\` | ${r.severity} | ${describeVersions(r.versions)} | ${r.group} | ${r.party} | ${r.summary} | ${r.source} |`);
+  const rows = rules.map(
+    (r) => `| \`${r.id}\` | ${r.severity} | ${describeVersions(r.versions)} | ${r.group} | ${r.party} | ${r.summary} | ${r.source} |`,
+  );
   return ['| rule | severity | versions | group | party | what it flags | spec |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
 }
 

@@ -14,7 +14,7 @@ export const reservedCode: ExchangeRule = codeRule(
     group: 'codes',
     severity: 'error',
     versions: ALL,
-    summary: 'An error code in JSON-RPC\'s reserved range (-32768..-32020) that the session\'s version does not define',
+    summary: "An error code in JSON-RPC's reserved range (-32768..-32020) that the session's version does not define",
     source: 'R82, claim 4',
   },
   (s, e, code) => {
@@ -36,7 +36,13 @@ export const reservedCode: ExchangeRule = codeRule(
     const def = definitionOf(code);
     const what = def ? `is ${def.name}, defined only in ${definedIn(code)}, not in ${s.version}` : 'is defined by no version of the spec';
     if (isModern(s.version)) {
-      return [{ ...at, message: `error code ${code} ${what}: 2026-07-28 forbids emitting undefined codes in -32020..-32099`, fix: fixFor(code, s.version, s.status) }];
+      return [
+        {
+          ...at,
+          message: `error code ${code} ${what}: 2026-07-28 forbids emitting undefined codes in -32020..-32099`,
+          fix: fixFor(code, s.version, s.status),
+        },
+      ];
     }
     return [
       {
@@ -77,7 +83,7 @@ export const retiredCode: ExchangeRule = codeRule(
     group: 'codes',
     severity: 'error',
     versions: ALL.filter((v) => v !== '2025-11-25'),
-    summary: 'A code the session\'s version does not have: -32002 outside resources/read in 2026-07-28, -32042 outside 2025-11-25',
+    summary: "A code the session's version does not have: -32002 outside resources/read in 2026-07-28, -32042 outside 2025-11-25",
     source: 'R82, claims 8-9',
   },
   (s, e, code) => {

@@ -40,7 +40,10 @@ export function answerError(s: ExchangeSubject): ErrorMessage | undefined {
 export const legacyServer = (s: ExchangeSubject): boolean => s.session.era === 'legacy';
 
 /** Where a finding about an error's code points, and its evidence. */
-export const atCode = (e: ErrorMessage): Pick<Report, 'pointer' | 'evidence'> => ({ pointer: '/response/error/code', evidence: excerpt(e.value.error) });
+export const atCode = (e: ErrorMessage): Pick<Report, 'pointer' | 'evidence'> => ({
+  pointer: '/response/error/code',
+  evidence: excerpt(e.value.error),
+});
 
 /** A server rule about the integer code of the error that answered a client request (error-shape judges the others). */
 export const codeRule = (
@@ -68,13 +71,17 @@ export const isTransportRejection = (status: number | undefined): boolean => sta
 
 /** What to send instead of a code the version does not define. */
 export function fixFor(code: number, version: string | undefined, status?: number): string {
-  if (code === -32022 && isLegacy(version)) return 'reject an unsupported version with -32602 and data { supported, requested } (the legacy example), or negotiate one the server supports';
-  if (code === -32021 && isLegacy(version)) return 'a legacy server must not rely on a capability the client did not declare in initialize; report a failure with -32603 or a tool result with isError';
-  if (code === -32020 && isLegacy(version)) return 'reject a bad MCP-Protocol-Version header with HTTP 400 (no JSON-RPC code is defined for it before 2026-07-28)';
+  if (code === -32022 && isLegacy(version))
+    return 'reject an unsupported version with -32602 and data { supported, requested } (the legacy example), or negotiate one the server supports';
+  if (code === -32021 && isLegacy(version))
+    return 'a legacy server must not rely on a capability the client did not declare in initialize; report a failure with -32603 or a tool result with isError';
+  if (code === -32020 && isLegacy(version))
+    return 'reject a bad MCP-Protocol-Version header with HTTP 400 (no JSON-RPC code is defined for it before 2026-07-28)';
   if (isModern(version) && (code === -32001 || code === -32003 || code === -32004)) {
     const now = { [-32001]: -32020, [-32003]: -32021, [-32004]: -32022 }[code];
     return `${code} was a pre-release draft code: send ${now} (with HTTP 400) if that is what is meant; otherwise a standard code (-32602 invalid params, -32603 internal error) or ${OUTSIDE}`;
   }
-  if (isTransportRejection(status)) return `a transport rejection is said by its HTTP status (${status}); a JSON-RPC body with it should use -32600 (Invalid Request) or ${OUTSIDE}`;
+  if (isTransportRejection(status))
+    return `a transport rejection is said by its HTTP status (${status}); a JSON-RPC body with it should use -32600 (Invalid Request) or ${OUTSIDE}`;
   return `use the code the spec defines for the case (-32602 invalid params, -32601 method not found, -32603 internal error) or ${OUTSIDE}`;
 }

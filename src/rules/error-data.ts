@@ -20,7 +20,8 @@ export const errorDataRequired: ExchangeRule = codeRule(
     group: 'codes',
     severity: 'error',
     versions: where((v) => v.codes.some((c) => WITH_DATA.includes(c))),
-    summary: 'An error whose schema requires data without it: -32022 {supported, requested}, -32021 {requiredCapabilities}, -32042 {elicitations}',
+    summary:
+      'An error whose schema requires data without it: -32022 {supported, requested}, -32021 {requiredCapabilities}, -32042 {elicitations}',
     source: 'R82, R19, R25, claims 6-7',
   },
   (s, e, code) => {
@@ -36,16 +37,23 @@ export const errorDataRequired: ExchangeRule = codeRule(
       });
     };
     if (code === -32022) {
-      if (!isStringArray(data?.supported)) lacks('supported', 'an array of version strings', 'the versions the server supports, e.g. ["2026-07-28"]');
+      if (!isStringArray(data?.supported))
+        lacks('supported', 'an array of version strings', 'the versions the server supports, e.g. ["2026-07-28"]');
       if (typeof data?.requested !== 'string') {
         const requested = metaVersion(s.request.params);
         lacks('requested', 'a string', `the version the client asked for${requested !== undefined ? `, "${excerpt(requested, 40)}"` : ''}`);
       }
     } else if (code === -32021) {
-      if (!asRecord(data?.requiredCapabilities)) lacks('requiredCapabilities', 'a ClientCapabilities object', 'the client capabilities the request needs, e.g. { "elicitation": {} }');
+      if (!asRecord(data?.requiredCapabilities))
+        lacks(
+          'requiredCapabilities',
+          'a ClientCapabilities object',
+          'the client capabilities the request needs, e.g. { "elicitation": {} }',
+        );
     } else if (code === -32042) {
       const list = data?.elicitations;
-      if (!Array.isArray(list)) lacks('elicitations', 'an array of URL elicitation params', '[{ mode: "url", elicitationId, url, message }]');
+      if (!Array.isArray(list))
+        lacks('elicitations', 'an array of URL elicitation params', '[{ mode: "url", elicitationId, url, message }]');
       else {
         const bad = list.findIndex((x) => typeof asRecord(x)?.elicitationId !== 'string');
         if (bad >= 0) {

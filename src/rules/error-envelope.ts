@@ -55,7 +55,7 @@ export const errorIdNull: ExchangeRule = {
   versions: ALL,
   party: 'server',
   subject: 'exchange',
-  summary: 'An error response with a null or missing id although the request\'s id was readable',
+  summary: "An error response with a null or missing id although the request's id was readable",
   source: 'R6, claim 11',
   check(s): Report[] {
     if (s.request.from !== 'client' || s.response) return [];
@@ -69,7 +69,12 @@ export const errorIdNull: ExchangeRule = {
       fix: `answer with the request's id (${excerpt(JSON.stringify(s.request.id), 60)}); an error may have a null${versionInfo(s.version)?.errorIdOptional ? ' or absent' : ''} id only when the request's id could not be read`,
     };
     if (status < 400) {
-      return [{ ...base, message: `${s.request.method} (id ${excerpt(JSON.stringify(s.request.id), 60)}) was answered with an error with ${how}: the client cannot match it` }];
+      return [
+        {
+          ...base,
+          message: `${s.request.method} (id ${excerpt(JSON.stringify(s.request.id), 60)}) was answered with an error with ${how}: the client cannot match it`,
+        },
+      ];
     }
     // A 4xx/5xx body is a transport-level rejection, which may be id-less from 2025-03-26 on (R6);
     // 2024-11-05 allows it nowhere, and the spec disagrees with itself on it (rules.md section 5 (6)).

@@ -25,7 +25,8 @@
 
 import { isObject } from '../codec/json-value.ts';
 
-const SYSTEM_ERRORS = 'E(?:NOENT|CONNREFUSED|ACCES|TIMEDOUT|CONNRESET|NOTFOUND|PERM|ADDRINUSE|HOSTUNREACH|NETUNREACH|PIPE|EXIST|ISDIR|NOTDIR|MFILE|NOSPC)';
+const SYSTEM_ERRORS =
+  'E(?:NOENT|CONNREFUSED|ACCES|TIMEDOUT|CONNRESET|NOTFOUND|PERM|ADDRINUSE|HOSTUNREACH|NETUNREACH|PIPE|EXIST|ISDIR|NOTDIR|MFILE|NOSPC)';
 const SYSCALLS = 'connect|open|read|write|spawn|getaddrinfo|stat|lstat|mkdir|scandir|unlink|rename|access|opendir|rmdir|listen|bind';
 
 /**
@@ -74,20 +75,25 @@ export const FAILURE_PATTERNS: readonly RegExp[] = [
 ];
 
 // Log levels, and the status words test runners open a report line with ("FAILED tests/x.py::t - …", "FAIL\tpkg 0.2s").
-const LEVEL = 'TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRITICAL|CRIT|SEVERE|PANIC|ALERT|EMERG|FAILED|FAIL|PASSED|PASS|SKIPPED|XFAIL|XPASS';
+const LEVEL =
+  'TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|ERR|FATAL|CRITICAL|CRIT|SEVERE|PANIC|ALERT|EMERG|FAILED|FAIL|PASSED|PASS|SKIPPED|XFAIL|XPASS';
 /** A log or report line: a leading timestamp, a bracketed level, an upper-case level or status word followed by text, `level=`. */
 const LOG_LINE = new RegExp(
   `^(?:[[(]?\\d{4}-\\d\\d-\\d\\d|[[(]?\\d\\d:\\d\\d:\\d\\d|[[(]?(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\\d|\\d{10,13}\\b|[[(<](?:${LEVEL})[\\])>]|(?:${LEVEL})[ \\t]+(?![-:!])\\S|(?:level|lvl|severity)=)`,
 );
 /** A tally: a count beside failed, passed, errors, skipped ... ("Failed: 0", "3 tests failed", "errors=2"). */
-const TALLY = /\b(?:failed|failures?|failing|errors?|passed|passing|skipped|succeeded|successes|warnings?|pending|broken|todo)[ \t]*[:=][ \t]*\d|\b(?![45]\d\d[ \t]+(?:client|server)[ \t]+error)\d+[ \t]+(?:[\w-]+[ \t]+)?(?:failed|failures?|failing|errors?|passed|passing|skipped|broken)\b/i;
+const TALLY =
+  /\b(?:failed|failures?|failing|errors?|passed|passing|skipped|succeeded|successes|warnings?|pending|broken|todo)[ \t]*[:=][ \t]*\d|\b(?![45]\d\d[ \t]+(?:client|server)[ \t]+error)\d+[ \t]+(?:[\w-]+[ \t]+)?(?:failed|failures?|failing|errors?|passed|passing|skipped|broken)\b/i;
 /** A question or an explanation ("ENOENT means …", "This error usually indicates …"). */
-const EXPLANATION = /\?[ \t]*$|\b(?:means?|meaning|indicates?|usually|typically|refers to|happens when|occurs when|is (?:raised|thrown|returned|caused) (?:when|by|if))\b/i;
+const EXPLANATION =
+  /\?[ \t]*$|\b(?:means?|meaning|indicates?|usually|typically|refers to|happens when|occurs when|is (?:raised|thrown|returned|caused) (?:when|by|if))\b/i;
 
 /** A line of the failure's own trace: a JavaScript, Python, Java, .NET or Go frame, or a chained cause. */
-const FRAME = /^(?:[ \t]+(?:at[ \t]+\S|File[ \t]+"|\.\.\.[ \t]*\d+[ \t]+more\b)|Caused by:|During handling of the above exception|The above exception was the direct cause|goroutine \d+ \[|[ \t]+\/\S+\.go:\d+)/;
+const FRAME =
+  /^(?:[ \t]+(?:at[ \t]+\S|File[ \t]+"|\.\.\.[ \t]*\d+[ \t]+more\b)|Caused by:|During handling of the above exception|The above exception was the direct cause|goroutine \d+ \[|[ \t]+\/\S+\.go:\d+)/;
 /** Advice or the reason that closes a failure message ("Please try again later.", "Reason: the token lacks a scope."). */
-const ADVICE = /^(?:(?:please|try again|retry|check|make sure|ensure|verify|contact|ask|see|refer to|bitte|veuillez|merci de|por favor|prière de|si prega)\b|(?:reason|cause)[ \t]*:|пожалуйста|请|請|もう一度)/i;
+const ADVICE =
+  /^(?:(?:please|try again|retry|check|make sure|ensure|verify|contact|ask|see|refer to|bitte|veuillez|merci de|por favor|prière de|si prega)\b|(?:reason|cause)[ \t]*:|пожалуйста|请|請|もう一度)/i;
 /** The first line of a Python traceback. */
 const TRACEBACK = /^Traceback \(most recent call last\):[ \t]*$/;
 /** The line that ends a traceback: the exception and its message ("requests.exceptions.HTTPError: 401 …"). */
@@ -95,8 +101,31 @@ const EXCEPTION_LINE = /^(?:[\w$]+\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|
 
 /** Keys an error envelope may have ({"error": "…", "retryAfterSeconds": 60}, {"message": "…", "errors": […], "status": "422"}). */
 const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
-  'error', 'errors', 'error_description', 'errorDescription', 'error_code', 'errorCode', 'message', 'code', 'status', 'statusCode', 'status_code', 'success', 'ok',
-  'detail', 'details', 'reason', 'type', 'title', 'hint', 'retryAfter', 'retryAfterSeconds', 'retry_after', 'requestId', 'request_id', 'documentation_url',
+  'error',
+  'errors',
+  'error_description',
+  'errorDescription',
+  'error_code',
+  'errorCode',
+  'message',
+  'code',
+  'status',
+  'statusCode',
+  'status_code',
+  'success',
+  'ok',
+  'detail',
+  'details',
+  'reason',
+  'type',
+  'title',
+  'hint',
+  'retryAfter',
+  'retryAfterSeconds',
+  'retry_after',
+  'requestId',
+  'request_id',
+  'documentation_url',
 ]);
 /** A status an error envelope states: "error", "fail(ed)", or an HTTP error code (422, "503"). */
 const ERROR_STATUS = /^(?:error|fail(?:ed|ure)?|[45]\d\d)$/i;
@@ -114,7 +143,13 @@ export function statementOf(text: string): { line: string; index: number } | und
   const m = /[^\s]/.exec(text);
   if (!m) return undefined;
   const end = text.indexOf('\n', m.index);
-  return { line: text.slice(m.index, end < 0 ? undefined : end).replace(/\r$/, '').trimEnd(), index: m.index };
+  return {
+    line: text
+      .slice(m.index, end < 0 ? undefined : end)
+      .replace(/\r$/, '')
+      .trimEnd(),
+    index: m.index,
+  };
 }
 
 /** Whether a statement line reads as a failure (a pattern matches; not a log line, tally or explanation). */
@@ -138,7 +173,8 @@ function tracebackStatement(text: string, first: { index: number }, complete: bo
   const lines = linesAfter(text, first.index, complete);
   while (lines.length > 0 && lines.at(-1)?.trim() === '') lines.pop();
   const last = lines.pop();
-  if (last === undefined || !EXCEPTION_LINE.test(last) || !lines.every((l) => l.trim() === '' || /^[ \t]/.test(l) || FRAME.test(l))) return undefined;
+  if (last === undefined || !EXCEPTION_LINE.test(last) || !lines.every((l) => l.trim() === '' || /^[ \t]/.test(l) || FRAME.test(l)))
+    return undefined;
   return { line: last.trimEnd(), index: text.lastIndexOf(last) };
 }
 
@@ -160,7 +196,8 @@ function errorEnvelope(text: string, complete: boolean): boolean {
   const { error, errors, status, statusCode, message, success, ok } = value;
   const said = typeof message === 'string' && message.trim() !== '';
   return (
-    (typeof error === 'string' && error.trim() !== '') || isObject(error) ||
+    (typeof error === 'string' && error.trim() !== '') ||
+    isObject(error) ||
     (Array.isArray(errors) && errors.length > 0) ||
     (said && [status, statusCode].some((v) => (typeof v === 'string' || typeof v === 'number') && ERROR_STATUS.test(String(v)))) ||
     (said && (success === false || ok === false))
@@ -171,12 +208,17 @@ function errorEnvelope(text: string, complete: boolean): boolean {
  * Whether `text` is a failure statement (see the definition above); `complete` says the text was
  * not cut by the reader's window (a cut JSON text is no envelope, a cut last line is not judged).
  */
-export function failureStatement(text: string, patterns: readonly RegExp[] = FAILURE_PATTERNS, complete = true): FailureStatement | undefined {
+export function failureStatement(
+  text: string,
+  patterns: readonly RegExp[] = FAILURE_PATTERNS,
+  complete = true,
+): FailureStatement | undefined {
   const first = statementOf(text);
   if (!first) return undefined;
   if (TRACEBACK.test(first.line)) {
     const statement = tracebackStatement(text, first, complete);
-    const pattern = statement && (failurePattern(statement.line, patterns) ?? (EXCEPTION_LINE.test(statement.line) ? EXCEPTION_LINE : undefined));
+    const pattern =
+      statement && (failurePattern(statement.line, patterns) ?? (EXCEPTION_LINE.test(statement.line) ? EXCEPTION_LINE : undefined));
     return statement && pattern && { ...statement, pattern };
   }
   if (errorEnvelope(text, complete)) return first;

@@ -15,7 +15,8 @@ const PROBLEM: Readonly<Record<string, string>> = {
 
 export const problemOf = (s: PostSubject): string => (s.request.ok ? '' : (PROBLEM[s.request.problem] ?? s.request.problem));
 
-export const PARSE_ERROR_FIX = 'answer a body that does not parse with {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}} (HTTP 400)';
+export const PARSE_ERROR_FIX =
+  'answer a body that does not parse with {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}} (HTTP 400)';
 
 /**
  * A rule about the server's JSON-RPC errors in reply to a client body that was not JSON: `wrong`
@@ -39,7 +40,14 @@ const parseErrorRule = (
     if (s.request.ok || !(is2xx(s.status) || s.status === 400)) return [];
     return messagesOf(s.response).flatMap((m, i) =>
       m.kind === 'error' && wrong(m)
-        ? [{ message: message(m, problemOf(s)), pointer: messagePointer('response', s.response, i, ...at), evidence: excerpt(m.value), fix: PARSE_ERROR_FIX }]
+        ? [
+            {
+              message: message(m, problemOf(s)),
+              pointer: messagePointer('response', s.response, i, ...at),
+              evidence: excerpt(m.value),
+              fix: PARSE_ERROR_FIX,
+            },
+          ]
         : [],
     );
   },
@@ -55,15 +63,22 @@ const requestEnvelope: PostRule = {
   summary: 'A client POST body is not JSON, or holds a message that is not valid JSON-RPC 2.0 (or a notification with an id)',
   source: 'R1, R2, R7, R9',
   check(s): Report[] {
-    const fix = 'POST one JSON-RPC 2.0 message as UTF-8 JSON: {"jsonrpc":"2.0","id":<string or integer>,"method":...} for a request, no "id" for a notification';
-    if (!s.request.ok) return [{ message: `the client's POST body is ${problemOf(s)}`, pointer: '/request', evidence: excerpt(s.request.detail), fix }];
+    const fix =
+      'POST one JSON-RPC 2.0 message as UTF-8 JSON: {"jsonrpc":"2.0","id":<string or integer>,"method":...} for a request, no "id" for a notification';
+    if (!s.request.ok)
+      return [{ message: `the client's POST body is ${problemOf(s)}`, pointer: '/request', evidence: excerpt(s.request.detail), fix }];
     if (s.request.payload.batch && s.request.payload.messages.length === 0) {
       return [{ message: 'the client POSTed an empty JSON array', pointer: '/request', evidence: '[]', fix }];
     }
     const out: Report[] = [];
     s.request.payload.messages.forEach((m, i) => {
       if (m.kind === 'invalid') {
-        out.push({ message: `the client sent a message that is not valid JSON-RPC 2.0: ${m.reason}`, pointer: messagePointer('request', s.request, i), evidence: requestExcerpt(m.value), fix });
+        out.push({
+          message: `the client sent a message that is not valid JSON-RPC 2.0: ${m.reason}`,
+          pointer: messagePointer('request', s.request, i),
+          evidence: requestExcerpt(m.value),
+          fix,
+        });
       } else if (m.kind === 'request' && m.method.startsWith('notifications/')) {
         out.push({
           message: `${m.method} was sent with an id; a notification must not carry one`,
@@ -112,7 +127,8 @@ export const FRAMING_RULES: readonly Rule[] = [
     { id: 'parse-error-code', summary: 'A POST body that is not JSON was answered with an error code other than -32700', source: 'R1' },
     ['error', 'code'],
     (m) => m.code !== -32700,
-    (m, problem) => `the client's body was ${problem}, and the server answered error code ${excerpt(m.code, 40)} instead of -32700 (Parse error)`,
+    (m, problem) =>
+      `the client's body was ${problem}, and the server answered error code ${excerpt(m.code, 40)} instead of -32700 (Parse error)`,
   ),
   parseErrorRule(
     { id: 'parse-error-id', summary: 'A POST body that is not JSON was answered with an error carrying a made-up id', source: 'R1, R6' },

@@ -14,7 +14,20 @@ import type { Rule } from './types.ts';
 import { UNREADABLE_RULES } from './unreadable.ts';
 import { UNSUPPORTED_VERSION_RULES } from './unsupported-version.ts';
 
-export const RULES: readonly Rule[] = [...TOOL_RULES, ...TOOL_CATALOGUE_RULES, ...CODE_RULES, ...BODY_RULES, ...PROTOCOL_RULES, ...ANSWER_ID_RULES, ...REQUEST_ID_RULES, ...LEAK_RULES, ...UNREADABLE_RULES, ...UNSUPPORTED_VERSION_RULES, ...BATCH_ANSWER_RULES, ...PARSE_ERROR_ANSWER_RULES];
+export const RULES: readonly Rule[] = [
+  ...TOOL_RULES,
+  ...TOOL_CATALOGUE_RULES,
+  ...CODE_RULES,
+  ...BODY_RULES,
+  ...PROTOCOL_RULES,
+  ...ANSWER_ID_RULES,
+  ...REQUEST_ID_RULES,
+  ...LEAK_RULES,
+  ...UNREADABLE_RULES,
+  ...UNSUPPORTED_VERSION_RULES,
+  ...BATCH_ANSWER_RULES,
+  ...PARSE_ERROR_ANSWER_RULES,
+];
 
 /** Patterns a policy adds to (or puts in place of) the built-in ones. */
 export interface RulePatterns {

@@ -49,7 +49,7 @@ export const INPUT_VALIDATION_RULES: readonly ExchangeRule[] = [
     {
       id: 'input-validation-as-protocol-error',
       versions: where((v) => v.inputErrorsAreToolErrors),
-      summary: 'Arguments that fail a tool\'s inputSchema got a JSON-RPC error instead of an isError result the model can correct',
+      summary: "Arguments that fail a tool's inputSchema got a JSON-RPC error instead of an isError result the model can correct",
     },
     (s, e) => {
       const code = integerCode(e.code);
@@ -71,7 +71,11 @@ export const INPUT_VALIDATION_RULES: readonly ExchangeRule[] = [
   ),
   validationRule(
     'result',
-    { id: 'vague-iserror', versions: ALL, summary: 'Arguments failed the tool\'s inputSchema, and the isError result names none of the failing parameters' },
+    {
+      id: 'vague-iserror',
+      versions: ALL,
+      summary: "Arguments failed the tool's inputSchema, and the isError result names none of the failing parameters",
+    },
     (s, answer) => {
       const result = asRecord(answer.result);
       if (result?.isError !== true) return [];

@@ -63,46 +63,104 @@ const HOST = 'leaked-internal-host';
 /** Every pattern, by rule. A policy may extend the list and pass it to `findLeaks` or `leakRules`. */
 export const LEAK_PATTERNS: readonly LeakPattern[] = [
   // Stack traces.
-  p(STACK, 'node-frame', 'a Node.js stack frame',
-    String.raw`(?<![\w$.])at (?:async )?(?:(?:new )?[^\s()]+(?: \[as [^\]\s]+\])? \()?(?:node:[\w/.-]+|(?:[^\s()/\\]*[/\\])*[^\s()/\\:]*${JS_EXT}):\d+:\d+\)?`),
+  p(
+    STACK,
+    'node-frame',
+    'a Node.js stack frame',
+    String.raw`(?<![\w$.])at (?:async )?(?:(?:new )?[^\s()]+(?: \[as [^\]\s]+\])? \()?(?:node:[\w/.-]+|(?:[^\s()/\\]*[/\\])*[^\s()/\\:]*${JS_EXT}):\d+:\d+\)?`,
+  ),
   p(STACK, 'python-traceback', 'a Python traceback', String.raw`Traceback \(most recent call last\):?`),
   p(STACK, 'python-frame', 'a Python stack frame', String.raw`(?<![\w])File "[^"\n]{1,1000}", line \d+, in [^\s,]+`),
-  p(STACK, 'java-frame', 'a Java/Kotlin stack frame',
-    String.raw`(?<![\w$.])at (?:[\w.$@-]+/)?(?:[\w$]+\.)+[\w$<>]+\((?:[\w$.-]+\.(?:java|kt|scala|groovy|clj)(?::\d+)?|Native Method|Unknown Source)\)`),
+  p(
+    STACK,
+    'java-frame',
+    'a Java/Kotlin stack frame',
+    String.raw`(?<![\w$.])at (?:[\w.$@-]+/)?(?:[\w$]+\.)+[\w$<>]+\((?:[\w$.-]+\.(?:java|kt|scala|groovy|clj)(?::\d+)?|Native Method|Unknown Source)\)`,
+  ),
   p(STACK, 'java-thread', 'a Java uncaught-exception header', String.raw`Exception in thread "[^"\n]{0,200}"`),
-  p(STACK, 'java-caused-by', 'a Java "Caused by" chain', String.raw`Caused by: (?:[a-z_][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error|Throwable)\b`),
+  p(
+    STACK,
+    'java-caused-by',
+    'a Java "Caused by" chain',
+    String.raw`Caused by: (?:[a-z_][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error|Throwable)\b`,
+  ),
   p(STACK, 'go-goroutine', 'a Go goroutine dump', String.raw`goroutine \d+ \[[^\]\n]{1,100}\]:`),
   p(STACK, 'go-frame', 'a Go stack frame', String.raw`${PATH_START}${TOKEN}*\.go:\d+ \+0x[0-9a-f]+`),
   p(STACK, 'go-panic', 'a Go panic', String.raw`(?:(?<![^\n])panic: (?=\S)|\bpanic: runtime error: )`),
   p(STACK, 'rust-panic', 'a Rust panic', String.raw`thread '[^'\n]{0,100}' panicked at `),
-  p(STACK, 'dotnet-frame', 'a .NET stack frame',
-    String.raw`(?<![\w$.])at (?:[\w$\x60<>\[\],]+\.)+[\w$\x60<>|]+\([^()\n]{0,300}\) in (?:[A-Za-z]:)?[^:\n]{1,300}:line \d+`),
-  p(STACK, 'dotnet-exception', 'a .NET exception type', String.raw`(?<![\w.])System\.(?:[A-Z]\w*\.)*[A-Z]\w*Exception\b|--- End of (?:inner exception )?stack trace`),
+  p(
+    STACK,
+    'dotnet-frame',
+    'a .NET stack frame',
+    String.raw`(?<![\w$.])at (?:[\w$\x60<>\[\],]+\.)+[\w$\x60<>|]+\([^()\n]{0,300}\) in (?:[A-Za-z]:)?[^:\n]{1,300}:line \d+`,
+  ),
+  p(
+    STACK,
+    'dotnet-exception',
+    'a .NET exception type',
+    String.raw`(?<![\w.])System\.(?:[A-Z]\w*\.)*[A-Z]\w*Exception\b|--- End of (?:inner exception )?stack trace`,
+  ),
   p(STACK, 'ruby-frame', 'a Ruby stack frame', String.raw`${PATH_START}${TOKEN}*\.(?:rb|rake|erb):\d+:in\b`),
-  p(STACK, 'php-frame', 'a PHP stack frame',
-    String.raw`#\d+ (?:[A-Za-z]:)?[^\s(]{0,300}\.php\(\d+\): |#\d+ \{main\}|\bin (?:[A-Za-z]:)?[^\s:]{1,300}\.php(?: on line |:)\d+`),
+  p(
+    STACK,
+    'php-frame',
+    'a PHP stack frame',
+    String.raw`#\d+ (?:[A-Za-z]:)?[^\s(]{0,300}\.php\(\d+\): |#\d+ \{main\}|\bin (?:[A-Za-z]:)?[^\s:]{1,300}\.php(?: on line |:)\d+`,
+  ),
   // File system paths.
   p(PATH, 'unix-path', 'an absolute file path', String.raw`${PATH_START}(?<core>/(?:${ROOTS})(?:/${SEG}+)+)(?::\d+){0,2}`),
-  p(PATH, 'source-path', 'the path of a source file',
-    String.raw`${PATH_START}(?<core>(?:/${SEG}+){2,}(?<=\.(?:${SRC_EXT})))(?![\w@+~%$#!-])(?::\d+){0,2}`),
-  p(PATH, 'windows-path', 'a Windows file path',
-    String.raw`${PATH_START}(?<core>[A-Za-z]:(?:\\{1,2}|/)(?:${SEG}+(?: ${SEG}+)*(?:\\{1,2}|/))*${SEG}+)(?::\d+){0,2}`),
+  p(
+    PATH,
+    'source-path',
+    'the path of a source file',
+    String.raw`${PATH_START}(?<core>(?:/${SEG}+){2,}(?<=\.(?:${SRC_EXT})))(?![\w@+~%$#!-])(?::\d+){0,2}`,
+  ),
+  p(
+    PATH,
+    'windows-path',
+    'a Windows file path',
+    String.raw`${PATH_START}(?<core>[A-Za-z]:(?:\\{1,2}|/)(?:${SEG}+(?: ${SEG}+)*(?:\\{1,2}|/))*${SEG}+)(?::\d+){0,2}`,
+  ),
   p(PATH, 'unc-path', 'a Windows network path', String.raw`${PATH_START}\\\\[\w.$-]+\\[\w.$-]+(?:\\${SEG}+)*`),
   // Private and internal addresses.
-  p(ADDR, 'private-ipv4', 'a private IPv4 address',
-    String.raw`(?<![\w.-])(?<!\b[Vv]ersion[ :=]{1,2})(?<core>(?:10\.${OCT}|127\.${OCT}|192\.168|172\.(?:1[6-9]|2\d|3[01])|169\.254|100\.(?:6[4-9]|[7-9]\d|1[01]\d|12[0-7]))\.${OCT}\.${OCT})(?![\w-]|\.\d)${PORT}`),
+  p(
+    ADDR,
+    'private-ipv4',
+    'a private IPv4 address',
+    String.raw`(?<![\w.-])(?<!\b[Vv]ersion[ :=]{1,2})(?<core>(?:10\.${OCT}|127\.${OCT}|192\.168|172\.(?:1[6-9]|2\d|3[01])|169\.254|100\.(?:6[4-9]|[7-9]\d|1[01]\d|12[0-7]))\.${OCT}\.${OCT})(?![\w-]|\.\d)${PORT}`,
+  ),
   p(ADDR, 'ipv6-loopback', 'the IPv6 loopback address', String.raw`(?<![\w:.])::1(?![\w:.])`),
-  p(ADDR, 'private-ipv6', 'a private or link-local IPv6 address',
-    String.raw`(?<![\w:.])(?<core>(?:f[cd][0-9a-f]{2}|fe[89ab][0-9a-f])${V6_TAIL})(?![\w:.])(?:%[\w.-]+)?`, 'i'),
+  p(
+    ADDR,
+    'private-ipv6',
+    'a private or link-local IPv6 address',
+    String.raw`(?<![\w:.])(?<core>(?:f[cd][0-9a-f]{2}|fe[89ab][0-9a-f])${V6_TAIL})(?![\w:.])(?:%[\w.-]+)?`,
+    'i',
+  ),
   // Internal hostnames and connection strings.
-  p(HOST, 'internal-hostname', 'an internal hostname',
-    String.raw`(?<![\w.-])(?<core>(?:[a-z0-9_][a-z0-9_-]*\.)+(?:internal|localdomain|localhost|local|corp|lan|intranet|home\.arpa))(?![\w-]|\.[\w-])${PORT}`, 'i'),
+  p(
+    HOST,
+    'internal-hostname',
+    'an internal hostname',
+    String.raw`(?<![\w.-])(?<core>(?:[a-z0-9_][a-z0-9_-]*\.)+(?:internal|localdomain|localhost|local|corp|lan|intranet|home\.arpa))(?![\w-]|\.[\w-])${PORT}`,
+    'i',
+  ),
   p(HOST, 'localhost-port', 'a localhost port', String.raw`(?<![\w.-])localhost:\d{1,5}(?!\d)`, 'i'),
-  p(HOST, 'connection-string', 'a connection string',
-    String.raw`(?<![\w+.:-])(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver|kafka|nats|memcached|cassandra|clickhouse|couchdb|neo4j(?:\+s)?|bolt|ldaps?|mqtts?|zookeeper|oracle)://[^\s"'<>]{1,500}`, 'i'),
+  p(
+    HOST,
+    'connection-string',
+    'a connection string',
+    String.raw`(?<![\w+.:-])(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver|kafka|nats|memcached|cassandra|clickhouse|couchdb|neo4j(?:\+s)?|bolt|ldaps?|mqtts?|zookeeper|oracle)://[^\s"'<>]{1,500}`,
+    'i',
+  ),
   p(HOST, 'jdbc-url', 'a JDBC connection string', String.raw`(?<![\w.-])jdbc:[a-z]\w*:[^\s"'<>]{1,500}`, 'i'),
-  p(HOST, 'ado-connection-string', 'a database connection string',
-    String.raw`(?<!\w)(?:Server|Data Source|Host)=[^;\n"'=]{1,200};[^\n"']{0,400}?(?:Database|Initial Catalog|User ID|UID|Password|Pwd)=[^;\n"']*(?:; ?[\w ]{1,40}=[^;\n"']*)*`, 'i'),
+  p(
+    HOST,
+    'ado-connection-string',
+    'a database connection string',
+    String.raw`(?<!\w)(?:Server|Data Source|Host)=[^;\n"'=]{1,200};[^\n"']{0,400}?(?:Database|Initial Catalog|User ID|UID|Password|Pwd)=[^;\n"']*(?:; ?[\w ]{1,40}=[^;\n"']*)*`,
+    'i',
+  ),
 ];
 
 /** Drops trailing sentence punctuation and unbalanced closing brackets from a match. */
@@ -143,7 +201,10 @@ function echoed(core: string, sent: readonly string[], rule: LeakRuleId): boolea
  * that merely echo them are skipped. `first`: only the first leak (what a rule reports), found
  * without reading past each pattern's first one. Pure; never throws on a well-formed pattern list.
  */
-export function findLeaks(text: string, options: { patterns?: readonly LeakPattern[]; sent?: readonly string[]; first?: boolean } = {}): Leak[] {
+export function findLeaks(
+  text: string,
+  options: { patterns?: readonly LeakPattern[]; sent?: readonly string[]; first?: boolean } = {},
+): Leak[] {
   const leaks: Leak[] = [];
   const sent = options.sent ?? [];
   for (const pat of options.patterns ?? LEAK_PATTERNS) {

@@ -74,7 +74,12 @@ export interface ErrorText {
   cut: { reason: Cut['reason']; pointer: string } | undefined;
 }
 
-const place = (where: string, path: Segment[], text: string): Place => ({ where, pointer: boundedPointer(path), text, masked: redactCredentials(text) });
+const place = (where: string, path: Segment[], text: string): Place => ({
+  where,
+  pointer: boundedPointer(path),
+  text,
+  masked: redactCredentials(text),
+});
 
 /** The error text of a response, read once per response (the four leak rules and unreadable-response share it). */
 const scans = new WeakMap<object, ErrorText>();
@@ -102,8 +107,14 @@ export function errorText(response: ExchangeSubject['response'], failed = false)
   const b = budget();
   const places: Place[] = [];
   if (response.kind === 'error') {
-    if (typeof response.message === 'string') walkStrings(response.message, b, (text, at) => void places.push(place('error.message', at(), text)), { path: ['response', 'error', 'message'] });
-    walkStrings(response.data, b, (text, at) => void places.push(place('error.data', at(), text)), { path: ['response', 'error', 'data'], depth: 3 });
+    if (typeof response.message === 'string')
+      walkStrings(response.message, b, (text, at) => void places.push(place('error.message', at(), text)), {
+        path: ['response', 'error', 'message'],
+      });
+    walkStrings(response.data, b, (text, at) => void places.push(place('error.data', at(), text)), {
+      path: ['response', 'error', 'data'],
+      depth: 3,
+    });
   } else if (result) {
     const content = result.content;
     const what = result.isError === true ? 'isError result' : 'failure result';
@@ -114,14 +125,21 @@ export function errorText(response: ExchangeSubject['response'], failed = false)
         const block = asRecord(content[i]);
         if (b.cut || !block) continue;
         if (block.type === 'text' && typeof block.text === 'string') {
-          walkStrings(block.text, b, (text, at) => void places.push(place(`${what} text`, at(), text)), { path: ['response', 'result', 'content', i, 'text'] });
+          walkStrings(block.text, b, (text, at) => void places.push(place(`${what} text`, at(), text)), {
+            path: ['response', 'result', 'content', i, 'text'],
+          });
         } else if (block.type === 'resource' && typeof asRecord(block.resource)?.text === 'string') {
-          walkStrings(asRecord(block.resource)!.text, b, (text, at) => void places.push(place(`${what} resource text`, at(), text)), { path: ['response', 'result', 'content', i, 'resource', 'text'] });
+          walkStrings(asRecord(block.resource)!.text, b, (text, at) => void places.push(place(`${what} resource text`, at(), text)), {
+            path: ['response', 'result', 'content', i, 'resource', 'text'],
+          });
         }
       }
     }
     if (b.cut === undefined && 'structuredContent' in result) {
-      walkStrings(result.structuredContent, b, (text, at) => void places.push(place(`${what} structuredContent`, at(), text)), { path: ['response', 'result', 'structuredContent'], depth: 3 });
+      walkStrings(result.structuredContent, b, (text, at) => void places.push(place(`${what} structuredContent`, at(), text)), {
+        path: ['response', 'result', 'structuredContent'],
+        depth: 3,
+      });
     }
   }
   const out: ErrorText = { places, cut: b.cut && { reason: b.cut.reason, pointer: boundedPointer(b.cut.path) } };
@@ -178,7 +196,10 @@ const INFO: Record<LeakRuleId, { severity: 'error' | 'warning'; summary: string 
  * The four leak rules over a pattern list (a policy may pass an extended one), and the
  * silent-success patterns that say which results without isError are failures (a policy's own).
  */
-export function leakRules(patterns: readonly LeakPattern[] = LEAK_PATTERNS, silentPatterns: readonly RegExp[] = SILENT_SUCCESS_PATTERNS): ExchangeRule[] {
+export function leakRules(
+  patterns: readonly LeakPattern[] = LEAK_PATTERNS,
+  silentPatterns: readonly RegExp[] = SILENT_SUCCESS_PATTERNS,
+): ExchangeRule[] {
   return (Object.keys(INFO) as LeakRuleId[]).map((id) => {
     const mine = patterns.filter((x) => x.rule === id);
     return {
@@ -192,7 +213,8 @@ export function leakRules(patterns: readonly LeakPattern[] = LEAK_PATTERNS, sile
       source: 'R73, brief',
       check(s): Report[] {
         if (s.request.from !== 'client') return [];
-        const failed = s.response?.kind === 'result' && asRecord(s.response.result)?.isError !== true && silentFailure(s, silentPatterns) !== undefined;
+        const failed =
+          s.response?.kind === 'result' && asRecord(s.response.result)?.isError !== true && silentFailure(s, silentPatterns) !== undefined;
         const { places } = errorText(s.response, failed);
         if (places.length === 0) return [];
         const sent = sentStrings(s.request, true);

@@ -54,11 +54,25 @@ export const LIFECYCLE_RULES: readonly ExchangeRule[] = [
       if (s.response.kind === 'result') {
         const result = asRecord(s.response.result);
         if (result && Object.keys(result).every((k) => k === '_meta')) return [];
-        return [{ message: 'ping was answered with a result that is not empty', pointer: '/response/result', evidence: excerpt(s.response.result), fix }];
+        return [
+          {
+            message: 'ping was answered with a result that is not empty',
+            pointer: '/response/result',
+            evidence: excerpt(s.response.result),
+            fix,
+          },
+        ];
       }
       // An error on a 4xx/5xx is a transport rejection (session expired, auth); on 2xx the server refused to pong.
       if (s.response.kind === 'error' && is2xx(s.status)) {
-        return [{ message: `ping was answered with error ${excerpt(s.response.code, 20)} instead of an empty result`, pointer: '/response/error', evidence: excerpt(s.response.value), fix }];
+        return [
+          {
+            message: `ping was answered with error ${excerpt(s.response.code, 20)} instead of an empty result`,
+            pointer: '/response/error',
+            evidence: excerpt(s.response.value),
+            fix,
+          },
+        ];
       }
       return [];
     },

@@ -12,7 +12,8 @@ import { MODERN } from './versions.ts';
 const postRule = (r: Omit<PostRule, 'subject' | 'versions'>): PostRule => ({ subject: 'post', versions: MODERN, ...r });
 
 /** Whether the POST carries a request that declares its version in `_meta` (a real modern request). */
-const hasModernRequest = (s: PostSubject): boolean => messagesOf(s.request).some((m) => m.kind === 'request' && metaVersion(m.params) !== undefined);
+const hasModernRequest = (s: PostSubject): boolean =>
+  messagesOf(s.request).some((m) => m.kind === 'request' && metaVersion(m.params) !== undefined);
 
 export const MODERN_POST_RULES: readonly PostRule[] = [
   postRule({
@@ -43,7 +44,10 @@ export const MODERN_POST_RULES: readonly PostRule[] = [
     summary: 'A 2026-07-28 client POST carries a JSON-RPC response (servers send no requests in the modern era)',
     source: 'R10, R30',
     check(s): Report[] {
-      const found = findMessage(s.request, (m): m is Extract<Message, { kind: 'result' | 'error' }> => m.kind === 'result' || m.kind === 'error');
+      const found = findMessage(
+        s.request,
+        (m): m is Extract<Message, { kind: 'result' | 'error' }> => m.kind === 'result' || m.kind === 'error',
+      );
       if (!found) return [];
       return [
         {
@@ -63,7 +67,10 @@ export const MODERN_POST_RULES: readonly PostRule[] = [
     summary: 'A 2026-07-28 client sent notifications/cancelled over HTTP, where closing the stream cancels',
     source: 'R52',
     check(s): Report[] {
-      const found = findMessage(s.request, (m): m is Extract<Message, { kind: 'notification' }> => m.kind === 'notification' && m.method === 'notifications/cancelled');
+      const found = findMessage(
+        s.request,
+        (m): m is Extract<Message, { kind: 'notification' }> => m.kind === 'notification' && m.method === 'notifications/cancelled',
+      );
       if (!found) return [];
       return [
         {

@@ -24,7 +24,11 @@ const clientRule = (r: Pick<ExchangeRule, 'id' | 'summary' | 'source' | 'check'>
 });
 
 /** How the spec spells the headers, for messages. */
-const HEADER_NAMES: Readonly<Record<string, string>> = { [H.protocolVersion]: 'MCP-Protocol-Version', [H.method]: 'Mcp-Method', [H.name]: 'Mcp-Name' };
+const HEADER_NAMES: Readonly<Record<string, string>> = {
+  [H.protocolVersion]: 'MCP-Protocol-Version',
+  [H.method]: 'Mcp-Method',
+  [H.name]: 'Mcp-Name',
+};
 
 /** Compares one request header with the body value it must mirror; a report when it is absent, malformed or different. */
 function compareHeader(s: ExchangeSubject, name: string, expected: string, what: string): Report | undefined {
@@ -32,7 +36,8 @@ function compareHeader(s: ExchangeSubject, name: string, expected: string, what:
   const canonical = HEADER_NAMES[name] ?? name;
   const fix = `send ${canonical}: ${encodeHeaderValue(expected)} (equal to ${what})`;
   const at = pointer('headers', name);
-  if (raw === undefined) return { message: `${s.request.method} request has no ${canonical} header`, pointer: at, evidence: '(absent)', fix };
+  if (raw === undefined)
+    return { message: `${s.request.method} request has no ${canonical} header`, pointer: at, evidence: '(absent)', fix };
   const decoded = decodeHeaderValue(raw);
   if (!decoded.ok) return { message: `${canonical} header is not a valid =?base64?...?= value`, pointer: at, evidence: excerpt(raw), fix };
   if (decoded.value === expected) return undefined;
@@ -43,7 +48,6 @@ function compareHeader(s: ExchangeSubject, name: string, expected: string, what:
     fix,
   };
 }
-
 
 /** What a required `_meta` key holds when it is malformed, and how to send it (R18). */
 const REQUIRED_META: Readonly<Record<string, { malformed: string; fix: string }>> = {
@@ -78,7 +82,12 @@ export const MODERN_REQUEST_RULES: readonly ExchangeRule[] = [
       const version = metaVersion(s.request.params);
       if (version !== undefined) out.push(compareHeader(s, H.protocolVersion, version, `_meta protocolVersion`));
       else if (headerOf(s.requestHeaders, H.protocolVersion) === undefined) {
-        out.push({ message: `${s.request.method} request has no MCP-Protocol-Version header`, pointer: pointer('headers', H.protocolVersion), evidence: '(absent)', fix: 'send MCP-Protocol-Version: 2026-07-28 on every POST' });
+        out.push({
+          message: `${s.request.method} request has no MCP-Protocol-Version header`,
+          pointer: pointer('headers', H.protocolVersion),
+          evidence: '(absent)',
+          fix: 'send MCP-Protocol-Version: 2026-07-28 on every POST',
+        });
       }
       out.push(compareHeader(s, H.method, s.request.method, 'the body method'));
       const param = NAME_PARAM[s.request.method];

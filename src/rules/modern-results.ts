@@ -36,11 +36,20 @@ const MRTR_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
 /** What an inputRequests entry may ask for (R68). */
 const INPUT_REQUEST_METHODS = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);
 /** Methods whose complete results carry ttlMs and cacheScope (R67). */
-const CACHEABLE = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
+const CACHEABLE = new Set([
+  'server/discover',
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+]);
 
 /** A rule about the result of a modern client request: `check` gets it as an object (undefined when it is not one) and as sent. */
 const resultRule = (
-  r: Pick<ExchangeRule, 'id' | 'summary' | 'source'> & { check(s: ExchangeSubject, result: Record<string, unknown> | undefined, value: unknown): Report[] },
+  r: Pick<ExchangeRule, 'id' | 'summary' | 'source'> & {
+    check(s: ExchangeSubject, result: Record<string, unknown> | undefined, value: unknown): Report[];
+  },
 ): ExchangeRule => ({
   group: 'result-type',
   severity: 'error',
@@ -95,7 +104,8 @@ const RESULT_RULES: readonly ExchangeRule[] = [
   }),
   resultRule({
     id: 'input-required-not-allowed',
-    summary: 'An InputRequiredResult answers a method other than tools/call, prompts/get, resources/read, or carries neither inputRequests nor requestState',
+    summary:
+      'An InputRequiredResult answers a method other than tools/call, prompts/get, resources/read, or carries neither inputRequests nor requestState',
     source: 'R69',
     check(s, result): Report[] {
       if (result?.resultType !== 'input_required') return [];
@@ -145,7 +155,10 @@ const RESULT_RULES: readonly ExchangeRule[] = [
       if (!first) return [];
       return [
         {
-          message: `${s.request.method} InputRequiredResult asks for ${bad.length === 1 ? 'an input' : `${bad.length} inputs`} that ${bad.length === 1 ? 'is not' : 'are not'} elicitation/create, sampling/createMessage or roots/list (${bad.map(([k]) => k).slice(0, 3).join(', ')})`,
+          message: `${s.request.method} InputRequiredResult asks for ${bad.length === 1 ? 'an input' : `${bad.length} inputs`} that ${bad.length === 1 ? 'is not' : 'are not'} elicitation/create, sampling/createMessage or roots/list (${bad
+            .map(([k]) => k)
+            .slice(0, 3)
+            .join(', ')})`,
           pointer: pointer('response', 'result', 'inputRequests', first[0]),
           evidence: excerpt(first[1]),
           fix: 'put only {"method": "elicitation/create" | "sampling/createMessage" | "roots/list", "params": {...}} objects in inputRequests',
@@ -194,7 +207,8 @@ const removedMethod: ExchangeRule = {
   versions: MODERN,
   party: 'server',
   subject: 'exchange',
-  summary: 'A 2026-07-28 request for a removed method (initialize, ping, logging/setLevel, resources/(un)subscribe, tasks/*) got a result instead of -32601',
+  summary:
+    'A 2026-07-28 request for a removed method (initialize, ping, logging/setLevel, resources/(un)subscribe, tasks/*) got a result instead of -32601',
   source: 'R71',
   check(s): Report[] {
     const { method } = s.request;

@@ -48,7 +48,9 @@ export const parseErrorUnanswered: PostRule = {
       {
         message: `the client's body was ${problemOf(s)}, and the server answered HTTP ${s.status} with ${what} instead of a -32700 Parse error`,
         pointer: '/response',
-        evidence: s.response?.ok ? excerpt(s.response.payload.messages.map((m) => m.value)) : `HTTP ${s.status}${s.contentType ? `, ${s.contentType}` : ''}, ${s.responseBytes} bytes`,
+        evidence: s.response?.ok
+          ? excerpt(s.response.payload.messages.map((m) => m.value))
+          : `HTTP ${s.status}${s.contentType ? `, ${s.contentType}` : ''}, ${s.responseBytes} bytes`,
         fix: PARSE_ERROR_FIX,
       },
     ];

@@ -8,5 +8,8 @@ import { MODERN_REQUEST_RULES } from './modern-requests.ts';
 import { MODERN_RESULT_RULES } from './modern-results.ts';
 import type { ExchangeRule, PostRule } from './types.ts';
 
-
-export const MODERN_PROTOCOL_RULES: readonly (ExchangeRule | PostRule)[] = [...MODERN_REQUEST_RULES, ...MODERN_RESULT_RULES, ...MODERN_POST_RULES];
+export const MODERN_PROTOCOL_RULES: readonly (ExchangeRule | PostRule)[] = [
+  ...MODERN_REQUEST_RULES,
+  ...MODERN_RESULT_RULES,
+  ...MODERN_POST_RULES,
+];

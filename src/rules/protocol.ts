@@ -9,4 +9,10 @@ import { MODERN_PROTOCOL_RULES } from './protocol-modern.ts';
 import { HTTP_RULES } from './streamable-http.ts';
 import type { Rule } from './types.ts';
 
-export const PROTOCOL_RULES: readonly Rule[] = [...FRAMING_RULES, ...BATCH_RULES, ...HTTP_RULES, ...LIFECYCLE_RULES, ...MODERN_PROTOCOL_RULES];
+export const PROTOCOL_RULES: readonly Rule[] = [
+  ...FRAMING_RULES,
+  ...BATCH_RULES,
+  ...HTTP_RULES,
+  ...LIFECYCLE_RULES,
+  ...MODERN_PROTOCOL_RULES,
+];

@@ -15,7 +15,6 @@ import { ALL } from './versions.ts';
 
 export type ErrorMessage = Extract<Message, { kind: 'error' }>;
 
-
 export const is2xx = (status: number | undefined): boolean => status !== undefined && status >= 200 && status < 300;
 
 // ---- bodies ----
@@ -60,7 +59,12 @@ export interface SentMessage {
  */
 export function sentEra(messages: readonly SentMessage[], headers: IncomingHttpHeaders, session: Session): Era | undefined {
   if (messages.some((m) => metaVersion(m.params) !== undefined)) return 'modern';
-  if (messages.some((m) => m.method === 'initialize') || headerOf(headers, H.sessionId) !== undefined || session.protocolVersion !== undefined) return 'legacy';
+  if (
+    messages.some((m) => m.method === 'initialize') ||
+    headerOf(headers, H.sessionId) !== undefined ||
+    session.protocolVersion !== undefined
+  )
+    return 'legacy';
   return headerOf(headers, H.protocolVersion) !== undefined ? 'modern' : undefined;
 }
 
@@ -73,11 +77,17 @@ export function sentEra(messages: readonly SentMessage[], headers: IncomingHttpH
  * version the spec defines, by that version (an initialize negotiates anew: the newest legacy one).
  * No era, no table: undefined, and only the version-free rules judge it.
  */
-export function judgedVersion(version: string | undefined, messages: readonly SentMessage[], headers: IncomingHttpHeaders, session: Session): string | undefined {
+export function judgedVersion(
+  version: string | undefined,
+  messages: readonly SentMessage[],
+  headers: IncomingHttpHeaders,
+  session: Session,
+): string | undefined {
   if (version === undefined || knownVersion(version) !== undefined) return version;
   const era = sentEra(messages, headers, session);
   const negotiated = knownVersion(session.protocolVersion);
-  if (era === 'legacy' && negotiated !== undefined && isLegacy(negotiated) && !messages.some((m) => m.method === 'initialize')) return negotiated;
+  if (era === 'legacy' && negotiated !== undefined && isLegacy(negotiated) && !messages.some((m) => m.method === 'initialize'))
+    return negotiated;
   return judgingVersion(version, era);
 }
 
@@ -137,7 +147,9 @@ export const errorMessage = (e: ErrorMessage): string => (typeof e.message === '
  * excerpted (JSON.stringify in a message would throw on a value nested thousands of levels deep,
  * and copy a megabyte-long one whole).
  */
-export const quoted = (value: unknown, max = 60): string => (typeof value === 'string' ? JSON.stringify(excerpt(value, max)) : excerpt(value, max));
+export const quoted = (value: unknown, max = 60): string =>
+  typeof value === 'string' ? JSON.stringify(excerpt(value, max)) : excerpt(value, max);
 
 /** An error for messages: its code, then its message if it has one: `-32602 "Invalid params"`. */
-export const describeError = (e: ErrorMessage): string => `${String(e.code)}${typeof e.message === 'string' ? ` "${excerpt(e.message, 80)}"` : ''}`;
+export const describeError = (e: ErrorMessage): string =>
+  `${String(e.code)}${typeof e.message === 'string' ? ` "${excerpt(e.message, 80)}"` : ''}`;

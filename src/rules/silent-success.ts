@@ -123,7 +123,10 @@ function blockAt(starts: readonly BlockStart[], position: number): number | unde
  * in; undefined when the subject is not such a result (the rule's judgement, shared with the leak
  * rules so that a result judged a failure is judged as failure text).
  */
-export function silentFailure(s: ExchangeSubject, patterns: readonly RegExp[] = SILENT_SUCCESS_PATTERNS): { line: string; block: number | undefined } | undefined {
+export function silentFailure(
+  s: ExchangeSubject,
+  patterns: readonly RegExp[] = SILENT_SUCCESS_PATTERNS,
+): { line: string; block: number | undefined } | undefined {
   const answer = answerOf(s, 'result', 'tools/call');
   const result = asRecord(answer?.result);
   if (!result || ('isError' in result && result.isError !== false) || notFinal(s, result)) return undefined;
@@ -140,28 +143,30 @@ export function silentFailure(s: ExchangeSubject, patterns: readonly RegExp[] = 
 }
 
 /** The silent-success rule judging with `patterns` (a policy may add to the built-in ones, or replace them). */
-export const silentSuccessRule = (patterns: readonly RegExp[]): ExchangeRule => callRule(
-  'result',
-  {
-    id: 'silent-success',
-    group: 'silent-success',
-    severity: 'warning',
-    versions: ALL,
-    summary: 'A tools/call result reads as a failure but does not set isError: true',
-    source: 'R62',
-  },
-  (s) => {
-    const failure = silentFailure(s, patterns);
-    if (!failure) return [];
-    return [
-      {
-        message: `tools/call ${JSON.stringify(s.request.tool ?? '?')} result states a failure (${excerpt(failure.line, 80)}) but isError is not set`,
-        pointer: failure.block === undefined ? '/response/result/content' : pointer('response', 'result', 'content', failure.block, 'text'),
-        evidence: excerpt(failure.line),
-        fix: 'set "isError": true on a result that reports a failure, so the client and the model treat it as one',
-      },
-    ];
-  },
-);
+export const silentSuccessRule = (patterns: readonly RegExp[]): ExchangeRule =>
+  callRule(
+    'result',
+    {
+      id: 'silent-success',
+      group: 'silent-success',
+      severity: 'warning',
+      versions: ALL,
+      summary: 'A tools/call result reads as a failure but does not set isError: true',
+      source: 'R62',
+    },
+    (s) => {
+      const failure = silentFailure(s, patterns);
+      if (!failure) return [];
+      return [
+        {
+          message: `tools/call ${JSON.stringify(s.request.tool ?? '?')} result states a failure (${excerpt(failure.line, 80)}) but isError is not set`,
+          pointer:
+            failure.block === undefined ? '/response/result/content' : pointer('response', 'result', 'content', failure.block, 'text'),
+          evidence: excerpt(failure.line),
+          fix: 'set "isError": true on a result that reports a failure, so the client and the model treat it as one',
+        },
+      ];
+    },
+  );
 
 export const silentSuccess: ExchangeRule = silentSuccessRule(SILENT_SUCCESS_PATTERNS);

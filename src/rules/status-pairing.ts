@@ -41,7 +41,11 @@ export const unknownMethodStatus: ExchangeRule = pairingRule(
   (s, _e, code) => (code === -32601 && !legacyServer(s) ? '-32601 (Method not found)' : undefined),
 );
 
-const PAIRED_400: Readonly<Record<number, string>> = { [-32020]: 'Header mismatch', [-32021]: 'Missing required client capability', [-32022]: 'Unsupported protocol version' };
+const PAIRED_400: Readonly<Record<number, string>> = {
+  [-32020]: 'Header mismatch',
+  [-32021]: 'Missing required client capability',
+  [-32022]: 'Unsupported protocol version',
+};
 
 export const errorStatusPairing: ExchangeRule = pairingRule(
   {

@@ -39,7 +39,8 @@ export const HTTP_RULES: readonly PostRule[] = [
     source: 'R31',
     check(s): Report[] {
       const messages = messagesOf(s.request);
-      if (messages.length === 0 || !messages.every((m) => m.kind === 'notification' || m.kind === 'result' || m.kind === 'error')) return [];
+      if (messages.length === 0 || !messages.every((m) => m.kind === 'notification' || m.kind === 'result' || m.kind === 'error'))
+        return [];
       if (!is2xx(s.status)) return [];
       const body = s.responseBytes > 0 || s.contentType === 'text/event-stream';
       if (s.status === 202 && !body) return [];
@@ -49,7 +50,10 @@ export const HTTP_RULES: readonly PostRule[] = [
         {
           message: `a POST holding only ${what}s (${excerpt(messages.map(nameOf), 60)}) was answered ${reply} instead of 202 with no body`,
           pointer: body ? '/response' : '/status',
-          evidence: body && s.response?.ok ? excerpt(s.response.payload.batch ? s.response.payload.messages.map((m) => m.value) : s.response.payload.messages[0].value) : reply,
+          evidence:
+            body && s.response?.ok
+              ? excerpt(s.response.payload.batch ? s.response.payload.messages.map((m) => m.value) : s.response.payload.messages[0].value)
+              : reply,
           fix: `accept a ${what}-only POST with HTTP 202 Accepted and an empty body (reject it with a 4xx, optionally with an id-less JSON-RPC error)`,
         },
       ];
@@ -96,7 +100,10 @@ export const HTTP_RULES: readonly PostRule[] = [
       if (missing.length === 0) return [];
       return [
         {
-          message: accept === undefined ? 'the client POSTed without an Accept header' : `the client's Accept header does not list ${missing.join(' or ')}`,
+          message:
+            accept === undefined
+              ? 'the client POSTed without an Accept header'
+              : `the client's Accept header does not list ${missing.join(' or ')}`,
           pointer: pointer('headers', 'accept'),
           evidence: excerpt(accept ?? '(absent)'),
           fix: 'send Accept: application/json, text/event-stream on every POST',
@@ -111,7 +118,8 @@ export const HTTP_RULES: readonly PostRule[] = [
     versions: VERSION_HEADER,
     party: 'client',
     subject: 'post',
-    summary: 'After initialization a client POST lacks MCP-Protocol-Version (error) or names another version than the negotiated one (warning)',
+    summary:
+      'After initialization a client POST lacks MCP-Protocol-Version (error) or names another version than the negotiated one (warning)',
     source: 'R44',
     check(s): Report[] {
       const negotiated = s.session.protocolVersion;
@@ -121,8 +129,19 @@ export const HTTP_RULES: readonly PostRule[] = [
       if (sent === negotiated) return [];
       const fix = `send MCP-Protocol-Version: ${negotiated} (the negotiated version) on every request after initialize`;
       const at = pointer('headers', H.protocolVersion);
-      if (sent === undefined) return [{ message: `a POST in a ${negotiated} session has no MCP-Protocol-Version header`, pointer: at, evidence: '(absent)', fix }];
-      return [{ severity: 'warning', message: `MCP-Protocol-Version ${excerpt(sent, 40)} differs from the negotiated ${negotiated}`, pointer: at, evidence: excerpt(sent), fix }];
+      if (sent === undefined)
+        return [
+          { message: `a POST in a ${negotiated} session has no MCP-Protocol-Version header`, pointer: at, evidence: '(absent)', fix },
+        ];
+      return [
+        {
+          severity: 'warning',
+          message: `MCP-Protocol-Version ${excerpt(sent, 40)} differs from the negotiated ${negotiated}`,
+          pointer: at,
+          evidence: excerpt(sent),
+          fix,
+        },
+      ];
     },
   },
   {

@@ -65,7 +65,8 @@ export function pendingSubject(request: OpenRequest, flow: Flow): ExchangeSubjec
 export function bodyProblemOf(decoded: Decoded | undefined, body: Uint8Array | string): BodyProblem | undefined {
   if (!decoded) return undefined;
   // Most bodies are fine: their text is read only for a problem's excerpt.
-  const text = () => (typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, 512)).toString('utf8'));
+  const text = () =>
+    typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, 512)).toString('utf8');
   if (!decoded.ok) return { problem: decoded.problem, excerpt: excerpt(text()) };
   if (decoded.payload.messages.every((m) => m.kind === 'invalid')) return { problem: 'not-jsonrpc', excerpt: excerpt(text()) };
   return undefined;

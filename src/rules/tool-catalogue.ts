@@ -29,7 +29,14 @@ const structuredOutput: ExchangeRule = {
     if (!schema || !result || result.isError === true) return [];
     const fix = `return "structuredContent" that validates against ${quoted(tool)}'s outputSchema (and the same JSON in a text block)`;
     if (result.structuredContent === undefined) {
-      return [{ message: `tools/call ${quoted(tool)} declares an outputSchema but its result has no structuredContent`, pointer: '/response/result', evidence: excerpt(result), fix }];
+      return [
+        {
+          message: `tools/call ${quoted(tool)} declares an outputSchema but its result has no structuredContent`,
+          pointer: '/response/result',
+          evidence: excerpt(result),
+          fix,
+        },
+      ];
     }
     const verdict = validateArguments(schema, result.structuredContent, s.version);
     if (!verdict || verdict.valid) return [];
@@ -54,7 +61,7 @@ const catalogueDrift: ExchangeRule = {
   versions: ALL,
   party: 'server',
   subject: 'exchange',
-  summary: 'A tool\'s definition changed between tools/list answers without notifications/tools/list_changed (a tool-poisoning vector)',
+  summary: "A tool's definition changed between tools/list answers without notifications/tools/list_changed (a tool-poisoning vector)",
   source: 'R26, R58',
   check(s): Report[] {
     const answer = answerOf(s, 'result', 'tools/list');
@@ -82,16 +89,22 @@ const catalogueDrift: ExchangeRule = {
     const removed = whole ? [...before.keys()].filter((n) => !listed.has(n)) : [];
     if (changed.length + added.length + removed.length === 0) return [];
     const parts = [
-      changed.length ? `changed: ${changed.slice(0, MAX_LISTED).join('; ')}${changed.length > MAX_LISTED ? ` +${changed.length - MAX_LISTED}` : ''}` : '',
-      added.length ? `added: ${added.slice(0, MAX_LISTED).join(', ')}${added.length > MAX_LISTED ? ` +${added.length - MAX_LISTED}` : ''}` : '',
-      removed.length ? `removed: ${removed.slice(0, MAX_LISTED).join(', ')}${removed.length > MAX_LISTED ? ` +${removed.length - MAX_LISTED}` : ''}` : '',
+      changed.length
+        ? `changed: ${changed.slice(0, MAX_LISTED).join('; ')}${changed.length > MAX_LISTED ? ` +${changed.length - MAX_LISTED}` : ''}`
+        : '',
+      added.length
+        ? `added: ${added.slice(0, MAX_LISTED).join(', ')}${added.length > MAX_LISTED ? ` +${added.length - MAX_LISTED}` : ''}`
+        : '',
+      removed.length
+        ? `removed: ${removed.slice(0, MAX_LISTED).join(', ')}${removed.length > MAX_LISTED ? ` +${removed.length - MAX_LISTED}` : ''}`
+        : '',
     ].filter(Boolean);
     return [
       {
         message: `tools/list differs from the previous answer with no notifications/tools/list_changed in between: ${parts.join('; ')}`,
         pointer: '/response/result/tools',
         evidence: excerpt(parts.join('; ')),
-        fix: 'send notifications/tools/list_changed (and declare tools.listChanged) before a tool\'s definition changes; clients approve tools by their definitions',
+        fix: "send notifications/tools/list_changed (and declare tools.listChanged) before a tool's definition changes; clients approve tools by their definitions",
       },
     ];
   },

@@ -17,10 +17,19 @@ const MAX_REPORTS = 5;
 /** The required fields of each CallToolResult content block type (the same in every version that has the type). */
 const BLOCK_FIELDS: Readonly<Record<ContentType, ReadonlyArray<[field: string, type: 'string' | 'object']>>> = {
   text: [['text', 'string']],
-  image: [['data', 'string'], ['mimeType', 'string']],
-  audio: [['data', 'string'], ['mimeType', 'string']],
+  image: [
+    ['data', 'string'],
+    ['mimeType', 'string'],
+  ],
+  audio: [
+    ['data', 'string'],
+    ['mimeType', 'string'],
+  ],
   resource: [['resource', 'object']],
-  resource_link: [['uri', 'string'], ['name', 'string']],
+  resource_link: [
+    ['uri', 'string'],
+    ['name', 'string'],
+  ],
 };
 
 /** Every content type some version defines: what a version nobody defined is held to. */
@@ -42,8 +51,11 @@ function blockProblem(block: unknown, types: readonly string[], version: string 
 }
 
 /** A rule about the result of a client's `method`: its shape is the server's error. */
-const shapeRule = (method: string, r: Pick<RuleInfo, 'id' | 'summary' | 'source'>, check: (s: ExchangeSubject, answer: Answer<'result'>) => Report[]): ExchangeRule =>
-  answerRule('result', method, { group: 'tools', severity: 'error', versions: ALL, ...r }, check);
+const shapeRule = (
+  method: string,
+  r: Pick<RuleInfo, 'id' | 'summary' | 'source'>,
+  check: (s: ExchangeSubject, answer: Answer<'result'>) => Report[],
+): ExchangeRule => answerRule('result', method, { group: 'tools', severity: 'error', versions: ALL, ...r }, check);
 
 export const TOOL_SHAPE_RULES: readonly ExchangeRule[] = [
   shapeRule(
@@ -65,7 +77,11 @@ export const TOOL_SHAPE_RULES: readonly ExchangeRule[] = [
   ),
   shapeRule(
     'tools/call',
-    { id: 'tool-result-shape', summary: 'A tools/call result lacks a content array, or has content blocks the version does not define', source: 'R60' },
+    {
+      id: 'tool-result-shape',
+      summary: 'A tools/call result lacks a content array, or has content blocks the version does not define',
+      source: 'R60',
+    },
     (s, answer) => {
       const result = asRecord(answer.result);
       if (!result) {
@@ -106,7 +122,11 @@ export const TOOL_SHAPE_RULES: readonly ExchangeRule[] = [
   ),
   shapeRule(
     'tools/list',
-    { id: 'tools-list-shape', summary: 'A tools/list result has tools without a name or inputSchema, or whose inputSchema.type is not "object"', source: 'R58' },
+    {
+      id: 'tools-list-shape',
+      summary: 'A tools/list result has tools without a name or inputSchema, or whose inputSchema.type is not "object"',
+      source: 'R58',
+    },
     (s, answer) => {
       const result = asRecord(answer.result);
       if (result && deferredType(s, result)) return [];
@@ -128,11 +148,21 @@ export const TOOL_SHAPE_RULES: readonly ExchangeRule[] = [
         const at = (...rest: Array<string | number>) => pointer('response', 'result', 'tools', i, ...rest);
         let problem: { message: string; pointer: string; evidence: unknown } | undefined;
         if (!tool) problem = { message: `tools/list tools[${i}] is not an object`, pointer: at(), evidence: entry };
-        else if (typeof tool.name !== 'string') problem = { message: `tools/list tools[${i}] has no string name`, pointer: at('name'), evidence: tool.name ?? tool };
-        else if (!asRecord(tool.inputSchema)) problem = { message: `tools/list tool ${label} has ${tool.inputSchema === undefined ? 'no' : 'a non-object'} inputSchema`, pointer: at('inputSchema'), evidence: tool.inputSchema ?? tool };
+        else if (typeof tool.name !== 'string')
+          problem = { message: `tools/list tools[${i}] has no string name`, pointer: at('name'), evidence: tool.name ?? tool };
+        else if (!asRecord(tool.inputSchema))
+          problem = {
+            message: `tools/list tool ${label} has ${tool.inputSchema === undefined ? 'no' : 'a non-object'} inputSchema`,
+            pointer: at('inputSchema'),
+            evidence: tool.inputSchema ?? tool,
+          };
         else if (asRecord(tool.inputSchema)?.type !== 'object') {
           const type = asRecord(tool.inputSchema)?.type;
-          problem = { message: `tools/list tool ${label} has inputSchema.type ${type === undefined ? 'missing' : excerpt(type, 40)}, not "object"`, pointer: at('inputSchema', 'type'), evidence: tool.inputSchema };
+          problem = {
+            message: `tools/list tool ${label} has inputSchema.type ${type === undefined ? 'missing' : excerpt(type, 40)}, not "object"`,
+            pointer: at('inputSchema', 'type'),
+            evidence: tool.inputSchema,
+          };
         }
         if (problem) {
           reports.push({

@@ -30,9 +30,10 @@ function unknownTool(s: ExchangeSubject, words: unknown): How | undefined {
 
 /** The finding's message: which tool, how the proxy knows it is unknown, and what came back. */
 const named = (name: string, how: How, got: string): string =>
-  `tools/call named ${JSON.stringify(name)}, ${how === 'catalogue' ? 'which is not in the server\'s tools/list' : 'which the server itself calls unknown'}, and got ${got}`;
+  `tools/call named ${JSON.stringify(name)}, ${how === 'catalogue' ? "which is not in the server's tools/list" : 'which the server itself calls unknown'}, and got ${got}`;
 
-const fixFor = (name: string): string => `answer with a JSON-RPC error {"code": -32602, "message": ${JSON.stringify(`Unknown tool: ${name}`)}}`;
+const fixFor = (name: string): string =>
+  `answer with a JSON-RPC error {"code": -32602, "message": ${JSON.stringify(`Unknown tool: ${name}`)}}`;
 
 /** The finding when the call named a tool the server does not have, by its catalogue or by its `words`; `got` is what came back instead. */
 function unknownToolReport(s: ExchangeSubject, words: unknown, got: string, at: Pick<Report, 'pointer' | 'evidence'>): Report[] {
@@ -42,23 +43,35 @@ function unknownToolReport(s: ExchangeSubject, words: unknown, got: string, at: 
   return [{ message: named(name, how, got), ...at, fix: fixFor(name) }];
 }
 
-const unknownToolRule = <K extends 'result' | 'error'>(kind: K, r: Pick<RuleInfo, 'id' | 'summary'>, check: (s: ExchangeSubject, answer: Answer<K>) => Report[]): ExchangeRule =>
-  callRule(kind, { group: 'unknown-tool', severity: 'error', versions: ALL, source: 'R62', ...r }, check);
+const unknownToolRule = <K extends 'result' | 'error'>(
+  kind: K,
+  r: Pick<RuleInfo, 'id' | 'summary'>,
+  check: (s: ExchangeSubject, answer: Answer<K>) => Report[],
+): ExchangeRule => callRule(kind, { group: 'unknown-tool', severity: 'error', versions: ALL, source: 'R62', ...r }, check);
 
 export const UNKNOWN_TOOL_RULES: readonly ExchangeRule[] = [
   unknownToolRule(
     'result',
-    { id: 'unknown-tool-as-iserror', summary: 'A tools/call for a tool the server does not have was answered with an isError result instead of JSON-RPC error -32602' },
+    {
+      id: 'unknown-tool-as-iserror',
+      summary: 'A tools/call for a tool the server does not have was answered with an isError result instead of JSON-RPC error -32602',
+    },
     (s, answer) => {
       const result = asRecord(answer.result);
       if (result?.isError !== true) return [];
       const { text } = textBlocks(result, TEXT_WINDOW);
-      return unknownToolReport(s, text, 'an isError result instead of a JSON-RPC error', { pointer: '/response/result/isError', evidence: excerpt(text || result) });
+      return unknownToolReport(s, text, 'an isError result instead of a JSON-RPC error', {
+        pointer: '/response/result/isError',
+        evidence: excerpt(text || result),
+      });
     },
   ),
   unknownToolRule(
     'result',
-    { id: 'unknown-tool-as-result', summary: 'A tools/call for a tool missing from tools/list was answered with a plain result instead of JSON-RPC error -32602' },
+    {
+      id: 'unknown-tool-as-result',
+      summary: 'A tools/call for a tool missing from tools/list was answered with a plain result instead of JSON-RPC error -32602',
+    },
     (s, answer) => {
       const result = asRecord(answer.result);
       const name = missingFromCatalogue(s);
@@ -75,7 +88,10 @@ export const UNKNOWN_TOOL_RULES: readonly ExchangeRule[] = [
   ),
   unknownToolRule(
     'error',
-    { id: 'unknown-tool-wrong-code', summary: 'A tools/call for a tool the server does not have got a JSON-RPC error whose code is not -32602' },
+    {
+      id: 'unknown-tool-wrong-code',
+      summary: 'A tools/call for a tool the server does not have got a JSON-RPC error whose code is not -32602',
+    },
     (s, e) => {
       const code = integerCode(e.code);
       if (code === undefined || code === INVALID_PARAMS || UNRELATED_CODES.has(code)) return [];

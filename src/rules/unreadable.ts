@@ -78,7 +78,10 @@ const unreadableResponse: ExchangeRule = {
     }
     const { cut } = errorText(s.response);
     if (!cut || cut.reason === 'depth') return [];
-    const what = cut.reason === 'text' ? `more than ${MIB} MiB of error text` : `more than ${WALK_BOUNDS.nodes.toLocaleString('en-US')} values in its error text`;
+    const what =
+      cut.reason === 'text'
+        ? `more than ${MIB} MiB of error text`
+        : `more than ${WALK_BOUNDS.nodes.toLocaleString('en-US')} values in its error text`;
     return [
       {
         message: `${s.request.method} was answered with ${what}: the leak rules stopped reading there, so the rest was not judged`,

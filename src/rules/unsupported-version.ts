@@ -25,7 +25,8 @@ export const unsupportedVersionCode: ExchangeRule = codeRule(
     group: 'codes',
     severity: 'error',
     versions: MODERN,
-    summary: 'A 2026-07-28 request for a protocol version no spec defines was answered with an error other than -32022 (UnsupportedProtocolVersion)',
+    summary:
+      'A 2026-07-28 request for a protocol version no spec defines was answered with an error other than -32022 (UnsupportedProtocolVersion)',
     source: 'R19, R47, claim 7',
   },
   (s, e, code) => {

@@ -214,7 +214,8 @@ function pathPast(value: object, maxDepth: number): Segment[] {
 }
 
 /** Whether a value nests no deeper than the bound. */
-export const withinDepth = (value: unknown, maxDepth: number = WALK_BOUNDS.depth): boolean => nesting(value, maxDepth).tooDeep === undefined;
+export const withinDepth = (value: unknown, maxDepth: number = WALK_BOUNDS.depth): boolean =>
+  nesting(value, maxDepth).tooDeep === undefined;
 
 /**
  * A deep copy of a JSON value, without recursion: any depth, shared and circular references kept

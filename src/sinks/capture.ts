@@ -36,9 +36,11 @@ const KEPT_HEADERS = [H.sessionId, H.protocolVersion, H.method, H.name, 'content
 export function captureRecord(c: Completed, subject: ExchangeSubject, time: Date): CaptureRecord {
   const { request } = c;
   const params = request.params as Record<string, unknown> | undefined;
-  const safeParams = params && typeof params === 'object' && 'arguments' in params ? { ...params, arguments: hideText(params.arguments) } : params;
+  const safeParams =
+    params && typeof params === 'object' && 'arguments' in params ? { ...params, arguments: hideText(params.arguments) } : params;
   const kept: Record<string, string> = {};
-  for (const [name, v] of Object.entries(request.headers)) if ((KEPT_HEADERS.includes(name) || name.startsWith(H.paramPrefix)) && typeof v === 'string') kept[name] = v;
+  for (const [name, v] of Object.entries(request.headers))
+    if ((KEPT_HEADERS.includes(name) || name.startsWith(H.paramPrefix)) && typeof v === 'string') kept[name] = v;
   // Mcp-Param-* values are tool arguments: hidden, as the arguments are.
   const headers = loggedHeaders(kept) as Record<string, string>;
   return {
@@ -46,7 +48,11 @@ export function captureRecord(c: Completed, subject: ExchangeSubject, time: Date
     time: time.toISOString(),
     session: request.sessionId ?? null,
     protocolVersion: request.protocolVersion ?? null,
-    request: { from: request.from, headers, message: maskSecrets({ jsonrpc: '2.0', id: request.id, method: request.method, params: safeParams }) },
+    request: {
+      from: request.from,
+      headers,
+      message: maskSecrets({ jsonrpc: '2.0', id: request.id, method: request.method, params: safeParams }),
+    },
     response: {
       outcome: c.outcome,
       status: subject.status ?? null,

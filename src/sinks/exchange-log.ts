@@ -18,7 +18,12 @@ const whereFields = (where: FindingContext) => ({
   protocolVersion: where.protocolVersion ?? null,
 });
 
-export function logFindings(logger: Logger, findings: readonly PolicedFinding[], where: FindingContext, applied: ReadonlySet<string> = NONE): void {
+export function logFindings(
+  logger: Logger,
+  findings: readonly PolicedFinding[],
+  where: FindingContext,
+  applied: ReadonlySet<string> = NONE,
+): void {
   for (const f of findings) {
     const record = {
       rule: f.rule,
@@ -59,10 +64,21 @@ const appliedRules = (decision: Decision): ReadonlySet<string> =>
   decision.kind === 'pass' ? NONE : new Set(decision.kind === 'mutate' ? [...decision.rules, ...decision.settled] : decision.rules);
 
 /** An exchange's findings, the policy's decision and its record (`args`: how tool arguments appear, the policy's log.arguments). */
-export function logExchange(logger: Logger, judged: JudgedExchange, http: ExchangeHttp, args: 'off' | 'redacted' | 'full' = 'redacted'): void {
+export function logExchange(
+  logger: Logger,
+  judged: JudgedExchange,
+  http: ExchangeHttp,
+  args: 'off' | 'redacted' | 'full' = 'redacted',
+): void {
   const { exchange: c, decision } = judged;
   const { request } = c;
-  const where: FindingContext = { method: request.method, id: request.id, tool: request.tool, session: request.sessionId, protocolVersion: request.protocolVersion };
+  const where: FindingContext = {
+    method: request.method,
+    id: request.id,
+    tool: request.tool,
+    session: request.sessionId,
+    protocolVersion: request.protocolVersion,
+  };
   logFindings(logger, judged.findings, where, appliedRules(decision));
   logDecision(logger, decision, where);
   logger.info(

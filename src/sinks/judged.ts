@@ -26,7 +26,8 @@ export function recordJudged(sinks: JudgedSinks, policy: Policy, session: Sessio
         logExchange(logger, j.judged, j.http, policy.log.arguments);
         metrics.exchange(j.judged, j.http.status, (tool) => session?.tools.has(tool) ?? false);
         // The capture keeps what the rules judged (the server's status and body), not what a rewrite sent.
-        if (policy.capture && j.judged.subject) sinks.capture(policy.capture.path).write(captureRecord(j.judged.exchange, j.judged.subject, new Date()));
+        if (policy.capture && j.judged.subject)
+          sinks.capture(policy.capture.path).write(captureRecord(j.judged.exchange, j.judged.subject, new Date()));
         break;
       case 'findings':
         logFindings(logger, j.findings, j.where, j.applied);
@@ -40,11 +41,24 @@ export function recordJudged(sinks: JudgedSinks, policy: Policy, session: Sessio
         // Mcp-Param-* values are tool arguments: they are logged as log.arguments says.
         const shown = (h: Record<string, string | undefined>) => excerpt(loggedHeaders(h, policy.log.arguments));
         const { where } = j;
-        logger.info({ rule: 'header-mismatch', rules: ['header-mismatch'], ...where, session: where.session ?? null, before: shown(j.before), after: shown(j.after) }, 'rewrite');
+        logger.info(
+          {
+            rule: 'header-mismatch',
+            rules: ['header-mismatch'],
+            ...where,
+            session: where.session ?? null,
+            before: shown(j.before),
+            after: shown(j.after),
+          },
+          'rewrite',
+        );
         break;
       }
       case 'undecodable':
-        logger.info({ from: j.from, problem: j.problem, detail: j.detail, session: j.session, transport: j.transport, bytes: j.bytes }, 'undecodable');
+        logger.info(
+          { from: j.from, problem: j.problem, detail: j.detail, session: j.session, transport: j.transport, bytes: j.bytes },
+          'undecodable',
+        );
         break;
       case 'catalogue-dropped':
         logger.warn({ tools: j.tools, bytes: j.bytes, sessions: j.sessions, limit: j.limit }, 'catalogue dropped');

@@ -6,12 +6,7 @@ import { ALL_CLIENT_METHODS } from '../mcp/methods.ts';
 import type { Decision } from '../rewrite/types.ts';
 import type { Finding } from '../rules/types.ts';
 
-const KNOWN_METHODS = new Set([
-  ...ALL_CLIENT_METHODS,
-  'sampling/createMessage',
-  'roots/list',
-  'elicitation/create',
-]);
+const KNOWN_METHODS = new Set([...ALL_CLIENT_METHODS, 'sampling/createMessage', 'roots/list', 'elicitation/create']);
 const KNOWN_CODES = new Set([-32700, -32600, -32601, -32602, -32603, -32002, -32020, -32021, -32022, -32042, -32000, -32001]);
 /** Distinct tool label values at most; past this, new tools count as "other". */
 const MAX_TOOLS = 200;
@@ -38,9 +33,24 @@ export class Metrics {
       labelNames: ['method', 'status', 'code', 'is_error'],
       registers,
     });
-    this.toolCalls = new Counter({ name: 'mcp_warden_tool_calls_total', help: 'tools/call exchanges by tool (tools outside the catalogue: other)', labelNames: ['tool', 'outcome'], registers });
-    this.findings = new Counter({ name: 'mcp_warden_findings_total', help: 'Findings by rule and severity', labelNames: ['rule', 'severity'], registers });
-    this.rewrites = new Counter({ name: 'mcp_warden_rewrites_total', help: 'Messages rewritten, by rule', labelNames: ['rule'], registers });
+    this.toolCalls = new Counter({
+      name: 'mcp_warden_tool_calls_total',
+      help: 'tools/call exchanges by tool (tools outside the catalogue: other)',
+      labelNames: ['tool', 'outcome'],
+      registers,
+    });
+    this.findings = new Counter({
+      name: 'mcp_warden_findings_total',
+      help: 'Findings by rule and severity',
+      labelNames: ['rule', 'severity'],
+      registers,
+    });
+    this.rewrites = new Counter({
+      name: 'mcp_warden_rewrites_total',
+      help: 'Messages rewritten, by rule',
+      labelNames: ['rule'],
+      registers,
+    });
     this.blocks = new Counter({ name: 'mcp_warden_blocks_total', help: 'Messages blocked, by rule', labelNames: ['rule'], registers });
     this.duration = new Histogram({
       name: 'mcp_warden_upstream_duration_seconds',
@@ -50,18 +60,38 @@ export class Metrics {
       registers,
     });
     this.streams = new Gauge({ name: 'mcp_warden_open_sse_streams', help: 'SSE streams open through the proxy', registers });
-    new Gauge({ name: 'mcp_warden_sessions', help: 'Sessions the proxy remembers', registers, collect() { this.set(gauges.sessions()); } });
-    new Gauge({ name: 'mcp_warden_open_requests', help: 'Requests waiting for their response', registers, collect() { this.set(gauges.openRequests()); } });
+    new Gauge({
+      name: 'mcp_warden_sessions',
+      help: 'Sessions the proxy remembers',
+      registers,
+      collect() {
+        this.set(gauges.sessions());
+      },
+    });
+    new Gauge({
+      name: 'mcp_warden_open_requests',
+      help: 'Requests waiting for their response',
+      registers,
+      collect() {
+        this.set(gauges.openRequests());
+      },
+    });
   }
 
   exchange(judged: JudgedExchange, status: number | undefined, knownTool: (name: string) => boolean): void {
     const c = judged.exchange;
     const { request, response } = c;
     const method = methodLabel(request.method);
-    const code = response?.kind === 'error' ? (typeof response.code === 'number' && KNOWN_CODES.has(response.code) ? String(response.code) : 'other') : 'none';
+    const code =
+      response?.kind === 'error'
+        ? typeof response.code === 'number' && KNOWN_CODES.has(response.code)
+          ? String(response.code)
+          : 'other'
+        : 'none';
     const isError = c.outcome === 'isError' ? 'true' : c.outcome === 'result' ? 'false' : 'none';
     this.exchanges.inc({ method, status: status === undefined ? 'none' : String(status), code, is_error: isError });
-    if (request.tool !== undefined) this.toolCalls.inc({ tool: this.toolLabel(request.tool, knownTool), outcome: c.outcome.startsWith('error:') ? 'error' : c.outcome });
+    if (request.tool !== undefined)
+      this.toolCalls.inc({ tool: this.toolLabel(request.tool, knownTool), outcome: c.outcome.startsWith('error:') ? 'error' : c.outcome });
     if (c.response) this.duration.observe({ method }, c.durationMs / 1000);
     this.found(request.verdict.findings);
     this.found(judged.findings);

@@ -23,7 +23,10 @@ const NAME_HEADER = /^mcp-name$/i;
  * log.arguments says (hidden unless full, then minus credentials), `Mcp-Name` is masked for
  * credential shapes (a resource URI may carry a token), the rest as it came.
  */
-export function loggedHeaders(headers: Readonly<Record<string, string | undefined>>, mode: 'off' | 'redacted' | 'full' = 'redacted'): Record<string, string | undefined> {
+export function loggedHeaders(
+  headers: Readonly<Record<string, string | undefined>>,
+  mode: 'off' | 'redacted' | 'full' = 'redacted',
+): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (typeof value !== 'string') out[name] = value;
@@ -67,7 +70,8 @@ export function redactTarget(target: string): string {
   const path = redactText(q < 0 ? beforeHash : beforeHash.slice(0, q));
   const query = q < 0 ? '' : `?${redactQuery(beforeHash.slice(q + 1))}`;
   // A fragment is only ever in a full URL (OAuth's implicit flow puts tokens there).
-  const fragment = hash < 0 ? '' : `#${target.slice(hash + 1).includes('=') ? redactQuery(target.slice(hash + 1)) : redactText(target.slice(hash + 1))}`;
+  const fragment =
+    hash < 0 ? '' : `#${target.slice(hash + 1).includes('=') ? redactQuery(target.slice(hash + 1)) : redactText(target.slice(hash + 1))}`;
   return `${path}${query}${fragment}`;
 }
 

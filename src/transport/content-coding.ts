@@ -51,7 +51,10 @@ const DECODERS: ReadonlyMap<string, Decoder> = new Map([
   // RFC 9110 "deflate" is the zlib format (what compression middleware sends); raw deflate fails.
   [
     'deflate',
-    { stream: () => zlib.createInflate(ZLIB), sync: (bytes: Buffer, maxOutputLength: number) => zlib.inflateSync(bytes, { ...ZLIB, maxOutputLength }) },
+    {
+      stream: () => zlib.createInflate(ZLIB),
+      sync: (bytes: Buffer, maxOutputLength: number) => zlib.inflateSync(bytes, { ...ZLIB, maxOutputLength }),
+    },
   ],
   ['br', { stream: () => zlib.createBrotliDecompress(BROTLI) }],
   ...(zstd ? [['zstd', { stream: () => zstd({ flush: ZSTD_FLUSH, finishFlush: ZSTD_FLUSH }) }] as const] : []),

@@ -33,7 +33,11 @@ export function proxyErrorBody(err: ProxyError, ids: readonly JsonRpcId[], batch
 }
 
 function errorHeaders(err: ProxyError, body: string): Record<string, string> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'cache-control': 'no-store' };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+    'cache-control': 'no-store',
+  };
   // An overloaded proxy says when to come back (RFC 9110 §10.2.3).
   if (err.status === 503) headers['retry-after'] = '1';
   return headers;
@@ -56,7 +60,9 @@ export function sendProxyError(res: ServerResponse, err: ProxyError, ids: readon
 export function rawProxyError(err: ProxyError): string {
   const body = proxyErrorBody(err, [], false);
   const headers = { ...errorHeaders(err, body), connection: 'close' };
-  const lines = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  const lines = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
   return `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? ''}\r\n${lines}\r\n${body}`;
 }
 

@@ -53,7 +53,8 @@ export function readBody(req: IncomingMessage, maxBytes: number, budget: BodyBud
       reject(err);
     };
     const onData = (chunk: Buffer): void => {
-      if (size + chunk.length > maxBytes) return void fail(new ProxyError('WARDEN_BODY_TOO_LARGE', `Request body exceeds the limit of ${maxBytes} bytes`));
+      if (size + chunk.length > maxBytes)
+        return void fail(new ProxyError('WARDEN_BODY_TOO_LARGE', `Request body exceeds the limit of ${maxBytes} bytes`));
       if (!budget.take(chunk.length)) return void fail(overBudget(budget));
       size += chunk.length;
       chunks.push(chunk);
@@ -104,5 +105,10 @@ export function upstreamHeaders(req: IncomingMessage): Record<string, string | s
 export function connectionTokens(headers: IncomingHttpHeaders | Record<string, unknown>): Set<string> {
   const value = headers.connection;
   if (typeof value !== 'string') return new Set();
-  return new Set(value.split(',').map((t) => t.trim().toLowerCase()).filter(Boolean));
+  return new Set(
+    value
+      .split(',')
+      .map((t) => t.trim().toLowerCase())
+      .filter(Boolean),
+  );
 }

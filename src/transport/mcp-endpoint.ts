@@ -80,7 +80,10 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     if (collected.kind === 'unread') {
       // Too large to hold (as it came or decoded), or in a coding the proxy cannot undo (read as
       // text it would look like garbage): relayed as it came, unless the policy stops it.
-      const why = collected.reason === 'too-large' ? { limit: limits.auditBodyBytes } : { reason: 'unknown-content-encoding', contentEncoding: up.headers['content-encoding'] };
+      const why =
+        collected.reason === 'too-large'
+          ? { limit: limits.auditBodyBytes }
+          : { reason: 'unknown-content-encoding', contentEncoding: up.headers['content-encoding'] };
       logger.warn({ session, status: up.status, ...why }, 'unaudited body');
       const plan = engine.unreadBody(h.x, http);
       if (plan.deliver.kind === 'reply') {
@@ -97,23 +100,40 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       return;
     }
     if (collected.kind === 'undecodable') {
-      logger.warn({ session, status: up.status, contentEncoding: up.headers['content-encoding'], detail: undecodableDetail(coding, collected.error) }, 'undecodable body');
+      logger.warn(
+        { session, status: up.status, contentEncoding: up.headers['content-encoding'], detail: undecodableDetail(coding, collected.error) },
+        'undecodable body',
+      );
     }
-    const body = collected.kind === 'complete' ? { kind: 'complete' as const, bytes: collected.bytes } : { kind: 'undecodable' as const, detail: undecodableDetail(coding, collected.error) };
+    const body =
+      collected.kind === 'complete'
+        ? { kind: 'complete' as const, bytes: collected.bytes }
+        : { kind: 'undecodable' as const, detail: undecodableDetail(coding, collected.error) };
     const plan = engine.serverBody(h.x, body, http, collected.wire.length, issuedSessionId);
     deliverBody(h.res, plan.deliver, up.status, headers, collected.wire);
     record(h, plan.judged());
   }
 
-  function deliverBody(res: ServerResponse, deliver: BodyDelivery, status: number, headers: ReturnType<typeof clientHeaders>, wire: Buffer): void {
-    if (deliver.kind === 'reply') return sendReply(res, deliver, headers);
+  function deliverBody(
+    res: ServerResponse,
+    deliver: BodyDelivery,
+    status: number,
+    headers: ReturnType<typeof clientHeaders>,
+    wire: Buffer,
+  ): void {
+    if (deliver.kind === 'reply') return void sendReply(res, deliver, headers);
     if (status !== 204 && status !== 304) headers['content-length'] = wire.length;
     res.writeHead(status, headers);
     res.end(wire);
   }
 
   /** Relays an SSE stream event by event, as the engine plans it. */
-  async function relayStream(h: Http, up: UpstreamResponse, transport: 'sse' | 'get-sse', issuedSessionId: string | undefined): Promise<void> {
+  async function relayStream(
+    h: Http,
+    up: UpstreamResponse,
+    transport: 'sse' | 'get-sse',
+    issuedSessionId: string | undefined,
+  ): Promise<void> {
     const coding = codingOf(up.headers['content-encoding']);
     const plan = engine.streamPlan(h.x, coding.kind);
     const headers = clientHeaders(ctx.fixHeaders(h.req, up.headers), false);
@@ -131,7 +151,11 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       return write;
     };
     // A coding the proxy cannot undo: relayed as it came, not read (read as text it would look like garbage).
-    if (coding.kind === 'unknown') logger.warn({ session, status: up.status, reason: 'unknown-content-encoding', contentEncoding: up.headers['content-encoding'] }, 'unaudited stream');
+    if (coding.kind === 'unknown')
+      logger.warn(
+        { session, status: up.status, reason: 'unknown-content-encoding', contentEncoding: up.headers['content-encoding'] },
+        'unaudited stream',
+      );
     const summary =
       coding.kind === 'identity'
         ? await relaySse(up.body, h.res, limits.auditEventBytes, plan.readAfterWrite, onEvent, plan.withholdOversize)
@@ -141,7 +165,11 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     ctx.metrics.streamClosed();
     if (summary.error && !h.gone.aborted) logger.warn({ session, proxyError: summary.error.code, events: summary.events }, 'stream broken');
     const undecodable = summary.undecodable ? undecodableDetail(coding, summary.undecodable) : undefined;
-    if (undecodable !== undefined) logger.warn({ session, status: up.status, contentEncoding: up.headers['content-encoding'], events: summary.events, detail: undecodable }, 'undecodable stream');
+    if (undecodable !== undefined)
+      logger.warn(
+        { session, status: up.status, contentEncoding: up.headers['content-encoding'], events: summary.events, detail: undecodable },
+        'undecodable stream',
+      );
     if (summary.unaudited > 0) logger.warn({ session, events: summary.unaudited, limit: limits.auditEventBytes }, 'unaudited event');
     const end = engine.streamEnd(
       h.x,
@@ -164,7 +192,10 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     record(h, end.judged);
     if (!h.res.writableEnded) h.res.end();
     if (transport === 'get-sse') {
-      logger.info({ session, status: up.status, events: summary.events, bytes: summary.bytes, durationMs: Math.round(ctx.now() - started) }, 'stream');
+      logger.info(
+        { session, status: up.status, events: summary.events, bytes: summary.bytes, durationMs: Math.round(ctx.now() - started) },
+        'stream',
+      );
     }
   }
 
@@ -186,7 +217,8 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       // What the server will read: the body itself, or, with a Content-Encoding, the body decoded.
       const plain = await decodedRequestBody(body, req.headers['content-encoding'], limits.maxRequestBytes);
       if (plain !== body) {
-        if (!ctx.bodies.take(plain.length)) throw new ProxyError('WARDEN_OVERLOADED', 'Request bodies held by the proxy reached their limit; retry later');
+        if (!ctx.bodies.take(plain.length))
+          throw new ProxyError('WARDEN_OVERLOADED', 'Request bodies held by the proxy reached their limit; retry later');
         held += plain.length;
       }
       return { body, plain };
@@ -206,14 +238,21 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     const decoded = decodeJson(read.plain);
     const h: Http = { x: engine.openPost(req.headers, decoded), req, res, gone };
     const forward = (headers: Record<string, string> | undefined) =>
-      ctx.upstream.request({ method: 'POST', path: upstreamPath(req), headers: { ...upstreamHeaders(req), ...headers }, body: read.body, signal: gone, longLived: false });
+      ctx.upstream.request({
+        method: 'POST',
+        path: upstreamPath(req),
+        headers: { ...upstreamHeaders(req), ...headers },
+        body: read.body,
+        signal: gone,
+        longLived: false,
+      });
     const plan = engine.clientBody(h.x, read.plain, read.body.length, decoded);
     // Under audit the plan forwards before judging: the request is on its way while judged() runs.
     const answer = plan.deliver.kind === 'forward' ? forward(plan.deliver.headers) : undefined;
     // Awaited below; should the judging throw first, its failure must not go unhandled.
     answer?.catch(() => {});
     record(h, plan.judged());
-    if (plan.deliver.kind === 'reply') return sendReply(res, plan.deliver);
+    if (plan.deliver.kind === 'reply') return void sendReply(res, plan.deliver);
     try {
       const up = await answer!;
       record(h, engine.upstreamAnswered(h.x, up.status, up.headers));
@@ -227,7 +266,14 @@ export function createMcpEndpoint(ctx: EndpointContext) {
   async function bodiless(req: IncomingMessage, res: ServerResponse, method: 'GET' | 'DELETE'): Promise<void> {
     const h: Http = { x: engine.openBodiless(method === 'GET' ? 'get' : 'delete', req.headers), req, res, gone: new ClientGone(res) };
     try {
-      const up = await ctx.upstream.request({ method, path: upstreamPath(req), headers: upstreamHeaders(req), body: undefined, signal: h.gone, longLived: method === 'GET' });
+      const up = await ctx.upstream.request({
+        method,
+        path: upstreamPath(req),
+        headers: upstreamHeaders(req),
+        body: undefined,
+        signal: h.gone,
+        longLived: method === 'GET',
+      });
       record(h, engine.upstreamAnswered(h.x, up.status, up.headers));
       if (method === 'GET') return await relayResponse(h, up, 'get-sse');
       await relayBody(h, up, undefined);

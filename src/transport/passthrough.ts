@@ -92,7 +92,11 @@ export function createPassthrough(opts: PassthroughOptions): Passthrough {
         return;
       }
       const code: ProxyErrorCode =
-        errorCode === 'ETIMEDOUT' ? 'WARDEN_UPSTREAM_TIMEOUT' : errorCode === 'ECONNRESET' ? 'WARDEN_UPSTREAM_RESET' : 'WARDEN_UPSTREAM_UNREACHABLE';
+        errorCode === 'ETIMEDOUT'
+          ? 'WARDEN_UPSTREAM_TIMEOUT'
+          : errorCode === 'ECONNRESET'
+            ? 'WARDEN_UPSTREAM_RESET'
+            : 'WARDEN_UPSTREAM_UNREACHABLE';
       const body = JSON.stringify({ error: 'upstream_unreachable', message: PROXY_ERRORS[code].message });
       res.writeHead(PROXY_ERRORS[code].status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
       res.end(body);

@@ -25,7 +25,8 @@ const ENDED: AsyncIterator<Buffer> = { next: async () => ({ done: true, value: u
 /** Collects a body in the upstream's Content-Encoding, checked once: identity bodies take the plain path. */
 export async function collect(body: Readable, coding: Coding, limit: number): Promise<Collected> {
   if (coding.kind === 'identity') return collectBody(body, limit);
-  if (coding.kind === 'unknown') return { kind: 'unread', reason: 'unknown-coding', head: [], rest: body[Symbol.asyncIterator]() as AsyncIterator<Buffer> };
+  if (coding.kind === 'unknown')
+    return { kind: 'unread', reason: 'unknown-coding', head: [], rest: body[Symbol.asyncIterator]() as AsyncIterator<Buffer> };
   const raw = await collectBody(body, limit);
   if (raw.kind !== 'complete') return raw;
   const { wire } = raw;
@@ -56,7 +57,11 @@ export async function collectBody(body: Readable, limit: number): Promise<Collec
 }
 
 /** Writes the head, then the rest of the stream, with backpressure: whether it all went out (the client may leave), and the bytes sent. */
-export async function streamRest(res: ServerResponse, head: Buffer[], rest: AsyncIterator<Buffer>): Promise<{ delivered: boolean; bytes: number }> {
+export async function streamRest(
+  res: ServerResponse,
+  head: Buffer[],
+  rest: AsyncIterator<Buffer>,
+): Promise<{ delivered: boolean; bytes: number }> {
   let bytes = 0;
   const send = async (chunk: Buffer): Promise<boolean> => {
     bytes += chunk.length;

@@ -10,10 +10,14 @@ export async function decodedRequestBody(body: Buffer, header: string | string[]
   const coding = codingOf(header);
   if (coding.kind === 'identity') return body;
   if (coding.kind === 'unknown') {
-    throw new ProxyError('WARDEN_UNSUPPORTED_ENCODING', `Request Content-Encoding "${coding.name}" cannot be read by the proxy; send gzip, deflate, br or none`);
+    throw new ProxyError(
+      'WARDEN_UNSUPPORTED_ENCODING',
+      `Request Content-Encoding "${coding.name}" cannot be read by the proxy; send gzip, deflate, br or none`,
+    );
   }
   const decoded = await decodeBounded(body, coding, maxBytes);
   if (decoded.kind === 'decoded') return decoded.bytes;
-  if (decoded.kind === 'too-large') throw new ProxyError('WARDEN_BODY_TOO_LARGE', `Decoded request body exceeds the limit of ${maxBytes} bytes`);
+  if (decoded.kind === 'too-large')
+    throw new ProxyError('WARDEN_BODY_TOO_LARGE', `Decoded request body exceeds the limit of ${maxBytes} bytes`);
   throw new ProxyError('WARDEN_BAD_REQUEST', `Request body is not valid ${coding.name} data`, { cause: decoded.error });
 }

@@ -101,7 +101,17 @@ function eventReader(summary: SseSummary): (piece: SseRelayPiece) => string | un
   };
 }
 
-const emptySummary = (): SseSummary => ({ events: 0, unaudited: 0, withheld: 0, bytes: 0, sawEventId: false, error: undefined, undecodable: undefined, clientGone: false, cutInside: undefined });
+const emptySummary = (): SseSummary => ({
+  events: 0,
+  unaudited: 0,
+  withheld: 0,
+  bytes: 0,
+  sawEventId: false,
+  error: undefined,
+  undecodable: undefined,
+  clientGone: false,
+  cutInside: undefined,
+});
 
 /** How a stream failed: its bytes stopped decoding, or the upstream broke it. */
 function failed(summary: SseSummary, err: unknown): void {

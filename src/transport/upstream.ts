@@ -92,7 +92,9 @@ export function toProxyError(err: unknown): ProxyError {
     err instanceof undiciErrors.ResponseContentLengthMismatchError ||
     code.startsWith('HPE_')
   ) {
-    return new ProxyError('WARDEN_UPSTREAM_PROTOCOL', `Upstream MCP server sent a malformed HTTP response: ${(err as Error).message}`, { cause: err });
+    return new ProxyError('WARDEN_UPSTREAM_PROTOCOL', `Upstream MCP server sent a malformed HTTP response: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   if (err instanceof undiciErrors.SocketError || code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET') {
     return new ProxyError('WARDEN_UPSTREAM_RESET', undefined, { cause: err });

@@ -35,7 +35,11 @@ export const FAST_WORKLOADS: Workload[] = [
 export const SDK_WORKLOADS: Workload[] = [
   { name: 'small', body: call('echo', { text: 'weather in Paris, metric, brief' }), expect: { minBytes: 80, maxBytes: 300 } },
   { name: '10KB', body: call('echo', { text: 'x'.repeat(10_000) }), expect: { minBytes: 10_000, maxBytes: 10_300 } },
-  { name: 'SSE 100+1', body: call('countdown', { steps: 100, delayMs: 0 }, true), expect: { minBytes: 10_000, maxBytes: 40_000, events: 101 } },
+  {
+    name: 'SSE 100+1',
+    body: call('countdown', { steps: 100, delayMs: 0 }, true),
+    expect: { minBytes: 10_000, maxBytes: 40_000, events: 101 },
+  },
 ];
 
 export type Headers = Record<string, string>;
@@ -47,15 +51,30 @@ function messages(type: string, text: string): unknown[] {
   if (!type.startsWith('text/event-stream')) return text.length > 0 ? [JSON.parse(text)] : [];
   return text
     .split(/\r?\n\r?\n/)
-    .map((block) => block.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n'))
+    .map((block) =>
+      block
+        .split(/\r?\n/)
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trimStart())
+        .join('\n'),
+    )
     .filter((d) => d.length > 0)
     .map((d) => JSON.parse(d));
 }
 
-async function post(url: URL, headers: Headers, body: unknown): Promise<{ status: number; headers: Record<string, unknown>; messages: unknown[]; bytes: number }> {
+async function post(
+  url: URL,
+  headers: Headers,
+  body: unknown,
+): Promise<{ status: number; headers: Record<string, unknown>; messages: unknown[]; bytes: number }> {
   const res = await request(url, { method: 'POST', headers, body: JSON.stringify(body), headersTimeout: 10_000, bodyTimeout: 30_000 });
   const text = await res.body.text();
-  return { status: res.statusCode, headers: res.headers, messages: messages(String(res.headers['content-type'] ?? ''), text), bytes: Buffer.byteLength(text) };
+  return {
+    status: res.statusCode,
+    headers: res.headers,
+    messages: messages(String(res.headers['content-type'] ?? ''), text),
+    bytes: Buffer.byteLength(text),
+  };
 }
 
 /** Opens an MCP session through `url`; returns the headers every later request carries. */
@@ -73,7 +92,8 @@ export async function openSession(url: URL): Promise<Headers> {
   const initialized = await post(url, headers, { jsonrpc: '2.0', method: 'notifications/initialized' });
   if (initialized.status !== 202) throw new Error(`notifications/initialized through ${url.href}: HTTP ${initialized.status}`);
   const list = await post(url, headers, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
-  if ((list.messages[0] as { result?: { tools?: unknown[] } })?.result?.tools === undefined) throw new Error(`tools/list through ${url.href} failed`);
+  if ((list.messages[0] as { result?: { tools?: unknown[] } })?.result?.tools === undefined)
+    throw new Error(`tools/list through ${url.href} failed`);
   return headers;
 }
 
@@ -82,15 +102,23 @@ let checkSeq = 0;
 /** Sends one request of the workload and checks the answer; throws with what was wrong. */
 export async function checkWorkload(url: URL, headers: Headers, w: Workload): Promise<void> {
   const id = `check-${++checkSeq}`;
-  const res = await request(url, { method: 'POST', headers, body: w.body.replaceAll('[<id>]', id), headersTimeout: 10_000, bodyTimeout: 30_000 });
+  const res = await request(url, {
+    method: 'POST',
+    headers,
+    body: w.body.replaceAll('[<id>]', id),
+    headersTimeout: 10_000,
+    bodyTimeout: 30_000,
+  });
   const text = await res.body.text();
   const bytes = Buffer.byteLength(text);
   const msgs = messages(String(res.headers['content-type'] ?? ''), text);
   const last = msgs[msgs.length - 1] as { id?: unknown; result?: { isError?: boolean } } | undefined;
   const problems: string[] = [];
   if (res.statusCode !== 200) problems.push(`HTTP ${res.statusCode}`);
-  if (bytes < w.expect.minBytes || bytes > w.expect.maxBytes) problems.push(`${bytes} bytes, expected ${w.expect.minBytes}..${w.expect.maxBytes}`);
+  if (bytes < w.expect.minBytes || bytes > w.expect.maxBytes)
+    problems.push(`${bytes} bytes, expected ${w.expect.minBytes}..${w.expect.maxBytes}`);
   if (w.expect.events !== undefined && msgs.length !== w.expect.events) problems.push(`${msgs.length} events, expected ${w.expect.events}`);
-  if (last?.id !== id || last.result === undefined || last.result.isError) problems.push(`last message is not the result for ${id}: ${text.slice(-200)}`);
+  if (last?.id !== id || last.result === undefined || last.result.isError)
+    problems.push(`last message is not the result for ${id}: ${text.slice(-200)}`);
   if (problems.length > 0) throw new Error(`${w.name} through ${url.href}: ${problems.join('; ')}`);
 }

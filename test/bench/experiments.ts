@@ -22,7 +22,7 @@ interface Variant {
 
 const CPU_VARIANTS: Variant[] = [
   { name: 'http-proxy-3 (pass-through)', kind: 'http-proxy-3' },
-  { name: 'undici floor: mcp-warden\'s transport alone (body read, undici, body collected), no pipeline, no log', kind: 'undici-floor' },
+  { name: "undici floor: mcp-warden's transport alone (body read, undici, body collected), no pipeline, no log", kind: 'undici-floor' },
   { name: 'audit, as shipped (one info record per exchange)', kind: 'audit' },
   { name: 'audit, log level warn (no per-exchange records)', kind: 'audit', env: { BENCH_LOG_LEVEL: 'warn' } },
   { name: 'enforce, as shipped', kind: 'enforce' },
@@ -68,7 +68,8 @@ async function cpu(upstream: URL): Promise<void> {
         rpsRuns.set(v.name, [...(rpsRuns.get(v.name) ?? []), n.rps]);
       }
     }
-    for (const { v } of targets) rows.push(`| ${v.name} | ${connections} | ${median(cpuRuns.get(v.name)!).toFixed(0)} | ${median(rpsRuns.get(v.name)!).toFixed(0)} |`);
+    for (const { v } of targets)
+      rows.push(`| ${v.name} | ${connections} | ${median(cpuRuns.get(v.name)!).toFixed(0)} | ${median(rpsRuns.get(v.name)!).toFixed(0)} |`);
   }
   await Promise.all(targets.map(({ t }) => t.stop()));
   process.stdout.write(`\nSmall tools/call, fast upstream, 3 s per measurement:\n\n${rows.join('\n')}\n`);

@@ -24,7 +24,14 @@ async function main(): Promise<void> {
     if (!target) throw new Error('no audit target');
     const headers = await openSession(target.url);
     const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'small', arguments: { city: 'Paris' } } });
-    const result = await autocannon({ url: target.url.href, connections, duration: seconds, method: 'POST', headers: headers as Record<string, string>, body });
+    const result = await autocannon({
+      url: target.url.href,
+      connections,
+      duration: seconds,
+      method: 'POST',
+      headers: headers as Record<string, string>,
+      body,
+    });
     await target.stop();
     const outcomes: Record<string, number> = {};
     for (const line of readFileSync(logFile, 'utf8').split('\n')) {

@@ -29,10 +29,26 @@ const correlator = new Correlator(table, sessions);
 const metrics = new Metrics({ sessions: () => sessions.size, openRequests: () => table.size });
 const policy = defaultPolicy(REWRITABLE);
 const runtime = runtimeFactory(() => {})(policy);
-const headers = { host: '127.0.0.1', 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': SID, 'mcp-protocol-version': VERSION };
+const headers = {
+  host: '127.0.0.1',
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-session-id': SID,
+  'mcp-protocol-version': VERSION,
+};
 const session = sessions.open(`sid:${SID}`, SID, 0);
 session.protocolVersion = VERSION;
-sessions.addTools(session, [{ name: 'small', inputSchema: { type: 'object', properties: { city: { type: 'string' }, units: { type: 'string' }, detail: { type: 'string' } } } }], true, true);
+sessions.addTools(
+  session,
+  [
+    {
+      name: 'small',
+      inputSchema: { type: 'object', properties: { city: { type: 'string' }, units: { type: 'string' }, detail: { type: 'string' } } },
+    },
+  ],
+  true,
+  true,
+);
 
 const spent = new Map<string, number>();
 let mark = 0;
@@ -47,7 +63,14 @@ function exchange(n: number): void {
   mark = performance.now();
   const id = `b${n}`;
   const where = { method: 'tools/call', id, tool: 'small', session: SID, protocolVersion: VERSION };
-  const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'small', arguments: { city: 'Paris', units: 'metric', detail: 'brief' } } }));
+  const body = Buffer.from(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'small', arguments: { city: 'Paris', units: 'metric', detail: 'brief' } },
+    }),
+  );
   const decoded = decodeJson(body);
   const flow = resolveFlow(headers, decoded.ok ? decoded.payload.messages : [], sessions, ++seq, performance.now());
   lap('decode request, flow');
@@ -58,7 +81,13 @@ function exchange(n: number): void {
   logFindings(logger, inbound.postFindings, where);
   for (const open of inbound.opened) logFindings(logger, open.verdict.findings, where);
   lap('pipeline: request');
-  const reply = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: `Paris: 18 C, light wind from the west, no rain expected today.${'.'.repeat(60)}` }] } }));
+  const reply = Buffer.from(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      result: { content: [{ type: 'text', text: `Paris: 18 C, light wind from the west, no rain expected today.${'.'.repeat(60)}` }] },
+    }),
+  );
   const answer = frame('server', reply, { status: 200, contentType: 'application/json', transport: 'json' });
   lap('pipeline: response');
   for (const c of answer.completed) logExchange(logger, c, { status: 200, transport: 'json' }, 'redacted');
@@ -66,12 +95,28 @@ function exchange(n: number): void {
   for (const c of answer.completed) metrics.exchange(c, 200, (tool) => flow.session.tools.has(tool));
   lap('metrics');
   const post = runtime.engine.evaluate(
-    { kind: 'post', version: VERSION, requestHeaders: headers, request: decoded, status: 200, contentType: 'application/json', responseHeaders: { 'content-type': 'application/json' }, response: answer.decoded, responseBytes: reply.length, session: flow.session },
+    {
+      kind: 'post',
+      version: VERSION,
+      requestHeaders: headers,
+      request: decoded,
+      status: 200,
+      contentType: 'application/json',
+      responseHeaders: { 'content-type': 'application/json' },
+      response: answer.decoded,
+      responseBytes: reply.length,
+      session: flow.session,
+    },
     'server',
   );
-  logFindings(logger, police(post, policy, where, (r) => runtime.engine.groupOf(r)), where);
+  logFindings(
+    logger,
+    police(post, policy, where, (r) => runtime.engine.groupOf(r)),
+    where,
+  );
   lap('POST rules');
-  if (answer.completed.length !== 1 || answer.completed[0]!.findings.length + post.length > 0) throw new Error(`the exchange was not a clean one: ${JSON.stringify(answer.completed[0]?.findings ?? post)}`);
+  if (answer.completed.length !== 1 || answer.completed[0]!.findings.length + post.length > 0)
+    throw new Error(`the exchange was not a clean one: ${JSON.stringify(answer.completed[0]?.findings ?? post)}`);
 }
 
 const count = Number(process.argv[2] ?? 100_000);
@@ -81,5 +126,7 @@ spent.clear();
 const cpu0 = process.cpuUsage();
 for (let n = warmup; n < warmup + count; n++) exchange(n);
 const cpu = process.cpuUsage(cpu0);
-process.stdout.write(`${count} small tools/call exchanges, hot, in-process: ${((cpu.user + cpu.system) / count).toFixed(1)} µs of CPU each (timing included)\n`);
+process.stdout.write(
+  `${count} small tools/call exchanges, hot, in-process: ${((cpu.user + cpu.system) / count).toFixed(1)} µs of CPU each (timing included)\n`,
+);
 for (const [section, ms] of spent) process.stdout.write(`  ${section.padEnd(24)} ${((ms * 1000) / count).toFixed(2)} µs\n`);

@@ -62,7 +62,8 @@ export function groupsFor(urls: { fast: string; sdkJson: string; sdkSse: string 
   ];
 }
 
-const peakOf = (t: Target): number | undefined => (t.setup === 'direct' ? undefined : t.pids().reduce((s, pid) => s + (procStatusBytes(pid, 'VmHWM') ?? 0), 0));
+const peakOf = (t: Target): number | undefined =>
+  t.setup === 'direct' ? undefined : t.pids().reduce((s, pid) => s + (procStatusBytes(pid, 'VmHWM') ?? 0), 0);
 
 export async function runGroup(group: Group, opts: MatrixOptions, log: (line: string) => void): Promise<Cell[]> {
   const targets: { target: Target; headers: Record<string, string> }[] = [];
@@ -80,7 +81,14 @@ export async function runGroup(group: Group, opts: MatrixOptions, log: (line: st
       for (const w of group.workloads) await checkWorkload(target.url, entry.headers, w);
       // Every workload's path is warmed, not only the first: a JIT still compiling is not what production runs.
       for (const w of group.workloads) {
-        await measure({ url: target.url, headers: entry.headers, body: w.body, connections: 10, durationS: opts.targetWarmupS, warmupS: 0 });
+        await measure({
+          url: target.url,
+          headers: entry.headers,
+          body: w.body,
+          connections: 10,
+          durationS: opts.targetWarmupS,
+          warmupS: 0,
+        });
       }
     }
     for (const w of group.workloads) {
@@ -96,7 +104,11 @@ export async function runGroup(group: Group, opts: MatrixOptions, log: (line: st
           // Each round starts with another setup, so none is always measured first or last.
           for (let i = 0; i < targets.length; i++) {
             const { target, headers } = targets[(i + r) % targets.length]!;
-            const cell = await measureCell(target, { url: target.url, headers, body: w.body, connections, durationS: opts.durationS, warmupS: opts.warmupS }, opts.upstreamPid);
+            const cell = await measureCell(
+              target,
+              { url: target.url, headers, body: w.body, connections, durationS: opts.durationS, warmupS: opts.warmupS },
+              opts.upstreamPid,
+            );
             runs.set(target.setup, [...(runs.get(target.setup) ?? []), { ...base, ...cell }]);
           }
         }
@@ -144,7 +156,10 @@ async function measureCell(target: Target, load: CellLoad, upstreamPid: number):
 function median(cells: Cell[]): Cell {
   if (cells.length === 1) return cells[0]!;
   const mid = <T extends number | undefined>(pick: (c: Cell) => T): T => {
-    const values = cells.map(pick).filter((v): v is NonNullable<T> => v !== undefined).sort((a, b) => (a as number) - (b as number));
+    const values = cells
+      .map(pick)
+      .filter((v): v is NonNullable<T> => v !== undefined)
+      .sort((a, b) => (a as number) - (b as number));
     return (values.length === 0 ? undefined : values[Math.floor(values.length / 2)]) as T;
   };
   return {

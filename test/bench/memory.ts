@@ -44,7 +44,12 @@ async function transfer(target: Target, kind: BigTransfer['case'], bytes: number
   const headers = await openSession(target.url);
   const name = kind === '1 GiB SSE' ? 'stream' : 'bigjson';
   const id = `big-${name}`;
-  const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: { bytes }, _meta: { progressToken: id } } });
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: { bytes }, _meta: { progressToken: id } },
+  });
   const started = performance.now();
   const res = await request(target.url, { method: 'POST', headers, body, headersTimeout: 10_000, bodyTimeout: 30_000 });
   let received = 0;
@@ -56,12 +61,19 @@ async function transfer(target: Target, kind: BigTransfer['case'], bytes: number
   }
   const seconds = (performance.now() - started) / 1000;
   const complete = kind === '1 GiB SSE' ? tail.includes(`"id":"${id}","result"`) : tail.endsWith('"}]}}');
-  if (res.statusCode !== 200 || !complete || received < bytes) throw new Error(`${kind} through ${target.setup}: HTTP ${res.statusCode}, ${received} bytes, complete=${complete}`);
+  if (res.statusCode !== 200 || !complete || received < bytes)
+    throw new Error(`${kind} through ${target.setup}: HTTP ${res.statusCode}, ${received} bytes, complete=${complete}`);
   return { received, seconds };
 }
 
 /** The 1 GiB SSE stream and the 100 MB JSON body, each through a fresh proxy of every setup given. */
-export async function measureBigTransfers(upstream: URL, setups: readonly SetupName[], log: (line: string) => void, scale = 1, nodeFlags: string[] = []): Promise<BigTransfer[]> {
+export async function measureBigTransfers(
+  upstream: URL,
+  setups: readonly SetupName[],
+  log: (line: string) => void,
+  scale = 1,
+  nodeFlags: string[] = [],
+): Promise<BigTransfer[]> {
   const rows: BigTransfer[] = [];
   const cases: [BigTransfer['case'], number][] = [
     ['1 GiB SSE', Math.round(GiB * scale)],
@@ -82,7 +94,10 @@ export async function measureBigTransfers(upstream: URL, setups: readonly SetupN
       }
       if (setup === 'audit' || setup === 'enforce') {
         const text = readFileSync(logFile, 'utf8');
-        row.unauditedLogged = kind === '100 MB JSON' ? /"msg":"unaudited body"/.test(text) && /"outcome":"unaudited"/.test(text) && /"rule":"unaudited-response"/.test(text) : undefined;
+        row.unauditedLogged =
+          kind === '100 MB JSON'
+            ? /"msg":"unaudited body"/.test(text) && /"outcome":"unaudited"/.test(text) && /"rule":"unaudited-response"/.test(text)
+            : undefined;
       }
       rmSync(dir, { recursive: true, force: true });
       rows.push(row);
@@ -109,12 +124,22 @@ export async function measureIdleSessions(upstream: URL, count: number, log: (li
     const ids = new Set<string>();
     const started = performance.now();
     const body = (i: number): string =>
-      JSON.stringify({ jsonrpc: '2.0', id: i, method: 'initialize', params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: `idle-${i}`, version: '1.0.0' } } });
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: i,
+        method: 'initialize',
+        params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: `idle-${i}`, version: '1.0.0' } },
+      });
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < count) {
         const i = next++;
-        const res = await pool.request({ path: target.url.pathname, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: body(i) });
+        const res = await pool.request({
+          path: target.url.pathname,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: body(i),
+        });
         await res.body.dump();
         const sid = res.headers['mcp-session-id'];
         if (res.statusCode !== 200 || typeof sid !== 'string') throw new Error(`initialize ${i}: HTTP ${res.statusCode}`);
@@ -135,7 +160,9 @@ export async function measureIdleSessions(upstream: URL, count: number, log: (li
       heapAfter: after.heapUsed,
       heapTotalAfter: after.heapTotal,
     };
-    log(`memory ${count} idle sessions: RSS ${(after.rss / 1e6).toFixed(1)} MB after GC, peak ${(result.peakRss / 1e6).toFixed(1)} MB, heap ${(before.heapUsed / 1e6).toFixed(1)} -> ${(after.heapUsed / 1e6).toFixed(1)} MB`);
+    log(
+      `memory ${count} idle sessions: RSS ${(after.rss / 1e6).toFixed(1)} MB after GC, peak ${(result.peakRss / 1e6).toFixed(1)} MB, heap ${(before.heapUsed / 1e6).toFixed(1)} -> ${(after.heapUsed / 1e6).toFixed(1)} MB`,
+    );
     return result;
   } finally {
     await pool.close();

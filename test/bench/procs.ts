@@ -112,7 +112,13 @@ export function hookExit(): void {
   if (hooked) return;
   hooked = true;
   process.on('exit', () => {
-    for (const proc of live) if (proc.pid !== undefined) try { process.kill(proc.pid, 'SIGKILL'); } catch { /* gone */ }
+    for (const proc of live)
+      if (proc.pid !== undefined)
+        try {
+          process.kill(proc.pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
   });
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => void stopAll().finally(() => process.exit(130)));

@@ -48,7 +48,11 @@ function original(frame: Node['callFrame']): Node['callFrame'] {
 }
 
 const ACTIVITIES: [string, (place: string) => boolean][] = [
-  ['logging (pino, redaction, log writes)', (p) => p === 'pino' || p === 'sonic-boom' || p.startsWith('@pinojs') || p === 'src/sinks/exchange-log.ts' || p === 'src/sinks/logger.ts'],
+  [
+    'logging (pino, redaction, log writes)',
+    (p) =>
+      p === 'pino' || p === 'sonic-boom' || p.startsWith('@pinojs') || p === 'src/sinks/exchange-log.ts' || p === 'src/sinks/logger.ts',
+  ],
   ['metrics (prom-client)', (p) => p === 'prom-client' || p === 'src/sinks/metrics.ts'],
   ['pipeline (decode, correlate, rules, decide)', (p) => /^src\/(codec|exchange|rules|rewrite|pipeline|policy|mcp)/.test(p)],
   ['upstream client (undici)', (p) => p === 'undici'],
@@ -112,7 +116,10 @@ export function summarise(profile: Profile, top = 25): string {
   }
   const pct = (hits: number): string => `${((100 * hits) / totalHits).toFixed(1).padStart(5)}%`;
   const rows = (m: Map<string, number>, n: number): string[] =>
-    [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, h]) => `  ${pct(h)}  ${(h * msPerHit).toFixed(0).padStart(6)} ms  ${k}`);
+    [...m.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, h]) => `  ${pct(h)}  ${(h * msPerHit).toFixed(0).padStart(6)} ms  ${k}`);
   return [
     `profile: ${((profile.endTime - profile.startTime) / 1e6).toFixed(2)} s, ${totalHits} samples`,
     'time by activity (a sample goes to the first activity its stack shows, leaf first for GC and idle):',

@@ -55,7 +55,8 @@ async function startUndiciFloor(upstream: URL): Promise<Running> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'connection' && k !== 'content-length' && k !== 'host') headers[k] = v;
+      for (const [k, v] of Object.entries(req.headers))
+        if (typeof v === 'string' && k !== 'connection' && k !== 'content-length' && k !== 'host') headers[k] = v;
       agent
         .request({ origin: upstream.origin, path: req.url ?? '/', method: 'POST', headers, body: Buffer.concat(chunks) })
         .then(async (up) => {
@@ -72,7 +73,14 @@ async function startUndiciFloor(upstream: URL): Promise<Running> {
   });
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { port: (server.address() as AddressInfo).port, close: async () => { server.closeAllConnections(); server.close(); await agent.close(); } };
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: async () => {
+      server.closeAllConnections();
+      server.close();
+      await agent.close();
+    },
+  };
 }
 
 async function startWarden(kind: 'audit' | 'enforce', upstream: URL, logFile: string): Promise<Running> {
@@ -83,7 +91,10 @@ async function startWarden(kind: 'audit' | 'enforce', upstream: URL, logFile: st
   const { createProxy } = await import('../../src/proxy/server.ts');
   const { createLogger, LOG_DESTINATION } = await import('../../src/sinks/logger.ts');
   // BENCH_LOG_LEVEL=warn leaves out the per-exchange records: an experiment that prices logging.
-  const logger = createLogger({ level: process.env.BENCH_LOG_LEVEL ?? 'info', destination: pino.destination({ ...LOG_DESTINATION, dest: logFile }) });
+  const logger = createLogger({
+    level: process.env.BENCH_LOG_LEVEL ?? 'info',
+    destination: pino.destination({ ...LOG_DESTINATION, dest: logFile }),
+  });
   let policy: Policy | undefined;
   if (kind === 'enforce') {
     const loaded = await loadPolicyFile('config/enforce.yaml', { rewritable: REWRITABLE });
@@ -104,10 +115,15 @@ async function startWarden(kind: 'audit' | 'enforce', upstream: URL, logFile: st
 
 async function main(): Promise<void> {
   const [kind, upstreamArg, logFile = '/dev/null'] = process.argv.slice(2);
-  if (kind !== 'audit' && kind !== 'enforce' && kind !== 'http-proxy-3' && kind !== 'undici-floor') throw new Error(`unknown proxy kind ${kind}`);
+  if (kind !== 'audit' && kind !== 'enforce' && kind !== 'http-proxy-3' && kind !== 'undici-floor')
+    throw new Error(`unknown proxy kind ${kind}`);
   const upstream = new URL(upstreamArg ?? '');
   const running =
-    kind === 'http-proxy-3' ? await startPlain(upstream) : kind === 'undici-floor' ? await startUndiciFloor(upstream) : await startWarden(kind, upstream, logFile);
+    kind === 'http-proxy-3'
+      ? await startPlain(upstream)
+      : kind === 'undici-floor'
+        ? await startUndiciFloor(upstream)
+        : await startWarden(kind, upstream, logFile);
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;

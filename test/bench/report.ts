@@ -52,20 +52,32 @@ export function checkTargets(r: RunResults): TargetCheck[] {
     const c10 = cell(setup, 'small', 10);
     out.push({
       target: `${setup}: >= 0.9x nginx req/s, small calls, 10 connections`,
-      measured: c10?.vsNginx !== undefined ? `${ratio(c10.vsNginx)} (${f(c10.rps, 0)} vs ${f(cell('nginx', 'small', 10)?.rps, 0)} req/s)` : 'nginx not installed',
+      measured:
+        c10?.vsNginx !== undefined
+          ? `${ratio(c10.vsNginx)} (${f(c10.rps, 0)} vs ${f(cell('nginx', 'small', 10)?.rps, 0)} req/s)`
+          : 'nginx not installed',
       met: c10?.vsNginx === undefined ? undefined : c10.vsNginx >= 0.9,
     });
     out.push({
       target: `${setup}: >= 0.9x http-proxy-3 req/s, small calls, 10 connections`,
-      measured: c10?.vsHttpProxy3 !== undefined ? `${ratio(c10.vsHttpProxy3)} (${f(c10.rps, 0)} vs ${f(cell('http-proxy-3', 'small', 10)?.rps, 0)} req/s)` : '–',
+      measured:
+        c10?.vsHttpProxy3 !== undefined
+          ? `${ratio(c10.vsHttpProxy3)} (${f(c10.rps, 0)} vs ${f(cell('http-proxy-3', 'small', 10)?.rps, 0)} req/s)`
+          : '–',
       met: c10?.vsHttpProxy3 === undefined ? undefined : c10.vsHttpProxy3 >= 0.9,
     });
     const c1 = cell(setup, 'small', 1);
-    out.push({ target: `${setup}: added p50 < 0.1 ms, small calls, 1 connection`, measured: `${signed(c1?.addedP50)} ms`, met: c1?.addedP50 === undefined ? undefined : c1.addedP50 < 0.1 });
+    out.push({
+      target: `${setup}: added p50 < 0.1 ms, small calls, 1 connection`,
+      measured: `${signed(c1?.addedP50)} ms`,
+      met: c1?.addedP50 === undefined ? undefined : c1.addedP50 < 0.1,
+    });
     const sse = r.sseLatency.find((s) => s.setup === setup);
     out.push({
       target: `${setup}: SSE event from upstream write to client read < 1 ms (p99)`,
-      measured: sse ? `p50 ${f(sse.p50)} ms, p99 ${f(sse.p99)} ms (direct p99 ${f(r.sseLatency.find((s) => s.setup === 'direct')?.p99)} ms)` : '–',
+      measured: sse
+        ? `p50 ${f(sse.p50)} ms, p99 ${f(sse.p99)} ms (direct p99 ${f(r.sseLatency.find((s) => s.setup === 'direct')?.p99)} ms)`
+        : '–',
       met: sse ? sse.p99 < 1 : undefined,
     });
     for (const kind of ['1 GiB SSE', '100 MB JSON'] as const) {
@@ -94,7 +106,9 @@ function cellTables(cells: Cell[]): string[] {
   for (const key of keys) {
     const [upstream, workload] = key.split('|');
     out.push(`### ${upstream === 'fast' ? 'Fast minimal upstream' : 'Official SDK server (test/fixtures/sdk-server.ts)'}: ${workload}`, '');
-    out.push('| conns | setup | req/s | p50 ms | p99 ms | added p50 ms | added p99 ms | vs http-proxy-3 | vs nginx | proxy CPU µs/req | peak RSS MB | other load (cores) | errors |');
+    out.push(
+      '| conns | setup | req/s | p50 ms | p99 ms | added p50 ms | added p99 ms | vs http-proxy-3 | vs nginx | proxy CPU µs/req | peak RSS MB | other load (cores) | errors |',
+    );
     out.push('|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const c of cells.filter((x) => `${x.upstream}|${x.workload}` === key)) {
       out.push(
@@ -119,11 +133,15 @@ export function renderMarkdown(r: RunResults, analysisPath: string): string {
     `- Memory (free -h): ${m.memory}`,
     `- Kernel ${m.kernel}; Node ${m.node}; nginx: ${m.nginx}`,
     `- Load average before / after the run: ${m.loadBefore} / ${m.loadAfter} (other work on this machine shares the 2 cores)`,
-    ...(r.settings.targetWarmupS ? [`- Each proxy, once started, is warmed up with ${r.settings.targetWarmupS} s of load per workload of its upstream (10 connections) before its first cell: the numbers are steady state, not a JIT still compiling.`] : []),
+    ...(r.settings.targetWarmupS
+      ? [
+          `- Each proxy, once started, is warmed up with ${r.settings.targetWarmupS} s of load per workload of its upstream (10 connections) before its first cell: the numbers are steady state, not a JIT still compiling.`,
+        ]
+      : []),
     `- Each cell: ${r.settings.warmupS} s warm-up, then ${r.settings.durationS} s measured with autocannon (one process, pipelining 1, a fresh JSON-RPC id per request); connections ${r.settings.connections.join(', ')}.`,
     '- The load generator, the upstream and the proxy are three processes on the same 2 cores: a proxy gets at most what the other two leave it.',
-    '- Latency percentiles are computed from every response time (microsecond resolution), not autocannon\'s whole-millisecond histogram.',
-    '- Peak RSS is VmHWM of the proxy\'s processes (nginx: master + worker), reset before each measured run.',
+    "- Latency percentiles are computed from every response time (microsecond resolution), not autocannon's whole-millisecond histogram.",
+    "- Peak RSS is VmHWM of the proxy's processes (nginx: master + worker), reset before each measured run.",
     '- Proxy CPU µs/req: user + system CPU time of the proxy\'s processes over the measured seconds (/proc/<pid>/stat), per response; it does not depend on what else the machine runs, requests/s does. "Other load": cores busy with processes that are neither the load generator, the upstream nor the proxy (other work on this shared machine) during the measured seconds; a cell with other load above ~0.3 had less than the 2 cores.',
     '',
     '## Targets',
@@ -135,25 +153,56 @@ export function renderMarkdown(r: RunResults, analysisPath: string): string {
   ];
   if (existsSync(analysisPath)) lines.push(readFileSync(analysisPath, 'utf8').trim(), '');
   lines.push('## Throughput and latency', '');
-  lines.push('Setups: **direct** (client to upstream), **http-proxy-3** (plain pass-through, keep-alive agent: the floor of our stack), **nginx** (plain reverse proxy, 1 worker, buffering off, access log off), **audit** and **enforce** (mcp-warden with the default audit policy and with config/enforce.yaml; logging at info to /dev/null, in batches as shipped; node run with the Docker image\'s NODE_OPTIONS, --max-semi-space-size=4). "added" is against direct in the same cell; "vs" is the ratio of requests/s.', '');
+  lines.push(
+    'Setups: **direct** (client to upstream), **http-proxy-3** (plain pass-through, keep-alive agent: the floor of our stack), **nginx** (plain reverse proxy, 1 worker, buffering off, access log off), **audit** and **enforce** (mcp-warden with the default audit policy and with config/enforce.yaml; logging at info to /dev/null, in batches as shipped; node run with the Docker image\'s NODE_OPTIONS, --max-semi-space-size=4). "added" is against direct in the same cell; "vs" is the ratio of requests/s.',
+    '',
+  );
   lines.push(...cellTables(r.cells));
   if (r.notes.length > 0) lines.push('Not measured:', '', ...r.notes.map((n) => `- ${n}`), '');
-  lines.push('## SSE: time from the upstream\'s write to the client\'s read, per event', '');
-  lines.push('Upstream and client in the bench process (one clock), proxy in its own; events 2 ms apart, each its own write. Each proxy is warmed up first with SSE load (10 connections), then measured over sequential streams of 100 events.', '');
+  lines.push("## SSE: time from the upstream's write to the client's read, per event", '');
+  lines.push(
+    'Upstream and client in the bench process (one clock), proxy in its own; events 2 ms apart, each its own write. Each proxy is warmed up first with SSE load (10 connections), then measured over sequential streams of 100 events.',
+    '',
+  );
   lines.push('| setup | events | p50 ms | p99 ms | max ms | added p50 ms | added p99 ms |', '|---|---:|---:|---:|---:|---:|---:|');
-  for (const s of r.sseLatency) lines.push(`| ${s.setup} | ${s.events} | ${f(s.p50)} | ${f(s.p99)} | ${f(s.max)} | ${signed(s.addedP50)} | ${signed(s.addedP99)} |`);
+  for (const s of r.sseLatency)
+    lines.push(`| ${s.setup} | ${s.events} | ${f(s.p50)} | ${f(s.p99)} | ${f(s.max)} | ${signed(s.addedP50)} | ${signed(s.addedP99)} |`);
   lines.push('', '## Memory', '');
-  lines.push('Each case in a fresh proxy process; peak RSS is its VmHWM. The 1 GiB stream is 64 KiB progress events (each parsed and judged by mcp-warden: under the 1 MiB event limit); the 100 MB body is over the 4 MiB audit limit and streams through unparsed.', '');
+  lines.push(
+    'Each case in a fresh proxy process; peak RSS is its VmHWM. The 1 GiB stream is 64 KiB progress events (each parsed and judged by mcp-warden: under the 1 MiB event limit); the 100 MB body is over the 4 MiB audit limit and streams through unparsed.',
+    '',
+  );
   lines.push('| case | setup | MB moved | seconds | MB/s | peak RSS MB | logged as not audited |', '|---|---|---:|---:|---:|---:|---|');
   const order = ['direct', 'http-proxy-3', 'nginx', 'audit', 'enforce'];
   const transfers = [...r.transfers].sort((a, b) => a.case.localeCompare(b.case) || order.indexOf(a.setup) - order.indexOf(b.setup));
   for (const t of transfers) {
-    lines.push(`| ${t.case} | ${t.setup} | ${mb(t.bytes)} | ${f(t.seconds, 2)} | ${f(t.mbPerS, 0)} | ${mb(t.peakRss)} | ${t.unauditedLogged === undefined ? '–' : t.unauditedLogged ? 'yes' : 'no'} |`);
+    lines.push(
+      `| ${t.case} | ${t.setup} | ${mb(t.bytes)} | ${f(t.seconds, 2)} | ${f(t.mbPerS, 0)} | ${mb(t.peakRss)} | ${t.unauditedLogged === undefined ? '–' : t.unauditedLogged ? 'yes' : 'no'} |`,
+    );
   }
   if (r.idle) {
     const i = r.idle;
-    lines.push('', `Idle sessions (audit): ${i.sessions} initialize exchanges in ${f(i.seconds, 1)} s, ${i.distinctIds} distinct Mcp-Session-Id; RSS ${mb(i.rssBefore)} MB before, ${mb(i.rssAfter)} MB after (full GC), peak ${mb(i.peakRss)} MB; V8 heap in use ${mb(i.heapBefore)} MB before, ${mb(i.heapAfter)} MB after: ${f((i.heapAfter - i.heapBefore) / i.sessions / 1024, 2)} KiB of live heap and ${f((i.rssAfter - i.rssBefore) / i.sessions / 1024, 2)} KiB of RSS per session${i.heapTotalAfter ? `; the heap's capacity (heapTotal) after the full GC: ${mb(i.heapTotalAfter)} MB` : ''}.`);
+    lines.push(
+      '',
+      `Idle sessions (audit): ${i.sessions} initialize exchanges in ${f(i.seconds, 1)} s, ${i.distinctIds} distinct Mcp-Session-Id; RSS ${mb(i.rssBefore)} MB before, ${mb(i.rssAfter)} MB after (full GC), peak ${mb(i.peakRss)} MB; V8 heap in use ${mb(i.heapBefore)} MB before, ${mb(i.heapAfter)} MB after: ${f((i.heapAfter - i.heapBefore) / i.sessions / 1024, 2)} KiB of live heap and ${f((i.rssAfter - i.rssBefore) / i.sessions / 1024, 2)} KiB of RSS per session${i.heapTotalAfter ? `; the heap's capacity (heapTotal) after the full GC: ${mb(i.heapTotalAfter)} MB` : ''}.`,
+    );
   }
-  lines.push('', '## Running it', '', '```', 'npm run bench                     # the whole run; writes test/bench/RESULTS.md and results.json', 'BENCH_QUICK=1 npm run bench       # short cells, to try a change (does not write RESULTS.md)', 'BENCH_CPU_PROF=/tmp/prof npm run bench   # proxy children write .cpuprofile files there', 'node --import tsx test/bench/profile-summary.ts /tmp/prof/<file>.cpuprofile', 'node --import tsx test/bench/profile.ts audit small 10 5   # profile one proxy on one cell, print where the time went', 'node --import tsx test/bench/experiments.ts cpu|memory       # the experiments ANALYSIS.md quotes', 'node --import tsx test/bench/judging.ts                     # CPU of the judging alone, in-process', 'node --import tsx test/bench/soak.ts 4 audit 10             # minutes of mixed load, RSS sampled; writes SOAK.md', 'node --import tsx test/bench/run.ts --render                # RESULTS.md again from results.json and ANALYSIS.md', '```', '');
+  lines.push(
+    '',
+    '## Running it',
+    '',
+    '```',
+    'npm run bench                     # the whole run; writes test/bench/RESULTS.md and results.json',
+    'BENCH_QUICK=1 npm run bench       # short cells, to try a change (does not write RESULTS.md)',
+    'BENCH_CPU_PROF=/tmp/prof npm run bench   # proxy children write .cpuprofile files there',
+    'node --import tsx test/bench/profile-summary.ts /tmp/prof/<file>.cpuprofile',
+    'node --import tsx test/bench/profile.ts audit small 10 5   # profile one proxy on one cell, print where the time went',
+    'node --import tsx test/bench/experiments.ts cpu|memory       # the experiments ANALYSIS.md quotes',
+    'node --import tsx test/bench/judging.ts                     # CPU of the judging alone, in-process',
+    'node --import tsx test/bench/soak.ts 4 audit 10             # minutes of mixed load, RSS sampled; writes SOAK.md',
+    'node --import tsx test/bench/run.ts --render                # RESULTS.md again from results.json and ANALYSIS.md',
+    '```',
+    '',
+  );
   return lines.join('\n');
 }

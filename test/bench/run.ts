@@ -32,12 +32,17 @@ const log = (line: string): void => {
 /** What a command printed (stdout, else stderr: `nginx -v` answers there). */
 function sh(cmd: string, args: string[]): string {
   const r = spawnSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 5000 });
-  return (r.stdout?.trim() || r.stderr?.trim() || 'unknown');
+  return r.stdout?.trim() || r.stderr?.trim() || 'unknown';
 }
 
 function machine(): Machine {
   const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8');
-  const free = sh('free', ['-h']).split('\n').find((l) => l.startsWith('Mem:'))?.trim().split(/\s+/) ?? [];
+  const free =
+    sh('free', ['-h'])
+      .split('\n')
+      .find((l) => l.startsWith('Mem:'))
+      ?.trim()
+      .split(/\s+/) ?? [];
   const nginx = findNginx();
   return {
     cpus: availableParallelism(),
@@ -46,7 +51,9 @@ function machine(): Machine {
     kernel: release(),
     node: process.version,
     nginx: nginx ? sh(nginx, ['-v']).replace(/^nginx version:\s*/, '') : 'not installed (its setup is skipped)',
-    loadBefore: loadavg().map((l) => l.toFixed(2)).join(' '),
+    loadBefore: loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' '),
     loadAfter: '',
   };
 }
@@ -74,7 +81,9 @@ async function main(): Promise<void> {
     idle: undefined,
     notes,
   };
-  log(`machine: ${results.machine.cpuModel}, ${results.machine.cpus} cores, Node ${results.machine.node}, nginx ${results.machine.nginx}, load ${results.machine.loadBefore}`);
+  log(
+    `machine: ${results.machine.cpuModel}, ${results.machine.cpus} cores, Node ${results.machine.node}, nginx ${results.machine.nginx}, load ${results.machine.loadBefore}`,
+  );
   if (!findNginx()) log('nginx is not installed (Debian package nginx-light): the nginx setup is skipped');
   try {
     setChildScripts(await buildChildren());
@@ -83,7 +92,10 @@ async function main(): Promise<void> {
       const cells: Cell[] = await runGroup(group, { ...opts, upstreamPid: child.pid }, log);
       results.cells.push(...cells);
     }
-    results.sseLatency = await measureSseLatency({ warmupS: quick ? 0.5 : 2, streams: quick ? 2 : 10, eventsPerStream: 100, gapMs: 2 }, log);
+    results.sseLatency = await measureSseLatency(
+      { warmupS: quick ? 0.5 : 2, streams: quick ? 2 : 10, eventsPerStream: 100, gapMs: 2 },
+      log,
+    );
     const fast = new URL(ready.urls.fast);
     const scale = quick ? 1 / 16 : 1;
     results.transfers = await measureBigTransfers(fast, ['audit', 'enforce'], log, scale);
@@ -91,15 +103,19 @@ async function main(): Promise<void> {
     // The pass-through baselines of the big transfers are references, not targets: they run
     // last, and only while the run is inside its time budget (slow when the machine is shared).
     for (const setup of ['http-proxy-3', 'nginx'] as const) {
-      if (Date.now() - started > BASELINE_TRANSFER_DEADLINE_MS) log(`memory ${setup}: skipped (the run is past ${BASELINE_TRANSFER_DEADLINE_MS / 60_000} minutes)`);
+      if (Date.now() - started > BASELINE_TRANSFER_DEADLINE_MS)
+        log(`memory ${setup}: skipped (the run is past ${BASELINE_TRANSFER_DEADLINE_MS / 60_000} minutes)`);
       else results.transfers.push(...(await measureBigTransfers(fast, [setup], log, scale)));
     }
   } finally {
     await stopAll();
   }
   results.seconds = (Date.now() - started) / 1000;
-  results.machine.loadAfter = loadavg().map((l) => l.toFixed(2)).join(' ');
-  for (const t of checkTargets(results)) log(`target ${t.met === undefined ? 'n/a   ' : t.met ? 'met   ' : 'MISSED'} ${t.target}: ${t.measured}`);
+  results.machine.loadAfter = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+  for (const t of checkTargets(results))
+    log(`target ${t.met === undefined ? 'n/a   ' : t.met ? 'met   ' : 'MISSED'} ${t.target}: ${t.measured}`);
   if (quick) {
     writeFileSync(`${HERE}results.quick.json`, `${JSON.stringify(results, null, 2)}\n`);
     log('quick run: wrote test/bench/results.quick.json (RESULTS.md is left as it was)');

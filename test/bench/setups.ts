@@ -44,7 +44,11 @@ export async function startTarget(setup: TargetKind, upstream: URL, opts: StartO
   }
   const args = [setup, upstream.href, ...(opts.logFile ? [opts.logFile] : [])];
   const image = setup === 'audit' || setup === 'enforce' ? imageNodeOptions() : [];
-  const { child, ready } = await startChild<{ port: number }>('proxy-child', args, [...image, ...profileFlags(), ...(opts.nodeFlags ?? [])]);
+  const { child, ready } = await startChild<{ port: number }>('proxy-child', args, [
+    ...image,
+    ...profileFlags(),
+    ...(opts.nodeFlags ?? []),
+  ]);
   return {
     setup,
     url: new URL(upstream.pathname, `http://127.0.0.1:${ready.port}`),

@@ -29,7 +29,8 @@ async function main(): Promise<void> {
   const minutes = Number(process.argv[2] ?? 3);
   const setup = (process.argv[3] ?? 'audit') as SetupName;
   const connections = Number(process.argv[4] ?? 10);
-  if (!(minutes > 0 && minutes <= 60) || (setup !== 'audit' && setup !== 'enforce')) throw new Error('usage: soak.ts [minutes 1..60] [audit|enforce] [connections]');
+  if (!(minutes > 0 && minutes <= 60) || (setup !== 'audit' && setup !== 'enforce'))
+    throw new Error('usage: soak.ts [minutes 1..60] [audit|enforce] [connections]');
   const workloads = FAST_WORKLOADS.filter((w) => w.name !== '1MB');
   await withFastUpstream(async (fast) => {
     const target = await startTarget(setup, fast);
@@ -56,7 +57,9 @@ async function main(): Promise<void> {
       const n = await measure({ url: target.url, headers, body: w.body, connections, durationS: SEGMENT_S, warmupS: 0 });
       requests += n.requests;
       errors += n.errors;
-      process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${w.name.padEnd(9)} ${n.rps.toFixed(0).padStart(6)} req/s  RSS ${mb(samples.at(-1)?.rss ?? 0)} MB\n`);
+      process.stdout.write(
+        `[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${w.name.padEnd(9)} ${n.rps.toFixed(0).padStart(6)} req/s  RSS ${mb(samples.at(-1)?.rss ?? 0)} MB\n`,
+      );
     }
     clearInterval(timer);
     await target.stop();
@@ -68,7 +71,9 @@ async function main(): Promise<void> {
     const firstPeak = peak(after.slice(0, half));
     const lastPeak = peak(after.slice(half));
     const flat = lastPeak <= firstPeak * (1 + FLAT_TOLERANCE);
-    const rows = samples.filter((_, i) => i % 5 === 0 || i === samples.length - 1).map((x) => `| ${x.s.toFixed(0)} | ${mb(x.rss)} | ${mb(x.heapUsed)} |`);
+    const rows = samples
+      .filter((_, i) => i % 5 === 0 || i === samples.length - 1)
+      .map((x) => `| ${x.s.toFixed(0)} | ${mb(x.rss)} | ${mb(x.heapUsed)} |`);
     const md = [
       '# Soak run',
       '',

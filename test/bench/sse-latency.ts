@@ -57,7 +57,8 @@ async function oneStream(url: URL, headers: Headers, seq: number, opts: SseLaten
   if (seen !== opts.eventsPerStream) throw new Error(`timed stream through ${url.href}: ${seen} of ${opts.eventsPerStream} events`);
 }
 
-const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
+const pct = (sorted: number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
 
 /** Per-event latency, upstream write to client read, for every setup (nginx only when installed). */
 export async function measureSseLatency(opts: SseLatencyOptions, log: (line: string) => void): Promise<SseLatency[]> {
@@ -77,8 +78,18 @@ export async function measureSseLatency(opts: SseLatencyOptions, log: (line: str
         const samples: number[] = [];
         for (let i = 0; i < opts.streams; i++) await oneStream(target.url, headers, ++seq, opts, samples);
         samples.sort((a, b) => a - b);
-        rows.push({ setup, events: samples.length, p50: pct(samples, 50), p99: pct(samples, 99), max: samples[samples.length - 1]!, addedP50: undefined, addedP99: undefined });
-        log(`sse-latency ${setup}: p50 ${pct(samples, 50).toFixed(3)} ms, p99 ${pct(samples, 99).toFixed(3)} ms over ${samples.length} events`);
+        rows.push({
+          setup,
+          events: samples.length,
+          p50: pct(samples, 50),
+          p99: pct(samples, 99),
+          max: samples[samples.length - 1]!,
+          addedP50: undefined,
+          addedP99: undefined,
+        });
+        log(
+          `sse-latency ${setup}: p50 ${pct(samples, 50).toFixed(3)} ms, p99 ${pct(samples, 99).toFixed(3)} ms over ${samples.length} events`,
+        );
       } finally {
         await target.stop();
       }

@@ -34,7 +34,11 @@ interface Call {
 
 function parse(raw: Buffer): Call | undefined {
   try {
-    const msg = JSON.parse(raw.toString('utf8')) as { id?: unknown; method?: string; params?: { name?: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: unknown } } };
+    const msg = JSON.parse(raw.toString('utf8')) as {
+      id?: unknown;
+      method?: string;
+      params?: { name?: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: unknown } };
+    };
     const token = msg.params?._meta?.progressToken;
     return {
       id: msg.id === undefined ? '' : JSON.stringify(msg.id),
@@ -89,7 +93,8 @@ function write(res: ServerResponse, chunk: string | Buffer): Promise<boolean> | 
 const progress = (token: string, i: number, total: number, extra = ''): string =>
   `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":${token},"progress":${i},"total":${total}${extra}}}\n\n`;
 
-const resultEvent = (id: string, text: string): string => `event: message\ndata: {"jsonrpc":"2.0","id":${id},"result":${resultOf(text)}}\n\n`;
+const resultEvent = (id: string, text: string): string =>
+  `event: message\ndata: {"jsonrpc":"2.0","id":${id},"result":${resultOf(text)}}\n\n`;
 
 function startSse(res: ServerResponse): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -165,7 +170,10 @@ function handle(req: IncomingMessage, res: ServerResponse, raw: Buffer): void {
   if (req.method === 'DELETE') return void res.writeHead(200).end();
   if (req.method !== 'POST') return void res.writeHead(405, { allow: 'POST, DELETE' }).end();
   const call = parse(raw);
-  if (!call) return void res.writeHead(400, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}');
+  if (!call)
+    return void res
+      .writeHead(400, { 'content-type': 'application/json' })
+      .end('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}');
   if (call.id === '') return void res.writeHead(202).end();
   if (call.method === 'initialize') return void initialize(res, call, JSON.parse(raw.toString('utf8')).params);
   if (call.method === 'tools/list') return void sendJson(res, rpc(call.id, { tools: TOOL_LIST }));

@@ -17,7 +17,9 @@ async function main(): Promise<void> {
     const headers = await openSession(target.url);
     const small = FAST_WORKLOADS.find((w) => w.name === 'small')!;
     const pid = target.pids()[0];
-    process.stdout.write(`${setup}, small calls, ${connArg} connections, ${secondsArg} s rounds\n| round | req/s | CPU µs/req | p50 ms |\n|---:|---:|---:|---:|\n`);
+    process.stdout.write(
+      `${setup}, small calls, ${connArg} connections, ${secondsArg} s rounds\n| round | req/s | CPU µs/req | p50 ms |\n|---:|---:|---:|---:|\n`,
+    );
     for (let r = 1; r <= rounds; r++) {
       let c0 = 0;
       let c1 = 0;

@@ -30,7 +30,10 @@ export function runs<T>(base: number): fc.Parameters<T> {
 const anyChar = fc.oneof(
   { weight: 4, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }) },
   { weight: 3, arbitrary: fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }) },
-  { weight: 2, arbitrary: fc.constantFrom(':', ' ', '\0', '\t', '\uFEFF', 'é', '€', '😀', '\u{10FFFF}', '\u2028', '\u00A0', '{', '"', '\\', '<') },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(':', ' ', '\0', '\t', '\uFEFF', 'é', '€', '😀', '\u{10FFFF}', '\u2028', '\u00A0', '{', '"', '\\', '<'),
+  },
 );
 
 /** Any unicode text of up to `maxLength` code points. */
@@ -54,8 +57,16 @@ const otherField = unicodeText(8).map((s) => withoutEol(s).replaceAll(':', ''));
  * without a colon, unknown fields, retry values valid and not.
  */
 const sseLine: fc.Arbitrary<string> = fc.oneof(
-  { weight: 5, arbitrary: fc.tuple(fc.constantFrom('data', 'event', 'id', 'retry'), fc.constantFrom(':', ': ', ':  '), fieldValue).map(([f, sep, v]) => `${f}${sep}${v}`) },
-  { weight: 2, arbitrary: fc.tuple(fc.constantFrom('data', 'id'), fc.constantFrom(':', ': '), fc.json()).map(([f, sep, v]) => `${f}${sep}${v}`) },
+  {
+    weight: 5,
+    arbitrary: fc
+      .tuple(fc.constantFrom('data', 'event', 'id', 'retry'), fc.constantFrom(':', ': ', ':  '), fieldValue)
+      .map(([f, sep, v]) => `${f}${sep}${v}`),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.tuple(fc.constantFrom('data', 'id'), fc.constantFrom(':', ': '), fc.json()).map(([f, sep, v]) => `${f}${sep}${v}`),
+  },
   { weight: 1, arbitrary: fc.oneof(fc.nat(), fc.nat({ max: 99 })).map((n) => `retry: ${n}`) },
   { weight: 2, arbitrary: fieldValue.map((v) => `:${v}`) },
   { weight: 1, arbitrary: fc.constantFrom('data', 'id', 'event', 'retry', ':', 'data:', 'id:', 'id: \0', 'event:') },
@@ -78,12 +89,17 @@ const terminated = (line: fc.Arbitrary<string>) => fc.tuple(line, terminator).ma
  */
 export function sseText(options: SseStreamOptions = {}): fc.Arbitrary<string> {
   const line = options.strayBom
-    ? fc.oneof({ weight: 4, arbitrary: sseLine }, { weight: 1, arbitrary: fc.tuple(fc.constantFrom('\uFEFF', '\u00EF\u00BB\u00BF'), sseLine).map(([bom, l]) => bom + l) })
+    ? fc.oneof(
+        { weight: 4, arbitrary: sseLine },
+        { weight: 1, arbitrary: fc.tuple(fc.constantFrom('\uFEFF', '\u00EF\u00BB\u00BF'), sseLine).map(([bom, l]) => bom + l) },
+      )
     : sseLine.map((l) => l.replace(/^\uFEFF+/, ''));
-  const event = fc.tuple(fc.array(terminated(line), { maxLength: 5 }), terminator, fc.array(terminator, { maxLength: 2 })).map(
-    ([lines, end, blanks]) => lines.join('') + end + blanks.join(''),
-  );
-  const tail = fc.tuple(fc.array(terminated(line), { maxLength: 2 }), fc.option(line, { nil: '' })).map(([lines, last]) => lines.join('') + last);
+  const event = fc
+    .tuple(fc.array(terminated(line), { maxLength: 5 }), terminator, fc.array(terminator, { maxLength: 2 }))
+    .map(([lines, end, blanks]) => lines.join('') + end + blanks.join(''));
+  const tail = fc
+    .tuple(fc.array(terminated(line), { maxLength: 2 }), fc.option(line, { nil: '' }))
+    .map(([lines, last]) => lines.join('') + last);
   return fc
     .tuple(
       fc.constantFrom('', '', '', '\uFEFF', '\uFEFF', '\uFEFF\uFEFF'),
@@ -100,7 +116,11 @@ export function sseText(options: SseStreamOptions = {}): fc.Arbitrary<string> {
 export function sseBytes(options: SseStreamOptions = {}): fc.Arbitrary<Buffer> {
   const stray = fc.tuple(fc.nat(), fc.constantFrom(0xff, 0xc3, 0xef, 0xbb, 0xbf, 0xe2, 0x82, 0xf0, 0x9f, 0x0d, 0x0a, 0x00));
   return fc
-    .tuple(sseText(options), fc.constantFrom([], [], [], [0xef], [0xef, 0xbb], [0xbb, 0xbf]), fc.oneof({ weight: 3, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(stray, { maxLength: 4 }) }))
+    .tuple(
+      sseText(options),
+      fc.constantFrom([], [], [], [0xef], [0xef, 0xbb], [0xbb, 0xbf]),
+      fc.oneof({ weight: 3, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(stray, { maxLength: 4 }) }),
+    )
     .map(([text, prefix, inserts]) => {
       const bytes = [...prefix, ...Buffer.from(text, 'utf8')];
       for (const [at, byte] of inserts) bytes.splice(at % (bytes.length + 1), 0, byte);
@@ -116,17 +136,27 @@ export type CutPlan = (bytes: Buffer) => number[];
  * CR (between CR and LF), inside every multibyte character, or random positions plus those.
  */
 export const cutPlan: fc.Arbitrary<CutPlan> = fc.oneof(
-  { weight: 4, arbitrary: fc.array(fc.nat(), { maxLength: 12 }).map((ps): CutPlan => (b) => ps.map((p) => p % (b.length + 1))) },
+  {
+    weight: 4,
+    arbitrary: fc.array(fc.nat(), { maxLength: 12 }).map(
+      (ps): CutPlan =>
+        (b) =>
+          ps.map((p) => p % (b.length + 1)),
+    ),
+  },
   { weight: 1, arbitrary: fc.constant<CutPlan>((b) => Array.from({ length: b.length + 1 }, (_, i) => i)) },
   { weight: 1, arbitrary: fc.constant<CutPlan>((b) => positions(b, (x) => x === 0x0d).map((i) => i + 1)) },
   { weight: 1, arbitrary: fc.constant<CutPlan>((b) => positions(b, (x) => x >= 0x80 && x < 0xc0)) },
   {
     weight: 2,
-    arbitrary: fc.array(fc.nat(), { maxLength: 6 }).map((ps): CutPlan => (b) => [
-      ...ps.map((p) => p % (b.length + 1)),
-      ...positions(b, (x) => x === 0x0d).map((i) => i + 1),
-      ...positions(b, (x) => x >= 0x80 && x < 0xc0),
-    ]),
+    arbitrary: fc.array(fc.nat(), { maxLength: 6 }).map(
+      (ps): CutPlan =>
+        (b) => [
+          ...ps.map((p) => p % (b.length + 1)),
+          ...positions(b, (x) => x === 0x0d).map((i) => i + 1),
+          ...positions(b, (x) => x >= 0x80 && x < 0xc0),
+        ],
+    ),
   },
 );
 
@@ -205,7 +235,10 @@ export function nearMissMessage(json = false): fc.Arbitrary<Record<string, unkno
     fc.constantFrom(...KEYS).chain((key) => near[key].map((value) => ({ key, drop: false as const, value }))),
   );
   return fc
-    .tuple(template, fc.oneof({ weight: 2, arbitrary: fc.constant([]) }, { weight: 3, arbitrary: fc.array(change, { minLength: 1, maxLength: 2 }) }))
+    .tuple(
+      template,
+      fc.oneof({ weight: 2, arbitrary: fc.constant([]) }, { weight: 3, arbitrary: fc.array(change, { minLength: 1, maxLength: 2 }) }),
+    )
     .map(([t, changes]) => {
       const out: Record<string, unknown> = { ...t };
       for (const c of changes) {
@@ -220,7 +253,11 @@ export function nearMissMessage(json = false): fc.Arbitrary<Record<string, unkno
 // Leaky and failure-looking text
 
 const lower = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz'), minLength: 1, maxLength: 8 });
-const ident = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_'), minLength: 1, maxLength: 10 });
+const ident = fc.string({
+  unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_'),
+  minLength: 1,
+  maxLength: 10,
+});
 const klass = fc.tuple(fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZ'), ident).map(([a, b]) => a + b);
 const line = fc.integer({ min: 1, max: 99999 });
 const octet = fc.integer({ min: 0, max: 255 });
@@ -231,7 +268,9 @@ const root = fc.constantFrom('home', 'Users', 'usr', 'var', 'srv', 'opt', 'etc',
 /** One leaked internal, of every kind the leak rules know: stack frames, paths, private addresses, internal hosts. */
 export const leak: fc.Arbitrary<string> = fc.oneof(
   // Stack traces.
-  fc.tuple(ident, root, segs, fc.constantFrom('js', 'ts', 'mjs', 'cjs', 'tsx'), line, line).map(([fn, r, p, ext, l, c]) => `    at ${fn} (/${r}/${p}.${ext}:${l}:${c})`),
+  fc
+    .tuple(ident, root, segs, fc.constantFrom('js', 'ts', 'mjs', 'cjs', 'tsx'), line, line)
+    .map(([fn, r, p, ext, l, c]) => `    at ${fn} (/${r}/${p}.${ext}:${l}:${c})`),
   fc.tuple(ident, line, line).map(([fn, l, c]) => `at async ${fn} (node:internal/process/task_queues:${l}:${c})`),
   fc.tuple(segs, line, ident).map(([p, l, fn]) => `  File "/usr/lib/python3.11/${p}.py", line ${l}, in ${fn}`),
   fc.constant('Traceback (most recent call last):'),
@@ -239,7 +278,9 @@ export const leak: fc.Arbitrary<string> = fc.oneof(
   fc.tuple(klass, lower).map(([k, pkg]) => `Exception in thread "main" java.lang.${k}Exception\nCaused by: java.io.${k}Exception: ${pkg}`),
   fc.tuple(segs, line).map(([p, l]) => `goroutine 1 [running]:\nmain.main()\n\t/home/dev/${p}/main.go:${l} +0x1d`),
   fc.constant('panic: runtime error: index out of range [3] with length 2'),
-  fc.tuple(klass, ident, line).map(([k, fn, l]) => `   at Acme.${k}.${fn}() in C:\\src\\${k}.cs:line ${l}\nSystem.InvalidOperationException: --- End of stack trace`),
+  fc
+    .tuple(klass, ident, line)
+    .map(([k, fn, l]) => `   at Acme.${k}.${fn}() in C:\\src\\${k}.cs:line ${l}\nSystem.InvalidOperationException: --- End of stack trace`),
   fc.tuple(segs, line, ident).map(([p, l, fn]) => `/app/${p}.rb:${l}:in \`${fn}'`),
   fc.tuple(segs, line, ident).map(([p, l, fn]) => `#0 /var/www/${p}.php(${l}): ${fn}()\n#1 {main}`),
   fc.tuple(line, line).map(([l, c]) => `thread 'main' panicked at src/main.rs:${l}:${c}`),
@@ -256,20 +297,35 @@ export const leak: fc.Arbitrary<string> = fc.oneof(
   fc.tuple(fc.integer({ min: 64, max: 127 }), octet, octet).map(([a, b, c]) => `100.${a}.${b}.${c}`),
   fc.constantFrom('127.0.0.1', '::1', 'fe80::1%eth0', 'fd12:3456:789a::1'),
   // Internal hosts and connection strings.
-  fc.tuple(lower, fc.constantFrom('internal', 'local', 'corp', 'lan', 'localdomain', 'intranet', 'home.arpa'), fc.option(port)).map(([h, d, p]) => `${h}.${d}${p === null ? '' : `:${p}`}`),
+  fc
+    .tuple(lower, fc.constantFrom('internal', 'local', 'corp', 'lan', 'localdomain', 'intranet', 'home.arpa'), fc.option(port))
+    .map(([h, d, p]) => `${h}.${d}${p === null ? '' : `:${p}`}`),
   port.map((p) => `localhost:${p}`),
-  fc.tuple(fc.constantFrom('postgres', 'mysql', 'mongodb+srv', 'redis', 'amqp'), lower, lower).map(([s, u, h]) => `${s}://${u}:secret@${h}:5432/db`),
+  fc
+    .tuple(fc.constantFrom('postgres', 'mysql', 'mongodb+srv', 'redis', 'amqp'), lower, lower)
+    .map(([s, u, h]) => `${s}://${u}:secret@${h}:5432/db`),
   fc.tuple(lower).map(([h]) => `jdbc:mysql://${h}:3306/app`),
   fc.tuple(lower).map(([h]) => `Server=${h};Database=app;User ID=sa;Password=pw`),
 );
 
 /** Text that looks like a leak and is not one (versions, public names, file URIs, ordinary words). */
-const nearLeak = fc.constantFrom('v10.0.0.1', 'version 10.0.0.1', '10.0.0.256', 'file:///home/u/notes.txt', 'db.internal.example.com', 'meet at noon', '1.2.3.4', '/relative/path', 'C:', 'at x (y)');
+const nearLeak = fc.constantFrom(
+  'v10.0.0.1',
+  'version 10.0.0.1',
+  '10.0.0.256',
+  'file:///home/u/notes.txt',
+  'db.internal.example.com',
+  'meet at noon',
+  '1.2.3.4',
+  '/relative/path',
+  'C:',
+  'at x (y)',
+);
 
 /** Text that reads as a failure to the silent-success heuristics. */
 export const failureText = fc.constantFrom(
   'Error: something broke',
-  'TypeError: Cannot read properties of undefined (reading \'x\')',
+  "TypeError: Cannot read properties of undefined (reading 'x')",
   'Failed to fetch',
   'Upload failed.',
   'connect ECONNREFUSED 127.0.0.1:5432',
@@ -294,7 +350,9 @@ const fragment = fc.oneof(
 const separator = fc.constantFrom(' ', '\n', '\r\n', '\r', ': ', '\t', '', '; ', '"', '(', ') ', '\n    ');
 
 /** Random text with leaks, near misses and failure words mixed in, joined by any separators. */
-export const leakyText: fc.Arbitrary<string> = fc.array(fc.tuple(fragment, separator), { maxLength: 6 }).map((parts) => parts.map(([f, s]) => f + s).join(''));
+export const leakyText: fc.Arbitrary<string> = fc
+  .array(fc.tuple(fragment, separator), { maxLength: 6 })
+  .map((parts) => parts.map(([f, s]) => f + s).join(''));
 
 // ---------------------------------------------------------------------------------------------
 // Request ids

@@ -7,4 +7,7 @@ export function cut(input: Buffer, points: number[]): Buffer[] {
 }
 
 /** Every piece a splitter returns for `chunks`, its end included. */
-export const splitAll = <P>(s: { push(chunk: Uint8Array): P[]; end(): P[] }, chunks: Uint8Array[]): P[] => [...chunks.flatMap((c) => s.push(c)), ...s.end()];
+export const splitAll = <P>(s: { push(chunk: Uint8Array): P[]; end(): P[] }, chunks: Uint8Array[]): P[] => [
+  ...chunks.flatMap((c) => s.push(c)),
+  ...s.end(),
+];

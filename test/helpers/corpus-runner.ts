@@ -210,14 +210,27 @@ function nameOf(method: string, params: Record<string, unknown> | undefined): st
  * Runs one case under one version through the proxy at `proxyUrl`: the session's setup, then the
  * request under test. Records are attributed later (attribute()).
  */
-export async function runCase(agent: Agent, proxyUrl: URL, upstream: CorpusUpstream, run: CorpusRun): Promise<Omit<RunOutcome, 'records'> & { sessionId: string | undefined }> {
+export async function runCase(
+  agent: Agent,
+  proxyUrl: URL,
+  upstream: CorpusUpstream,
+  run: CorpusRun,
+): Promise<Omit<RunOutcome, 'records'> & { sessionId: string | undefined }> {
   upstream.register(run);
   const { kase, version, key } = run;
   const modern = isModern(version);
   const spec = kase.request ?? {};
-  const base: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-corpus-run': key };
+  const base: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'x-corpus-run': key,
+  };
   const clientCapabilities = kase.clientCapabilities ?? {};
-  const setupMeta = (): Record<string, unknown> => ({ [PROTOCOL_VERSION]: version, [CLIENT_CAPABILITIES]: clientCapabilities, [CLIENT_INFO]: CLIENT });
+  const setupMeta = (): Record<string, unknown> => ({
+    [PROTOCOL_VERSION]: version,
+    [CLIENT_CAPABILITIES]: clientCapabilities,
+    [CLIENT_INFO]: CLIENT,
+  });
   const testMeta = (): Record<string, unknown> => ({ ...setupMeta(), ...spec.meta });
   const session: Record<string, string> = {};
   let harnessError: string | undefined;
@@ -231,12 +244,22 @@ export async function runCase(agent: Agent, proxyUrl: URL, upstream: CorpusUpstr
     // A 2026-07-28 client learns the server's capabilities from server/discover (R20), then lists the tools.
     if (spec.method !== 'server/discover') {
       const headers = { ...setup, ...session, 'mcp-protocol-version': version, 'mcp-method': 'server/discover' };
-      const r = await post(agent, proxyUrl, JSON.stringify({ jsonrpc: '2.0', id: `${key}-discover`, method: 'server/discover', params: { _meta: setupMeta() } }), headers);
+      const r = await post(
+        agent,
+        proxyUrl,
+        JSON.stringify({ jsonrpc: '2.0', id: `${key}-discover`, method: 'server/discover', params: { _meta: setupMeta() } }),
+        headers,
+      );
       if (r.status !== 200) fail('server/discover', r);
     }
     if (phase !== 'tools/list') {
       const headers = { ...setup, ...session, 'mcp-protocol-version': version, 'mcp-method': 'tools/list' };
-      const r = await post(agent, proxyUrl, JSON.stringify({ jsonrpc: '2.0', id: `${key}-list`, method: 'tools/list', params: { _meta: setupMeta() } }), headers);
+      const r = await post(
+        agent,
+        proxyUrl,
+        JSON.stringify({ jsonrpc: '2.0', id: `${key}-list`, method: 'tools/list', params: { _meta: setupMeta() } }),
+        headers,
+      );
       if (r.status !== 200) fail('tools/list', r);
     }
   } else if (phase !== 'initialize') {
@@ -246,18 +269,26 @@ export async function runCase(agent: Agent, proxyUrl: URL, upstream: CorpusUpstr
     const sid = r.headers['mcp-session-id'];
     if (typeof sid === 'string') session['mcp-session-id'] = sid;
     if (version >= '2025-06-18') session['mcp-protocol-version'] = version;
-    const n = await post(agent, proxyUrl, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), { ...setup, ...session });
+    const n = await post(agent, proxyUrl, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), {
+      ...setup,
+      ...session,
+    });
     if (n.status !== 202) fail('notifications/initialized', n);
     if (phase !== 'tools/list') {
-      const l = await post(agent, proxyUrl, JSON.stringify({ jsonrpc: '2.0', id: `${key}-list`, method: 'tools/list' }), { ...setup, ...session });
+      const l = await post(agent, proxyUrl, JSON.stringify({ jsonrpc: '2.0', id: `${key}-list`, method: 'tools/list' }), {
+        ...setup,
+        ...session,
+      });
       if (l.status !== 200) fail('tools/list', l);
     }
   }
   // The request under test.
-  const method = spec.method ?? (phase === 'initialize' ? 'initialize' : phase === 'tools/list' || phase === 'relist' ? 'tools/list' : 'tools/call');
+  const method =
+    spec.method ?? (phase === 'initialize' ? 'initialize' : phase === 'tools/list' || phase === 'relist' ? 'tools/list' : 'tools/call');
   let params = spec.params;
   if (params === undefined && method === 'tools/call') params = { name: kase.tool ?? kase.tools[0]?.name, arguments: kase.arguments ?? {} };
-  if (params === undefined && method === 'initialize') params = { protocolVersion: version, capabilities: clientCapabilities, clientInfo: CLIENT };
+  if (params === undefined && method === 'initialize')
+    params = { protocolVersion: version, capabilities: clientCapabilities, clientInfo: CLIENT };
   if (modern && !spec.noMeta) params = { ...params, _meta: { ...testMeta(), ...(params?._meta as Record<string, unknown> | undefined) } };
   const message: Record<string, unknown> = { jsonrpc: '2.0' };
   const id = spec.id === undefined ? key : spec.id;
@@ -273,7 +304,15 @@ export async function runCase(agent: Agent, proxyUrl: URL, upstream: CorpusUpstr
     if (name !== undefined) headers['mcp-name'] = name;
   }
   const got = await post(agent, proxyUrl, spec.raw ?? JSON.stringify(message), { ...headers, ...spec.headers });
-  return { run, status: got.status, headers: got.headers, body: got.body, sent: upstream.sent(key), sessionId: session['mcp-session-id'], ...(harnessError ? { harnessError } : {}) };
+  return {
+    run,
+    status: got.status,
+    headers: got.headers,
+    body: got.body,
+    sent: upstream.sent(key),
+    sessionId: session['mcp-session-id'],
+    ...(harnessError ? { harnessError } : {}),
+  };
 }
 
 /**
@@ -282,7 +321,12 @@ export async function runCase(agent: Agent, proxyUrl: URL, upstream: CorpusUpstr
  * session; the rest belong to the lone run that was in flight when they were logged (from its
  * start to the next one's), so a record written late is not lost.
  */
-export async function runAll(proxy: TestProxy, upstream: CorpusUpstream, runs: readonly CorpusRun[], concurrency: number): Promise<RunOutcome[]> {
+export async function runAll(
+  proxy: TestProxy,
+  upstream: CorpusUpstream,
+  runs: readonly CorpusRun[],
+  concurrency: number,
+): Promise<RunOutcome[]> {
   const agent = new Agent({ connections: concurrency * 2, keepAliveTimeout: 10_000 });
   try {
     const parallel = runs.filter((r) => !runsAlone(r.kase));
@@ -344,7 +388,15 @@ async function runOne(agent: Agent, proxy: TestProxy, upstream: CorpusUpstream, 
   try {
     return await runCase(agent, proxy.url, upstream, run);
   } catch (err) {
-    return { run, status: 0, headers: {}, body: Buffer.alloc(0), sent: upstream.sent(run.key), sessionId: undefined, harnessError: `client: ${err instanceof Error ? err.message : String(err)}` };
+    return {
+      run,
+      status: 0,
+      headers: {},
+      body: Buffer.alloc(0),
+      sent: upstream.sent(run.key),
+      sessionId: undefined,
+      harnessError: `client: ${err instanceof Error ? err.message : String(err)}`,
+    };
   }
 }
 

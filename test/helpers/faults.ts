@@ -18,7 +18,10 @@ export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeou
 export async function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms)))]);
+    return await Promise.race([
+      p,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms))),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -28,9 +31,15 @@ export async function within<T>(ms: number, what: string, p: Promise<T>): Promis
  * Splits an SSE body the proxy ended after the upstream broke it: what the server sent (`head`,
  * complete events only), then the proxy's own error event for the request still waiting.
  */
-export function brokenStream(text: string, head: string): { head: string; error: { id: unknown; code: number; reason: string } | undefined } {
+export function brokenStream(
+  text: string,
+  head: string,
+): { head: string; error: { id: unknown; code: number; reason: string } | undefined } {
   const rest = text.startsWith(head) ? text.slice(head.length) : text;
   const data = /^data: (.*)$/m.exec(rest)?.[1];
   const parsed = data ? (JSON.parse(data) as { id: unknown; error: { code: number; data: { reason: string } } }) : undefined;
-  return { head: text.slice(0, head.length), error: parsed && { id: parsed.id, code: parsed.error.code, reason: parsed.error.data.reason } };
+  return {
+    head: text.slice(0, head.length),
+    error: parsed && { id: parsed.id, code: parsed.error.code, reason: parsed.error.data.reason },
+  };
 }

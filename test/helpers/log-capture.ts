@@ -60,9 +60,7 @@ export function createLogCapture(): LogCapture {
         waiters.delete(onRecord);
         const listing = records.map((r, i) => `  ${i}: ${JSON.stringify(r)}`).join('\n');
         reject(
-          new Error(
-            `log-capture: no matching record within ${timeoutMs} ms; ${records.length} record(s) seen:\n${listing || '  (none)'}`,
-          ),
+          new Error(`log-capture: no matching record within ${timeoutMs} ms; ${records.length} record(s) seen:\n${listing || '  (none)'}`),
         );
       }, timeoutMs);
       waiters.add(onRecord);

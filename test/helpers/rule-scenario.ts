@@ -98,10 +98,22 @@ export async function runScenario(s: Scenario): Promise<ScenarioResult> {
       };
       const result = (extra: Record<string, unknown>) => (modern ? { resultType: 'complete', ...extra } : extra);
       if (setup?.method === 'initialize') {
-        return json(200, { jsonrpc: '2.0', id: setup.id, result: { protocolVersion: s.version, capabilities, serverInfo: { name: 'scenario', version: '1' } } }, { 'mcp-session-id': SESSION });
+        return json(
+          200,
+          {
+            jsonrpc: '2.0',
+            id: setup.id,
+            result: { protocolVersion: s.version, capabilities, serverInfo: { name: 'scenario', version: '1' } },
+          },
+          { 'mcp-session-id': SESSION },
+        );
       }
       if (setup?.method === 'tools/list') {
-        return json(200, { jsonrpc: '2.0', id: setup.id, result: result({ tools, ...(modern ? { ttlMs: 0, cacheScope: 'private' } : {}) }) });
+        return json(200, {
+          jsonrpc: '2.0',
+          id: setup.id,
+          result: result({ tools, ...(modern ? { ttlMs: 0, cacheScope: 'private' } : {}) }),
+        });
       }
       if (msg && !Array.isArray(msg) && msg.method === 'notifications/initialized') {
         res.writeHead(202).end();
@@ -140,10 +152,18 @@ export async function runScenario(s: Scenario): Promise<ScenarioResult> {
     const setupHeaders: Record<string, string> = {};
     if (modern) {
       Object.assign(setupHeaders, { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' });
-      await send(JSON.stringify({ jsonrpc: '2.0', id: 'test-setup', method: 'tools/list', params: { _meta: metaFor(MODERN) } }), setupHeaders);
+      await send(
+        JSON.stringify({ jsonrpc: '2.0', id: 'test-setup', method: 'tools/list', params: { _meta: metaFor(MODERN) } }),
+        setupHeaders,
+      );
     } else {
       const init = await send(
-        JSON.stringify({ jsonrpc: '2.0', id: 'test-setup', method: 'initialize', params: { protocolVersion: s.version, capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 'test-setup',
+          method: 'initialize',
+          params: { protocolVersion: s.version, capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        }),
         {},
       );
       assert.equal(init.status, 200, `scenario initialize failed: ${init.body}`);
@@ -154,14 +174,18 @@ export async function runScenario(s: Scenario): Promise<ScenarioResult> {
     }
     const mark = proxy.log.records.length;
     const { method, id = 'test-1' } = s.request;
-    const params = modern && !s.request.noMeta ? { ...s.request.params, _meta: { ...metaFor(MODERN), ...(s.request.params?._meta as object) } } : s.request.params;
+    const params =
+      modern && !s.request.noMeta
+        ? { ...s.request.params, _meta: { ...metaFor(MODERN), ...(s.request.params?._meta as object) } }
+        : s.request.params;
     const message: Record<string, unknown> = { jsonrpc: '2.0', method };
     if (id !== null) message.id = id;
     if (params !== undefined) message.params = params;
     const headers = { ...setupHeaders };
     if (modern) {
       headers['mcp-method'] = method;
-      const name = method === 'tools/call' || method === 'prompts/get' ? params?.name : method === 'resources/read' ? params?.uri : undefined;
+      const name =
+        method === 'tools/call' || method === 'prompts/get' ? params?.name : method === 'resources/read' ? params?.uri : undefined;
       if (typeof name === 'string') headers['mcp-name'] = name;
     }
     const got = await send(s.request.raw ?? JSON.stringify(message), { ...headers, ...s.request.headers });
@@ -187,7 +211,8 @@ export async function runScenario(s: Scenario): Promise<ScenarioResult> {
 export function assertFires(result: ScenarioResult, rule: string): LogRecord {
   const found = result.violations.find((v) => v.rule === rule);
   assert.ok(found, `${rule} should fire; violations logged: ${JSON.stringify(result.violations.map((v) => v.rule))}`);
-  for (const field of ['severity', 'message', 'pointer', 'evidence', 'fix']) assert.equal(typeof found[field], 'string', `${rule}: ${field}`);
+  for (const field of ['severity', 'message', 'pointer', 'evidence', 'fix'])
+    assert.equal(typeof found[field], 'string', `${rule}: ${field}`);
   return found;
 }
 

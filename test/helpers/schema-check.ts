@@ -23,7 +23,10 @@ function validatorsFor(version: string): Validators {
   const cached = cache.get(version);
   if (cached) return cached;
   if (!(SCHEMA_VERSIONS as readonly string[]).includes(version)) throw new Error(`no schema for version ${version}`);
-  const schema = JSON.parse(readFileSync(new URL(`../fixtures/schemas/${version}/schema.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
+  const schema = JSON.parse(readFileSync(new URL(`../fixtures/schemas/${version}/schema.json`, import.meta.url), 'utf8')) as Record<
+    string,
+    unknown
+  >;
   const modern = '$defs' in schema;
   const options = { strict: false, allErrors: true, validateFormats: false } as const;
   const ajv = modern ? new Ajv2020(options) : new Ajv(options);
@@ -77,7 +80,10 @@ export function assertValidResponse(message: unknown, version: string, method?: 
   const result = message.result;
   if (version === '2026-07-28') {
     const type = isObject(result) ? result.resultType : undefined;
-    assert.ok(typeof type === 'string' && RESULT_TYPES.has(type), `a 2026-07-28 result has resultType complete or input_required: ${JSON.stringify(message)}`);
+    assert.ok(
+      typeof type === 'string' && RESULT_TYPES.has(type),
+      `a 2026-07-28 result has resultType complete or input_required: ${JSON.stringify(message)}`,
+    );
   }
   if (method !== 'tools/call') return;
   if (isObject(result) && result.resultType === 'input_required' && v.inputRequiredResult) {

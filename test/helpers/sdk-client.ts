@@ -1,16 +1,8 @@
 // The official SDK client over Streamable HTTP, declaring form elicitation and answering the
 // fixture's `ask` / `ask_on_get` tools deterministically with `answerFor(question)`.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  StreamableHTTPClientTransport,
-  type StreamableHTTPReconnectionOptions,
-} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import {
-  ElicitRequestSchema,
-  type ClientCapabilities,
-  type ElicitRequest,
-  type ElicitResult,
-} from '@modelcontextprotocol/sdk/types.js';
+import { StreamableHTTPClientTransport, type StreamableHTTPReconnectionOptions } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema, type ClientCapabilities, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 
 /** The answer the helper's elicitation handler gives to `question`; `ask` returns it verbatim. */
 export function answerFor(question: string): string {

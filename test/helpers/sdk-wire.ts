@@ -61,7 +61,10 @@ export async function connectWireClient(url: URL): Promise<WireClient> {
         return false;
       }
     });
-    if (!found) throw new Error(`no POST of ${method}${tool ? ` (${tool})` : ''} on the wire; saw ${wire.map((w) => w.request || w.method).join(' | ')}`);
+    if (!found)
+      throw new Error(
+        `no POST of ${method}${tool ? ` (${tool})` : ''} on the wire; saw ${wire.map((w) => w.request || w.method).join(' | ')}`,
+      );
     return found;
   };
   return { client, transport, wire, post, close: () => client.close() };

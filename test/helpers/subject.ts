@@ -103,7 +103,11 @@ export const errorMsg = (code: unknown, message: unknown, data?: unknown, id: Js
   error: { code, message, ...(data === undefined ? {} : { data }) },
 });
 /** A tools/call result with one text block (and resultType "complete" under 2026-07-28 unless told otherwise). */
-export const toolResult = (text: string, extra: Record<string, unknown> = {}, version: string | undefined = MODERN): Record<string, unknown> => ({
+export const toolResult = (
+  text: string,
+  extra: Record<string, unknown> = {},
+  version: string | undefined = MODERN,
+): Record<string, unknown> => ({
   content: [{ type: 'text', text }],
   ...(version === MODERN ? { resultType: 'complete' } : {}),
   ...extra,

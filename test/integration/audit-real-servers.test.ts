@@ -35,7 +35,10 @@ async function sdkFixtureSession(c: SdkClientHandle, step: ReturnType<typeof rec
   await step('callTool({ name: "add", arguments: { a: 1, b: 2 } })', c.client.callTool({ name: 'add', arguments: { a: 1, b: 2 } }));
   await step('callTool({ name: "add", arguments: { a: "one", b: 2 } })', c.client.callTool({ name: 'add', arguments: { a: 'one', b: 2 } })); // bad arguments: an isError naming `a`
   await step('callTool({ name: "fail", arguments: {} })', c.client.callTool({ name: 'fail', arguments: {} }));
-  await step('callTool({ name: "countdown", arguments: { steps: 2 } }, und', c.client.callTool({ name: 'countdown', arguments: { steps: 2 } }, undefined, { onprogress: () => {} }));
+  await step(
+    'callTool({ name: "countdown", arguments: { steps: 2 } }, und',
+    c.client.callTool({ name: 'countdown', arguments: { steps: 2 } }, undefined, { onprogress: () => {} }),
+  );
   await step('callTool({ name: "no_such_tool", arguments: {} })', c.client.callTool({ name: 'no_such_tool', arguments: {} })); // unknown tool
   await step('listResources()', c.client.listResources());
   await step('readResource({ uri: "fixture://hello" })', c.client.readResource({ uri: 'fixture://hello' }));
@@ -49,13 +52,30 @@ async function sdkFixtureSession(c: SdkClientHandle, step: ReturnType<typeof rec
 async function everythingSession(c: SdkClientHandle, step: ReturnType<typeof recorder>): Promise<void> {
   const { tools } = (await step('listTools()', c.client.listTools()))!;
   assert.ok(tools.length > 5);
-  await step('callTool({ name: "echo", arguments: { message: "hello" } })', c.client.callTool({ name: 'echo', arguments: { message: 'hello' } }));
+  await step(
+    'callTool({ name: "echo", arguments: { message: "hello" } })',
+    c.client.callTool({ name: 'echo', arguments: { message: 'hello' } }),
+  );
   await step('callTool({ name: "get-sum", arguments: { a: 2, b: 3 } })', c.client.callTool({ name: 'get-sum', arguments: { a: 2, b: 3 } }));
-  await step('callTool({ name: "get-sum", arguments: { a: "two", b: 3 } })', c.client.callTool({ name: 'get-sum', arguments: { a: 'two', b: 3 } })); // bad arguments
+  await step(
+    'callTool({ name: "get-sum", arguments: { a: "two", b: 3 } })',
+    c.client.callTool({ name: 'get-sum', arguments: { a: 'two', b: 3 } }),
+  ); // bad arguments
   await step('callTool({ name: "get-tiny-image", arguments: {} })', c.client.callTool({ name: 'get-tiny-image', arguments: {} }));
-  await step('callTool({ name: "get-structured-content", arguments: { loca', c.client.callTool({ name: 'get-structured-content', arguments: { location: 'New York' } }));
-  await step('callTool({ name: "get-annotated-message", arguments: { messa', c.client.callTool({ name: 'get-annotated-message', arguments: { messageType: 'error', includeImage: false } }));
-  await step('callTool({ name: "trigger-long-running-operation", arguments', c.client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.2, steps: 2 } }, undefined, { onprogress: () => {} }));
+  await step(
+    'callTool({ name: "get-structured-content", arguments: { loca',
+    c.client.callTool({ name: 'get-structured-content', arguments: { location: 'New York' } }),
+  );
+  await step(
+    'callTool({ name: "get-annotated-message", arguments: { messa',
+    c.client.callTool({ name: 'get-annotated-message', arguments: { messageType: 'error', includeImage: false } }),
+  );
+  await step(
+    'callTool({ name: "trigger-long-running-operation", arguments',
+    c.client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.2, steps: 2 } }, undefined, {
+      onprogress: () => {},
+    }),
+  );
   await step('callTool({ name: "no_such_tool", arguments: {} })', c.client.callTool({ name: 'no_such_tool', arguments: {} })); // unknown tool
   const { resources } = (await step('listResources()', c.client.listResources()))!;
   await step('readResource({ uri: resources[0]!.uri })', c.client.readResource({ uri: resources[0]!.uri }));

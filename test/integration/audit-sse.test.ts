@@ -18,7 +18,7 @@ after(async () => {
   await upstream.close();
 });
 
-test('the 5th event\'s violation is logged against its request, and the client sees every byte as it comes', async () => {
+test("the 5th event's violation is logged against its request, and the client sees every byte as it comes", async () => {
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
   upstream = await startRawServer(async (_req, res, body) => {
@@ -38,7 +38,12 @@ test('the 5th event\'s violation is logged against its request, and the client s
     request(proxy.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 's-1' },
-      body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: tool, arguments: {}, _meta: { progressToken: 'p' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: tool, arguments: {}, _meta: { progressToken: 'p' } },
+      }),
     });
 
   const [streamed, other] = await Promise.all([post(5, 'build_report'), post(6, 'echo')]);
@@ -56,7 +61,10 @@ test('the 5th event\'s violation is logged against its request, and the client s
       release();
     }
   }
-  assert.equal(received, `${[1, 2, 3, 4].map(progress).join('')}${LEAKY}event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"after"}}\n\n`);
+  assert.equal(
+    received,
+    `${[1, 2, 3, 4].map(progress).join('')}${LEAKY}event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"after"}}\n\n`,
+  );
   const records = proxy.exchanges();
   assert.equal(records.find((r) => r.id === 5)?.violations, proxy.log.records.filter((r) => r.msg === 'violation' && r.id === 5).length);
   assert.equal(proxy.log.records.filter((r) => r.msg === 'violation' && r.id === 6).length, 0, 'the other request is clean');

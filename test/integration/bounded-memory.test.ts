@@ -22,25 +22,37 @@ async function setup(handler: RawHandler, options: Parameters<typeof startProxy>
 
 /** A catalogue of `n` tools whose schemas make it about `n` KiB. */
 const catalogue = (prefix: string, n: number) =>
-  Array.from({ length: n }, (_, i) => ({ name: `${prefix}_${i}`, inputSchema: { type: 'object', properties: { q: { type: 'string', description: 'd'.repeat(1000) } } } }));
+  Array.from({ length: n }, (_, i) => ({
+    name: `${prefix}_${i}`,
+    inputSchema: { type: 'object', properties: { q: { type: 'string', description: 'd'.repeat(1000) } } },
+  }));
 
 /** Initialize (the server issues `sid`), then tools/list on that session. */
 async function listTools(proxy: TestProxy, sid: string): Promise<void> {
-  const init = await post(proxy.url, rpc(0, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } }), { 'x-sid': sid });
+  const init = await post(
+    proxy.url,
+    rpc(0, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } }),
+    { 'x-sid': sid },
+  );
   await init.body.text();
   const list = await post(proxy.url, rpc(1, 'tools/list', {}), { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' });
   await list.body.text();
 }
 
 /** A server that issues the session id the test asks for, and lists `tools(sid)`. */
-const issuing = (tools: (sid: string) => unknown[]): RawHandler => (req, res, body) => {
-  const text = body.toString();
-  if (text.includes('"initialize"')) {
-    const sid = String(req.headers['x-sid']);
-    return jsonRpcResult({ protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } }, { 'mcp-session-id': sid })(req, res, body);
-  }
-  return jsonRpcResult({ tools: tools(String(req.headers['mcp-session-id'])) })(req, res, body);
-};
+const issuing =
+  (tools: (sid: string) => unknown[]): RawHandler =>
+  (req, res, body) => {
+    const text = body.toString();
+    if (text.includes('"initialize"')) {
+      const sid = String(req.headers['x-sid']);
+      return jsonRpcResult(
+        { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } },
+        { 'mcp-session-id': sid },
+      )(req, res, body);
+    }
+    return jsonRpcResult({ tools: tools(String(req.headers['mcp-session-id'])) })(req, res, body);
+  };
 
 describe('tool catalogues', () => {
   test('100 sessions listing the same 300 KiB of tools hold it once', async () => {
@@ -51,21 +63,37 @@ describe('tool catalogues', () => {
     assert.equal(proxy.sessions.catalogueStats.catalogues, 1);
     assert.ok(proxy.sessions.catalogueStats.bytes < 400 * 1024);
     // The shared catalogue still judges: an unknown tool on any session is flagged.
-    await (await post(proxy.url, rpc(2, 'tools/call', { name: 'nope', arguments: {} }), { 'mcp-session-id': 's42', 'mcp-protocol-version': '2025-06-18' })).body.text();
+    await (
+      await post(proxy.url, rpc(2, 'tools/call', { name: 'nope', arguments: {} }), {
+        'mcp-session-id': 's42',
+        'mcp-protocol-version': '2025-06-18',
+      })
+    ).body.text();
     assert.ok(await proxy.log.waitFor((r) => r.msg === 'violation' && r.rule === 'unknown-tool-as-result' && r.session === 's42'));
   });
 
   test('distinct catalogues past the bound: the oldest is dropped, logged, and its session judges no tool as unknown', async () => {
-    const proxy = await setup(issuing((sid) => catalogue(sid, 100)), { limits: { maxCatalogueBytes: 350 * 1024 } });
+    const proxy = await setup(
+      issuing((sid) => catalogue(sid, 100)),
+      { limits: { maxCatalogueBytes: 350 * 1024 } },
+    );
     for (let i = 0; i < 5; i++) await listTools(proxy, `d${i}`);
     const stats = proxy.sessions.catalogueStats;
     assert.ok(stats.bytes <= 350 * 1024, `${stats.bytes} bytes held`);
     const dropped = await proxy.log.waitFor((r) => r.msg === 'catalogue dropped');
     assert.equal(dropped.tools, 100);
     assert.equal(dropped.sessions, 1);
-    await (await post(proxy.url, rpc(3, 'tools/call', { name: 'nope', arguments: {} }), { 'mcp-session-id': 'd0', 'mcp-protocol-version': '2025-06-18' })).body.text();
+    await (
+      await post(proxy.url, rpc(3, 'tools/call', { name: 'nope', arguments: {} }), {
+        'mcp-session-id': 'd0',
+        'mcp-protocol-version': '2025-06-18',
+      })
+    ).body.text();
     await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 3);
-    assert.equal(proxy.log.find((r) => r.msg === 'violation' && String(r.rule).startsWith('unknown-tool') && r.session === 'd0'), undefined);
+    assert.equal(
+      proxy.log.find((r) => r.msg === 'violation' && String(r.rule).startsWith('unknown-tool') && r.session === 'd0'),
+      undefined,
+    );
   });
 });
 
@@ -73,10 +101,18 @@ describe('request bodies held at once', () => {
   test('past the total budget a POST gets 503 JSON-RPC with Retry-After; below it again, it is served', async () => {
     const held: Array<() => void> = [];
     const answer = jsonRpcResult({ content: [] });
-    const proxy = await setup((req, res, body) => void held.push(() => void answer(req, res, body)), { limits: { maxRequestBytes: 1024 * 1024, maxBufferedRequestBytes: 2 * 1024 * 1024 } });
+    const proxy = await setup((req, res, body) => void held.push(() => void answer(req, res, body)), {
+      limits: { maxRequestBytes: 1024 * 1024, maxBufferedRequestBytes: 2 * 1024 * 1024 },
+    });
     const big = (id: number) => rpc(id, 'tools/call', { name: 'echo', arguments: { pad: 'p'.repeat(900 * 1024) } });
     const first = [post(proxy.url, big(1)), post(proxy.url, big(2))];
-    await within(5000, 'two held upstream', (async () => { while (held.length < 2) await sleep(10); })());
+    await within(
+      5000,
+      'two held upstream',
+      (async () => {
+        while (held.length < 2) await sleep(10);
+      })(),
+    );
     const third = await post(proxy.url, big(3));
     assert.equal(third.statusCode, 503);
     assert.equal(third.headers['retry-after'], '1');
@@ -86,14 +122,21 @@ describe('request bodies held at once', () => {
     for (const p of first) assert.equal((await p).statusCode, 200);
     await sleep(20);
     const fourth = post(proxy.url, big(4));
-    await within(5000, 'fourth upstream', (async () => { while (held.length < 3) await sleep(10); })());
+    await within(
+      5000,
+      'fourth upstream',
+      (async () => {
+        while (held.length < 3) await sleep(10);
+      })(),
+    );
     held[2]!();
     assert.equal((await fourth).statusCode, 200);
   });
 });
 
 describe('an answer over the audit limit under enforce', () => {
-  const big = (id: unknown) => JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'x'.repeat(300 * 1024) }] } });
+  const big = (id: unknown) =>
+    JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'x'.repeat(300 * 1024) }] } });
   const serveBig: RawHandler = (_req, res, body) => {
     const { id } = JSON.parse(body.toString()) as { id: unknown };
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -107,7 +150,10 @@ describe('an answer over the audit limit under enforce', () => {
     const res = await post(proxy.url, rpc(21));
     assert.equal(res.statusCode, 200);
     const body = (await res.body.json()) as { id: unknown; error: { code: number; data: { reason: string; rule: string } } };
-    assert.deepEqual([body.id, body.error.code, body.error.data.reason, body.error.data.rule], [21, -32603, 'WARDEN_BLOCKED', 'unaudited-response']);
+    assert.deepEqual(
+      [body.id, body.error.code, body.error.data.reason, body.error.data.rule],
+      [21, -32603, 'WARDEN_BLOCKED', 'unaudited-response'],
+    );
     const record = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 21);
     assert.deepEqual([record.outcome, record.verdict], ['unaudited', 'block']);
   });
@@ -123,7 +169,8 @@ describe('an answer over the audit limit under enforce', () => {
 });
 
 describe('an SSE event over the audit limit under enforce', () => {
-  const answer = (id: unknown) => `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'y'.repeat(200 * 1024) }] } })}\n\n`;
+  const answer = (id: unknown) =>
+    `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'y'.repeat(200 * 1024) }] } })}\n\n`;
   const serve: RawHandler = (_req, res, body) => {
     const { id } = JSON.parse(body.toString()) as { id: unknown };
     res.writeHead(200, { 'content-type': 'text/event-stream' });

@@ -27,17 +27,29 @@ interface Ran {
 /** Runs `check ...args` on a fresh program, in this process. */
 async function inProcess(...args: string[]): Promise<Ran> {
   const ran: Ran = { code: undefined, stdout: '', stderr: '' };
-  const program = new Command('mcp-warden').exitOverride().configureOutput({ writeOut: () => undefined, writeErr: (t) => void (ran.stderr += t) });
-  registerCheckCommand(program, { stdout: (t) => void (ran.stdout += t), stderr: (t) => void (ran.stderr += t), exit: (c) => void (ran.code = c), isTTY: false });
+  const program = new Command('mcp-warden')
+    .exitOverride()
+    .configureOutput({ writeOut: () => undefined, writeErr: (t) => void (ran.stderr += t) });
+  registerCheckCommand(program, {
+    stdout: (t) => void (ran.stdout += t),
+    stderr: (t) => void (ran.stderr += t),
+    exit: (c) => void (ran.code = c),
+    isTTY: false,
+  });
   await program.parseAsync(['node', 'mcp-warden', 'check', ...args]);
   return ran;
 }
 
 function child(...args: string[]): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'check', ...args], { cwd: ROOT, timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli.ts', 'check', ...args],
+      { cwd: ROOT, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -73,14 +85,23 @@ describe('registerCheckCommand on a fresh program', () => {
     assert.match(table.stdout, /unknown-tool .* fail /);
     assert.match(table.stdout, /wrong-accept .* warn /);
 
-    const json = JSON.parse((await inProcess(broken.url.href, ...FAST, '--format', 'json')).stdout) as { exitCode: number; probes: Array<{ probe: string; verdict: string }> };
+    const json = JSON.parse((await inProcess(broken.url.href, ...FAST, '--format', 'json')).stdout) as {
+      exitCode: number;
+      probes: Array<{ probe: string; verdict: string }>;
+    };
     assert.equal(json.exitCode, 1);
     assert.equal(json.probes.find((p) => p.probe === 'unknown-tool')!.verdict, 'fail');
 
     const validate = sarifValidator();
     assert.ok(validate(JSON.parse((await inProcess(broken.url.href, ...FAST, '-f', 'sarif')).stdout)), JSON.stringify(validate.errors));
-    assert.match((await inProcess(broken.url.href, ...FAST, '-f', 'junit')).stdout, /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="mcp-warden check" tests="15" failures="1" errors="0" skipped="1"/);
-    assert.match((await inProcess(broken.url.href, ...FAST, '-f', 'markdown')).stdout, /^### mcp-warden check: `http:\/\/127\.0\.0\.1:\d+\/mcp`\n\n\*\*15 probes under 2025-11-25: 12 pass, 1 warn, 1 fail, 1 skip/);
+    assert.match(
+      (await inProcess(broken.url.href, ...FAST, '-f', 'junit')).stdout,
+      /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="mcp-warden check" tests="15" failures="1" errors="0" skipped="1"/,
+    );
+    assert.match(
+      (await inProcess(broken.url.href, ...FAST, '-f', 'markdown')).stdout,
+      /^### mcp-warden check: `http:\/\/127\.0\.0\.1:\d+\/mcp`\n\n\*\*15 probes under 2025-11-25: 12 pass, 1 warn, 1 fail, 1 skip/,
+    );
   });
 
   test('--output writes the report to a file and the summary line to stderr', async () => {
@@ -101,8 +122,17 @@ describe('registerCheckCommand on a fresh program', () => {
 
   test('bad option values are refused before anything is sent', async () => {
     const before = good.received.length;
-    for (const args of [['--header', 'no colon here'], ['--protocol', '2019-01-01'], ['--format', 'xml'], ['--timeout', 'soon']]) {
-      await assert.rejects(inProcess(good.url.href, ...args), (err: unknown) => err instanceof CommanderError && err.exitCode === 1, args.join(' '));
+    for (const args of [
+      ['--header', 'no colon here'],
+      ['--protocol', '2019-01-01'],
+      ['--format', 'xml'],
+      ['--timeout', 'soon'],
+    ]) {
+      await assert.rejects(
+        inProcess(good.url.href, ...args),
+        (err: unknown) => err instanceof CommanderError && err.exitCode === 1,
+        args.join(' '),
+      );
     }
     await assert.rejects(inProcess('ftp://127.0.0.1/mcp'), CommanderError);
     assert.equal(good.received.length, before);
@@ -111,7 +141,9 @@ describe('registerCheckCommand on a fresh program', () => {
 
 const wired = buildProgram().commands.some((c) => c.name() === 'check');
 
-describe('node src/cli.ts check (a child process)', { skip: wired ? false : 'check is not registered in src/cli-program.ts yet (registerCheckCommand)' }, () => {
+describe('node src/cli.ts check (a child process)', {
+  skip: wired ? false : 'check is not registered in src/cli-program.ts yet (registerCheckCommand)',
+}, () => {
   test('exit 0, 1 and 2', async () => {
     assert.equal((await child(good.url.href, ...FAST)).code, 0);
     assert.equal((await child(broken.url.href, ...FAST)).code, 1);

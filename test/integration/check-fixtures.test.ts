@@ -16,7 +16,17 @@ const LEGACY = '2025-11-25';
 const MODERN = '2026-07-28';
 
 function check(url: URL, over: Partial<CheckOptions> = {}): Promise<CheckReport> {
-  return runCheck({ url, headers: {}, safeTools: [], toolCalls: true, ...CHECK_DEFAULTS, probeTimeoutMs: 2000, timeoutMs: 20_000, clientVersion: '0.0.0-test', ...over });
+  return runCheck({
+    url,
+    headers: {},
+    safeTools: [],
+    toolCalls: true,
+    ...CHECK_DEFAULTS,
+    probeTimeoutMs: 2000,
+    timeoutMs: 20_000,
+    clientVersion: '0.0.0-test',
+    ...over,
+  });
 }
 
 async function withServer<T>(opts: CheckServerOptions, run: (s: CheckServer) => Promise<T>): Promise<T> {
@@ -29,7 +39,8 @@ async function withServer<T>(opts: CheckServerOptions, run: (s: CheckServer) => 
 }
 
 /** Every probe that did not pass, with its verdict (era probes of an era not spoken are skips). */
-const notPassing = (r: CheckReport): Record<string, Verdict> => Object.fromEntries(r.probes.filter((p) => p.verdict !== 'pass' && p.verdict !== 'skip').map((p) => [p.probe, p.verdict]));
+const notPassing = (r: CheckReport): Record<string, Verdict> =>
+  Object.fromEntries(r.probes.filter((p) => p.verdict !== 'pass' && p.verdict !== 'skip').map((p) => [p.probe, p.verdict]));
 const verdicts = (r: CheckReport): Record<string, Verdict> => Object.fromEntries(r.probes.map((p) => [p.probe, p.verdict]));
 
 describe('a correct server passes every probe', () => {
@@ -37,17 +48,29 @@ describe('a correct server passes every probe', () => {
     test(`speaking ${versions.join(' and ')}`, async () => {
       await withServer({ versions }, async (s) => {
         const r = await check(s.url);
-        assert.deepEqual(notPassing(r), {}, JSON.stringify(r.probes.filter((p) => p.findings.length > 0), null, 1));
+        assert.deepEqual(
+          notPassing(r),
+          {},
+          JSON.stringify(
+            r.probes.filter((p) => p.findings.length > 0),
+            null,
+            1,
+          ),
+        );
         const skips = r.probes.filter((p) => p.verdict === 'skip').map((p) => p.probe);
         assert.deepEqual(skips, versions.includes(MODERN) ? (versions.length === 1 ? ['initialize'] : []) : ['discover']);
         assert.deepEqual(r.protocol.spoken, versions);
         assert.equal(r.protocol.used, versions.includes(MODERN) ? MODERN : versions[0]);
         assert.equal(r.exitCode, 0);
-        assert.ok(s.received.every((x) => x.path === '/mcp'), 'every request goes to the URL given');
+        assert.ok(
+          s.received.every((x) => x.path === '/mcp'),
+          'every request goes to the URL given',
+        );
         assert.ok(!s.received.some((x) => x.http === 'GET'), 'no GET streams are opened');
         const calls = s.received.filter((x) => x.method === 'tools/call').map((x) => x.params!);
         assert.ok(!calls.some((c) => c.name === 'delete_records'), 'a tool annotated destructive is never called');
-        for (const c of calls.filter((c) => c.name === 'lookup')) assert.ok(!('query' in (c.arguments as object)), 'every call of a real tool leaves a required argument out');
+        for (const c of calls.filter((c) => c.name === 'lookup'))
+          assert.ok(!('query' in (c.arguments as object)), 'every call of a real tool leaves a required argument out');
         const sessions = new Set(s.received.filter((x) => x.method === undefined && x.http === 'DELETE').map((x) => x.path));
         if (!versions.includes(MODERN) || versions.length > 1) assert.ok(sessions.size > 0, 'the legacy sessions opened are ended');
       });
@@ -62,8 +85,14 @@ const BREAKS: Record<CheckFault, { legacy: Expected; modern: Expected }> = {
   'unknown-method-status': { legacy: {}, modern: { 'unknown-method': 'fail' } },
   'leak-stack': { legacy: { 'unknown-method': 'fail' }, modern: { 'unknown-method': 'fail' } },
   'unknown-tool-iserror': { legacy: { 'unknown-tool': 'fail' }, modern: { 'unknown-tool': 'fail' } },
-  'argument-runs': { legacy: { 'tool-argument-type': 'fail', 'tool-argument-missing': 'fail' }, modern: { 'tool-argument-type': 'fail', 'tool-argument-missing': 'fail' } },
-  'argument-vague': { legacy: { 'tool-argument-type': 'warn', 'tool-argument-missing': 'warn' }, modern: { 'tool-argument-type': 'warn', 'tool-argument-missing': 'warn' } },
+  'argument-runs': {
+    legacy: { 'tool-argument-type': 'fail', 'tool-argument-missing': 'fail' },
+    modern: { 'tool-argument-type': 'fail', 'tool-argument-missing': 'fail' },
+  },
+  'argument-vague': {
+    legacy: { 'tool-argument-type': 'warn', 'tool-argument-missing': 'warn' },
+    modern: { 'tool-argument-type': 'warn', 'tool-argument-missing': 'warn' },
+  },
   'resource-code': { legacy: { 'unknown-resource': 'warn' }, modern: { 'unknown-resource': 'fail' } },
   'resource-empty': { legacy: { 'unknown-resource': 'fail' }, modern: { 'unknown-resource': 'fail' } },
   'parse-error-code': { legacy: { 'malformed-json': 'fail' }, modern: { 'malformed-json': 'fail' } },
@@ -86,7 +115,15 @@ describe('a server broken in one way fails exactly the matching probes', () => {
         await withServer({ versions: [era === 'legacy' ? LEGACY : MODERN], faults: [fault] }, async (s) => {
           const r = await check(s.url);
           const expected = BREAKS[fault][era];
-          assert.deepEqual(notPassing(r), expected, JSON.stringify(r.probes.filter((p) => p.findings.length > 0).map((p) => [p.probe, p.findings]), null, 1));
+          assert.deepEqual(
+            notPassing(r),
+            expected,
+            JSON.stringify(
+              r.probes.filter((p) => p.findings.length > 0).map((p) => [p.probe, p.findings]),
+              null,
+              1,
+            ),
+          );
           assert.equal(r.exitCode, Object.values(expected).includes('fail') ? 1 : 0);
           for (const p of r.probes.filter((x) => x.verdict === 'fail')) assert.ok(p.fix, `${p.probe} says how to fix it`);
         });
@@ -151,7 +188,10 @@ describe('tool calls', () => {
     await withServer({ versions: [LEGACY] }, async (s) => {
       const r = await check(s.url, { toolCalls: false });
       assert.ok(!s.received.some((x) => x.method === 'tools/call'));
-      assert.deepEqual(['unknown-tool', 'tool-argument-type', 'tool-argument-missing'].map((p) => verdicts(r)[p]), ['skip', 'skip', 'skip']);
+      assert.deepEqual(
+        ['unknown-tool', 'tool-argument-type', 'tool-argument-missing'].map((p) => verdicts(r)[p]),
+        ['skip', 'skip', 'skip'],
+      );
       assert.equal(r.exitCode, 0);
     });
   });
@@ -160,7 +200,10 @@ describe('tool calls', () => {
     await withServer({ versions: [LEGACY] }, async (s) => {
       await check(s.url, { safeTools: ['delete_records'] });
       const names = s.received.filter((x) => x.method === 'tools/call').map((x) => x.params!.name);
-      assert.deepEqual(names.filter((n) => !String(n).startsWith('mcp_warden_probe_')), ['delete_records', 'delete_records']);
+      assert.deepEqual(
+        names.filter((n) => !String(n).startsWith('mcp_warden_probe_')),
+        ['delete_records', 'delete_records'],
+      );
     });
   });
 });
@@ -233,11 +276,20 @@ describe('servers that cannot be checked', () => {
   });
 
   test('an answer larger than --max-bytes is cut there, and judged', async () => {
-    const raw = await startRawServer((_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(`{"jsonrpc":"2.0","id":1,"result":{"pad":"${'x'.repeat(1_000_000)}"}}`));
+    const raw = await startRawServer(
+      (_req, res) =>
+        void res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(`{"jsonrpc":"2.0","id":1,"result":{"pad":"${'x'.repeat(1_000_000)}"}}`),
+    );
     try {
       const r = await check(new URL('/mcp', raw.url), { maxBytes: 4096 });
       assert.equal(r.exitCode, 1);
-      assert.deepEqual(verdicts(r), { discover: 'fail', initialize: 'fail', ...Object.fromEntries(r.probes.slice(2).map((p) => [p.probe, 'skip'])) });
+      assert.deepEqual(verdicts(r), {
+        discover: 'fail',
+        initialize: 'fail',
+        ...Object.fromEntries(r.probes.slice(2).map((p) => [p.probe, 'skip'])),
+      });
     } finally {
       await raw.close();
     }

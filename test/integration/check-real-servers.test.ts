@@ -27,12 +27,31 @@ describe('check against real servers', () => {
     test(server.name, async () => {
       const upstream = await server.start();
       try {
-        const r = await runCheck({ url: upstream.url, headers: {}, safeTools: [], toolCalls: true, ...CHECK_DEFAULTS, probeTimeoutMs: 5000, clientVersion: '0.0.0-test' });
-        const seen = Object.fromEntries(r.probes.filter((p) => p.verdict !== 'pass').map((p) => [p.probe, [p.verdict, p.findings.map((f) => f.rule)]]));
-        assert.deepEqual(seen, EXPLAINED, JSON.stringify(r.probes.filter((p) => p.verdict !== 'pass'), null, 1));
+        const r = await runCheck({
+          url: upstream.url,
+          headers: {},
+          safeTools: [],
+          toolCalls: true,
+          ...CHECK_DEFAULTS,
+          probeTimeoutMs: 5000,
+          clientVersion: '0.0.0-test',
+        });
+        const seen = Object.fromEntries(
+          r.probes.filter((p) => p.verdict !== 'pass').map((p) => [p.probe, [p.verdict, p.findings.map((f) => f.rule)]]),
+        );
+        assert.deepEqual(
+          seen,
+          EXPLAINED,
+          JSON.stringify(
+            r.probes.filter((p) => p.verdict !== 'pass'),
+            null,
+            1,
+          ),
+        );
         assert.deepEqual([r.protocol.spoken, r.protocol.used, r.exitCode], [['2025-11-25'], '2025-11-25', 1]);
         // Argument errors are isError results naming the parameter; a missing resource is -32602.
-        for (const p of ['tool-argument-type', 'tool-argument-missing', 'unknown-resource']) assert.equal(r.probes.find((x) => x.probe === p)?.verdict, 'pass', p);
+        for (const p of ['tool-argument-type', 'tool-argument-missing', 'unknown-resource'])
+          assert.equal(r.probes.find((x) => x.probe === p)?.verdict, 'pass', p);
       } finally {
         await upstream.close();
       }

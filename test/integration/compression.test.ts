@@ -65,7 +65,7 @@ async function sdkClient(url: URL, acceptEncoding: string | undefined): Promise<
   return { client, seen };
 }
 
-const textOf = (r: Record<string, unknown>): string => ((r.content as Array<{ text?: string }>)[0]?.text ?? '');
+const textOf = (r: Record<string, unknown>): string => (r.content as Array<{ text?: string }>)[0]?.text ?? '';
 
 /** The raw bytes of a tools/call answer, undecoded, and the headers they came with. */
 async function rawCall(url: URL, id: string, tool: string, acceptEncoding: string) {
@@ -105,7 +105,11 @@ describe('the SDK client through the proxy to an SDK server behind compression m
         assert.equal(encoded.length, 4, 'initialize, tools/list and both calls were compressed');
         assert.ok(encoded.every((e) => e.contentEncoding === coding));
         const bodies = seen.filter((s) => s.method === 'POST' && s.status === 200);
-        assert.deepEqual(bodies.map((s) => s.contentEncoding), [coding, coding, coding, coding], 'the client got them in the server\'s coding');
+        assert.deepEqual(
+          bodies.map((s) => s.contentEncoding),
+          [coding, coding, coding, coding],
+          "the client got them in the server's coding",
+        );
 
         // Byte for byte what a direct connection gets.
         const direct = await rawCall(upstream.url, 'cmp', 'open_report', acceptEncoding ?? 'gzip, deflate');
@@ -122,9 +126,16 @@ describe('the SDK client through the proxy to an SDK server behind compression m
         assert.equal(call.transport, mode);
         const all = violations(proxy);
         assert.ok(!rulesOf(all).some((r) => r.endsWith('-body')), `no body finding: ${rulesOf(all).join(', ')}`);
-        assert.deepEqual(rulesOf(violations(proxy, (r) => r.tool === 'open_report')), ['silent-success', 'silent-success'], 'both calls of open_report');
+        assert.deepEqual(
+          rulesOf(violations(proxy, (r) => r.tool === 'open_report')),
+          ['silent-success', 'silent-success'],
+          'both calls of open_report',
+        );
         assert.deepEqual(rulesOf(violations(proxy, (r) => r.tool === 'report')), []);
-        assert.equal(proxy.log.find((r) => String(r.msg).startsWith('undecodable') || String(r.msg).startsWith('unaudited')), undefined);
+        assert.equal(
+          proxy.log.find((r) => String(r.msg).startsWith('undecodable') || String(r.msg).startsWith('unaudited')),
+          undefined,
+        );
       });
 
       test(`${mode}, ${coding}, enforce: the silent failure arrives as isError: true, and everything decodes`, async () => {
@@ -147,7 +158,10 @@ describe('the SDK client through the proxy to an SDK server behind compression m
         // JSON: unedited bodies as they came, the edited one unencoded. SSE: events can only be
         // replaced in the clear, so under enforce a compressed stream goes out decoded.
         const expected = mode === 'json' ? [coding, coding, coding, null] : [null, null, null, null];
-        assert.deepEqual(bodies.map((s) => s.contentEncoding), expected);
+        assert.deepEqual(
+          bodies.map((s) => s.contentEncoding),
+          expected,
+        );
 
         const rewrite = await proxy.log.waitFor((r) => r.msg === 'rewrite' && r.tool === 'open_report');
         assert.deepEqual(rewrite.rules, ['silent-success']);
@@ -160,8 +174,7 @@ describe('the SDK client through the proxy to an SDK server behind compression m
 
 // ---- raw upstreams -------------------------------------------------------------------------
 
-const silentResult = (id: string) =>
-  JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: SILENT_TEXT }] } });
+const silentResult = (id: string) => JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: SILENT_TEXT }] } });
 const sseOf = (json: string) => `event: message\ndata: ${json}\n\n`;
 
 /** Answers a tools/call with `encode(body)` under `Content-Encoding: coding`, as JSON or as one SSE event. */
@@ -223,7 +236,10 @@ describe('codings the middleware rarely sends: deflate, br, x-gzip, a stacked li
         assert.equal(got.status, 200);
         assert.equal(got.encoding, undefined, 'no Content-Encoding on what the proxy wrote');
         const text = got.bytes.toString('utf8');
-        const message = JSON.parse(transport === 'json' ? text : text.replace(/^event: message\ndata: /, '')) as { id: string; result: { isError?: boolean } };
+        const message = JSON.parse(transport === 'json' ? text : text.replace(/^event: message\ndata: /, '')) as {
+          id: string;
+          result: { isError?: boolean };
+        };
         assert.equal(message.id, 'e');
         assert.equal(message.result.isError, true);
         const rewrite = await proxy.log.waitFor((r) => r.msg === 'rewrite' && r.id === 'e');
@@ -236,10 +252,15 @@ describe('codings the middleware rarely sends: deflate, br, x-gzip, a stacked li
 describe('a coding the proxy cannot decode', () => {
   // LZW ("compress") is registered for HTTP but Node has no decoder for it.
   const LZW = Buffer.from([0x1f, 0x9d, 0x90, 0x7b, 0x44, 0xe8, 0x80, 0x01, 0x02, 0xff, 0xfe]);
-  const unknown = (transport: 'json' | 'sse'): RawHandler => (_req, res) => {
-    res.writeHead(200, { 'content-type': transport === 'json' ? 'application/json' : 'text/event-stream', 'content-encoding': 'compress' });
-    res.end(LZW);
-  };
+  const unknown =
+    (transport: 'json' | 'sse'): RawHandler =>
+    (_req, res) => {
+      res.writeHead(200, {
+        'content-type': transport === 'json' ? 'application/json' : 'text/event-stream',
+        'content-encoding': 'compress',
+      });
+      res.end(LZW);
+    };
   for (const policy of ['audit', 'enforce'] as const) {
     for (const transport of ['json', 'sse'] as const) {
       test(`${transport}, ${policy}: passes through unjudged and unchanged, and the log says why`, async () => {
@@ -269,10 +290,12 @@ describe('corrupt compressed data', () => {
     // A valid gzip header, then bytes that are not deflate data.
     ['gzip with its data overwritten', Buffer.concat([gz.subarray(0, 10), Buffer.alloc(gz.length - 10, 0xff)])],
   ];
-  const corrupt = (bytes: Buffer, transport: 'json' | 'sse'): RawHandler => (_req, res) => {
-    res.writeHead(200, { 'content-type': transport === 'json' ? 'application/json' : 'text/event-stream', 'content-encoding': 'gzip' });
-    res.end(bytes);
-  };
+  const corrupt =
+    (bytes: Buffer, transport: 'json' | 'sse'): RawHandler =>
+    (_req, res) => {
+      res.writeHead(200, { 'content-type': transport === 'json' ? 'application/json' : 'text/event-stream', 'content-encoding': 'gzip' });
+      res.end(bytes);
+    };
   for (const [what, bytes] of BODIES) {
     for (const transport of ['json', 'sse'] as const) {
       test(`${what}, ${transport}, audit: relayed as it came, with a finding`, async () => {
@@ -313,7 +336,8 @@ describe('a decompression bomb over the audit limit', () => {
   const LIMIT = 1024 * 1024;
   const head = '{"jsonrpc":"2.0","id":"bomb","result":{"content":[{"type":"text","text":"';
   const tail = '"}]}}';
-  const json = (decoded: number) => Buffer.concat([Buffer.from(head), Buffer.alloc(decoded - head.length - tail.length, 0x78), Buffer.from(tail)]);
+  const json = (decoded: number) =>
+    Buffer.concat([Buffer.from(head), Buffer.alloc(decoded - head.length - tail.length, 0x78), Buffer.from(tail)]);
   const BOMBS = [
     // 470 bytes: brotli always decodes as a stream.
     ['br', BR(json(256 * 1024 * 1024))],
@@ -325,7 +349,9 @@ describe('a decompression bomb over the audit limit', () => {
     for (const policy of ['audit', 'enforce'] as const) {
       test(`${coding} (${bomb.length} bytes), ${policy}: decoding stops at the audit limit; the bytes go through unaudited, as they came`, async () => {
         const { proxy } = await rawSetup(
-          byTool({ bomb: (_req, res) => void res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': coding }).end(bomb) }),
+          byTool({
+            bomb: (_req, res) => void res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': coding }).end(bomb),
+          }),
           policy,
           { auditBodyBytes: LIMIT },
         );
@@ -349,7 +375,9 @@ describe('a decompression bomb over the audit limit', () => {
 
   test('a gzip bomb under a limit below the synchronous cap stops there too', async () => {
     const { proxy } = await rawSetup(
-      byTool({ bomb: (_req, res) => void res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(BOMBS[1][1]) }),
+      byTool({
+        bomb: (_req, res) => void res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(BOMBS[1][1]),
+      }),
       'enforce',
       { auditBodyBytes: 64 * 1024 },
     );
@@ -360,9 +388,13 @@ describe('a decompression bomb over the audit limit', () => {
 
   test('what a body decodes to up to the limit is judged; one byte more is not', async () => {
     // Ids of one length, so both bodies differ by the one byte.
-    const at = (id: 'fits' | 'over', n: number) => Buffer.from(JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'x'.repeat(n) }] } }));
+    const at = (id: 'fits' | 'over', n: number) =>
+      Buffer.from(JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'x'.repeat(n) }] } }));
     const size = at('fits', 0).length;
-    const gzipped = (bytes: Buffer): RawHandler => (_req, res) => void res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(GZIP(bytes));
+    const gzipped =
+      (bytes: Buffer): RawHandler =>
+      (_req, res) =>
+        void res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(GZIP(bytes));
     const { proxy } = await rawSetup(
       byTool({ fits: gzipped(at('fits', LIMIT - size)), over: gzipped(at('over', LIMIT - size + 1)) }),
       'audit',
@@ -401,7 +433,9 @@ describe('a compressed SSE stream is read as it arrives', () => {
   }
 
   for (const policy of ['audit', 'enforce'] as const) {
-    test(`${policy}: the answer is judged (and, under enforce, rewritten) while the stream is still open`, { timeout: 10_000 }, async () => {
+    test(`${policy}: the answer is judged (and, under enforce, rewritten) while the stream is still open`, {
+      timeout: 10_000,
+    }, async () => {
       let release!: () => void;
       const held = new Promise<void>((r) => (release = r));
       const sent: Buffer[] = [];
@@ -431,8 +465,12 @@ describe('a compressed SSE stream is read as it arrives', () => {
         release();
         res.body.destroy();
       }
-      if (policy === 'audit') assert.ok(Buffer.concat(got).equals(Buffer.concat(sent)), 'the server\'s bytes, as they came');
-      else assert.equal(text, `${sseOf(progress)}${sseOf(JSON.stringify({ jsonrpc: '2.0', id: 's', result: { content: [{ type: 'text', text: SILENT_TEXT }], isError: true } }))}${sseOf(progress)}`);
+      if (policy === 'audit') assert.ok(Buffer.concat(got).equals(Buffer.concat(sent)), "the server's bytes, as they came");
+      else
+        assert.equal(
+          text,
+          `${sseOf(progress)}${sseOf(JSON.stringify({ jsonrpc: '2.0', id: 's', result: { content: [{ type: 'text', text: SILENT_TEXT }], isError: true } }))}${sseOf(progress)}`,
+        );
       assert.equal((await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 's')).outcome, 'result');
     });
   }

@@ -162,8 +162,18 @@ function totals(results: Results): { passed: number; failed: number; warnings: n
 /** The scored checks in full, then the scenario's request/response log (INFO checks), bounded. */
 const brief = (checks: Check[]): string => {
   const show = (list: Check[], max: number): string =>
-    JSON.stringify(list.map(({ id, status, description, errorMessage, details }) => ({ id, status, description, errorMessage, details })), null, 1).slice(0, max);
-  return `${show(checks.filter((c) => c.status !== 'INFO'), 8000)}\nwire (INFO): ${show(checks.filter((c) => c.status === 'INFO'), 6000)}`;
+    JSON.stringify(
+      list.map(({ id, status, description, errorMessage, details }) => ({ id, status, description, errorMessage, details })),
+      null,
+      1,
+    ).slice(0, max);
+  return `${show(
+    checks.filter((c) => c.status !== 'INFO'),
+    8000,
+  )}\nwire (INFO): ${show(
+    checks.filter((c) => c.status === 'INFO'),
+    6000,
+  )}`;
 };
 
 /** Asserts the same scenarios with the same verdict per check; the message carries the evidence. */
@@ -182,7 +192,9 @@ function assertIdentical(t: TestContext, direct: Results, proxied: Results, evid
   }
   const d = totals(direct);
   const p = totals(proxied);
-  t.diagnostic(`direct ${d.passed}/${d.passed + d.failed} (${d.warnings} warnings), through mcp-warden ${p.passed}/${p.passed + p.failed} (${p.warnings} warnings)`);
+  t.diagnostic(
+    `direct ${d.passed}/${d.passed + d.failed} (${d.warnings} warnings), through mcp-warden ${p.passed}/${p.passed + p.failed} (${p.warnings} warnings)`,
+  );
   assert.equal(differing.length, 0, `${differing.length} scenario(s) differ through the proxy:\n${differing.join('\n')}`);
 }
 
@@ -218,17 +230,25 @@ describe('conformance server suite, directly and through mcp-warden', () => {
     };
     const direct = await run(server.url, 'direct');
     const d = totals(direct);
-    assert.deepEqual({ passed: d.passed, failed: d.failed }, { passed: expected, failed: 0 }, `the fixture passes --suite ${name} directly`);
+    assert.deepEqual(
+      { passed: d.passed, failed: d.failed },
+      { passed: expected, failed: 0 },
+      `the fixture passes --suite ${name} directly`,
+    );
     const before = proxy.log.records.length;
     const proxied = await run(proxy.url, 'proxy');
     const records = proxy.log.records.slice(before);
     assertIdentical(t, direct, proxied, () => {
-      const lines = records.filter((r) => r.level === undefined || Number(r.level) >= 40 || r.msg !== 'exchange').map((r) => JSON.stringify(r));
+      const lines = records
+        .filter((r) => r.level === undefined || Number(r.level) >= 40 || r.msg !== 'exchange')
+        .map((r) => JSON.stringify(r));
       return `proxy log (warnings and non-exchange records, last 40):\n${lines.slice(-40).join('\n')}`;
     });
   };
 
-  test("dns-rebinding-protection passes through a proxy whose own guard lets every Host in: the upstream's check sees the client's Host", { timeout: 60_000 }, async (t) => {
+  test("dns-rebinding-protection passes through a proxy whose own guard lets every Host in: the upstream's check sees the client's Host", {
+    timeout: 60_000,
+  }, async (t) => {
     // With the guard open (a deployment that names no hosts), a foreign Host reaches the
     // upstream, which must still refuse it: the proxy forwards the client's Host, not its own.
     const open = await startProxy(server.url, { guard: { allowedHosts: ['*'], allowedOrigins: ['*'] } });
@@ -238,10 +258,16 @@ describe('conformance server suite, directly and through mcp-warden', () => {
       const checks = (await readResults(out, 'server-')).get('dns-rebinding-protection');
       assert.ok(checks, `no result:\n${output.slice(-3000)}`);
       const rejected = checks.find((c) => c.id === 'localhost-host-rebinding-rejected');
-      t.diagnostic(`foreign Host through the open proxy: ${JSON.stringify((rejected?.details as { statusCode?: number; body?: unknown })?.body)}`);
+      t.diagnostic(
+        `foreign Host through the open proxy: ${JSON.stringify((rejected?.details as { statusCode?: number; body?: unknown })?.body)}`,
+      );
       assert.deepEqual(scored(checks), ['localhost-host-rebinding-rejected=pass', 'localhost-host-valid-accepted=pass'], brief(checks));
       const body = (rejected!.details as { body?: { error?: { message?: string } } }).body;
-      assert.match(String(body?.error?.message), /Invalid Host: evil\.example\.com/, "the 403 is the upstream's own (the SDK's host validation)");
+      assert.match(
+        String(body?.error?.message),
+        /Invalid Host: evil\.example\.com/,
+        "the 403 is the upstream's own (the SDK's host validation)",
+      );
     } finally {
       await open.close();
     }
@@ -252,7 +278,9 @@ describe('conformance server suite, directly and through mcp-warden', () => {
 });
 
 describe('conformance client suite (core), directly and through mcp-warden', () => {
-  test('every core scenario gives the same verdicts when the client reaches its server through the proxy', { timeout: 300_000 }, async (t) => {
+  test('every core scenario gives the same verdicts when the client reaches its server through the proxy', {
+    timeout: 300_000,
+  }, async (t) => {
     const logs = join(work, 'proxy-logs');
     // 18 clients start at once on 2 cores: generous bounds, which cost nothing when all is well.
     const env = { MCP_WARDEN_CONFORMANCE_LOG: logs, MCP_CONFORMANCE_CLIENT_TIMEOUT_MS: '40000' };
@@ -260,14 +288,19 @@ describe('conformance client suite (core), directly and through mcp-warden', () 
       const out = join(work, `client-core-${label}`);
       const { output } = await runCli(['client', '--command', command, '--suite', 'core', '--timeout', '45000', '-o', out], 120_000, env);
       const hung = output.match(/^.*(Client timed out after|still running after \d+ ms: giving up).*$/gm) ?? [];
-      if (hung.length > 0) t.diagnostic(`${label}: ${hung.length} client process(es) did not exit in time: ${[...new Set(hung)].join('; ')}`);
+      if (hung.length > 0)
+        t.diagnostic(`${label}: ${hung.length} client process(es) did not exit in time: ${[...new Set(hung)].join('; ')}`);
       const results = await readResults(out, '');
       assert.ok(results.size >= 18, `conformance client --suite core (${label}) gave ${results.size} scenarios:\n${output.slice(-3000)}`);
       // The suite starts all 18 clients at once; on 2 cores the reconnection delay that sse-retry
       // measures (500 ms, 200 ms of slack) then says more about the machine than about the
       // client or the proxy. So sse-retry's verdicts come from a run of that scenario alone.
       const alone = join(work, `client-sse-retry-${label}`);
-      const single = await runCli(['client', '--command', command, '--scenario', 'sse-retry', '--timeout', '45000', '-o', alone], 60_000, env);
+      const single = await runCli(
+        ['client', '--command', command, '--scenario', 'sse-retry', '--timeout', '45000', '-o', alone],
+        60_000,
+        env,
+      );
       const retry = (await readResults(alone, '')).get('sse-retry');
       assert.ok(retry, `conformance client --scenario sse-retry (${label}) gave no result:\n${single.output.slice(-3000)}`);
       results.set('sse-retry', retry);
@@ -277,7 +310,12 @@ describe('conformance client suite (core), directly and through mcp-warden', () 
     // Load (and let tsx compile and cache) every module once, so that 18 clients starting at
     // once do not all compile the proxy's sources; without a scenario the client exits 2.
     await new Promise<void>((resolve) => {
-      const warm = spawn(process.execPath, ['--import', 'tsx', CLIENT_VIA_PROXY], { cwd: ROOT, detached: true, stdio: 'ignore', env: { ...process.env, MCP_CONFORMANCE_SCENARIO: '' } });
+      const warm = spawn(process.execPath, ['--import', 'tsx', CLIENT_VIA_PROXY], {
+        cwd: ROOT,
+        detached: true,
+        stdio: 'ignore',
+        env: { ...process.env, MCP_CONFORMANCE_SCENARIO: '' },
+      });
       children.add(warm);
       const timer = setTimeout(() => killGroup(warm), 30_000);
       const done = (): void => {
@@ -312,7 +350,13 @@ describe("mcp-warden's own Host and Origin guard on a loopback listener", () => 
       req.once('end', () => {
         if (req.url === '/mcp' && req.method === 'POST') {
           res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's-1' });
-          res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'open', version: '1' } } }));
+          res.end(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: 1,
+              result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'open', version: '1' } },
+            }),
+          );
         } else {
           res.writeHead(200, { 'content-type': 'application/json' });
           res.end('{"resource":"x"}');

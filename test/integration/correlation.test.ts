@@ -32,7 +32,8 @@ async function setup(handler: RawHandler, policy?: Policy): Promise<TestProxy> {
 }
 
 const SESSION = { 'mcp-session-id': 'sess-1', 'mcp-protocol-version': '2025-06-18' };
-const callBody = (id: unknown, tool: string) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: tool, arguments: {} } });
+const callBody = (id: unknown, tool: string) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: tool, arguments: {} } });
 const answer = (id: unknown, text: string) => JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }] } });
 const json = (res: Parameters<RawHandler>[1], body: string) => {
   res.writeHead(200, { 'content-type': 'application/json' });
@@ -52,16 +53,30 @@ describe('an answer on the wrong exchange is a finding, never a match', () => {
         mode === 'enforce' ? await enforcePolicy() : undefined,
       );
       const a = post(proxy.url, callBody(1, 'slow'), SESSION);
-      await within(2000, 'A upstream', (async () => { while (!releaseA) await sleep(5); })());
+      await within(
+        2000,
+        'A upstream',
+        (async () => {
+          while (!releaseA) await sleep(5);
+        })(),
+      );
       const b = await post(proxy.url, callBody(2, 'quick'), SESSION);
       await b.body.text();
       const bRecord = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 2);
       assert.equal(bRecord.outcome, 'invalid-response');
       assert.ok(proxy.log.find((r) => r.msg === 'violation' && r.rule === 'answer-foreign-id' && r.id === 2));
-      assert.equal(proxy.log.find((r) => r.msg === 'exchange' && r.id === 1), undefined, 'A is still waiting');
+      assert.equal(
+        proxy.log.find((r) => r.msg === 'exchange' && r.id === 1),
+        undefined,
+        'A is still waiting',
+      );
       releaseA!();
       const aBody = (await (await a).body.json()) as { id: number; result: { content: Array<{ text: string }>; isError?: boolean } };
-      assert.deepEqual([aBody.id, aBody.result.content[0]!.text, aBody.result.isError], [1, 'slow done', undefined], 'A gets its own answer, untouched');
+      assert.deepEqual(
+        [aBody.id, aBody.result.content[0]!.text, aBody.result.isError],
+        [1, 'slow done', undefined],
+        'A gets its own answer, untouched',
+      );
       const aRecord = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 1);
       assert.deepEqual([aRecord.tool, aRecord.outcome], ['slow', 'result']);
     });
@@ -74,19 +89,45 @@ describe('an answer on the wrong exchange is a finding, never a match', () => {
       releases.push(() => json(res, answer(1, params.name === 'first' ? 'first done' : 'Error: second failed')));
     });
     const first = post(proxy.url, callBody(1, 'first'), SESSION);
-    await within(2000, 'first upstream', (async () => { while (releases.length < 1) await sleep(5); })());
+    await within(
+      2000,
+      'first upstream',
+      (async () => {
+        while (releases.length < 1) await sleep(5);
+      })(),
+    );
     const second = post(proxy.url, callBody(1, 'second'), SESSION);
-    await within(2000, 'second upstream', (async () => { while (releases.length < 2) await sleep(5); })());
+    await within(
+      2000,
+      'second upstream',
+      (async () => {
+        while (releases.length < 2) await sleep(5);
+      })(),
+    );
     releases[0]!(); // the first exchange's own answer, while the second request under the same id waits
     await (await first).body.text();
     releases[1]!();
     await (await second).body.text();
     await proxy.log.waitFor((r) => r.msg === 'exchange' && r.tool === 'second' && r.outcome === 'result');
-    assert.deepEqual(proxy.exchanges().map((r) => [r.tool, r.outcome]), [['first', 'result'], ['second', 'result']], 'each answer is logged with its own request, none as unanswered');
+    assert.deepEqual(
+      proxy.exchanges().map((r) => [r.tool, r.outcome]),
+      [
+        ['first', 'result'],
+        ['second', 'result'],
+      ],
+      'each answer is logged with its own request, none as unanswered',
+    );
     const silent = proxy.log.records.filter((r) => r.msg === 'violation' && r.rule === 'silent-success');
-    assert.deepEqual(silent.map((r) => r.tool), ['second'], 'the failure text is judged against the second call only');
+    assert.deepEqual(
+      silent.map((r) => r.tool),
+      ['second'],
+      'the failure text is judged against the second call only',
+    );
     assert.equal(proxy.exchanges().filter((r) => r.tool === 'second' && r.outcome === 'result').length, 1);
-    assert.ok(!proxy.exchanges().some((r) => r.tool === 'second' && r.outcome === 'invalid-response'), 'the first answer did not end the second request');
+    assert.ok(
+      !proxy.exchanges().some((r) => r.tool === 'second' && r.outcome === 'invalid-response'),
+      'the first answer did not end the second request',
+    );
   });
 
   test('many POSTs reusing one id at once (what a load generator sends): every answer logged as its own result', async () => {
@@ -97,13 +138,29 @@ describe('an answer on the wrong exchange is a finding, never a match', () => {
     });
     const bodies = await Promise.all(
       Array.from({ length: 20 }, async (_, n) => {
-        const res = await post(proxy.url, JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'echo', arguments: { n } } }), SESSION);
+        const res = await post(
+          proxy.url,
+          JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'echo', arguments: { n } } }),
+          SESSION,
+        );
         return ((await res.body.json()) as { result: { content: Array<{ text: string }> } }).result.content[0]!.text;
       }),
     );
-    assert.deepEqual(bodies, Array.from({ length: 20 }, (_, n) => `done ${n}`));
-    await within(2000, 'twenty exchange records', (async () => { while (proxy.exchanges().filter((r) => r.id === 7).length < 20) await sleep(5); })());
-    const outcomes = proxy.exchanges().filter((r) => r.id === 7).map((r) => r.outcome);
+    assert.deepEqual(
+      bodies,
+      Array.from({ length: 20 }, (_, n) => `done ${n}`),
+    );
+    await within(
+      2000,
+      'twenty exchange records',
+      (async () => {
+        while (proxy.exchanges().filter((r) => r.id === 7).length < 20) await sleep(5);
+      })(),
+    );
+    const outcomes = proxy
+      .exchanges()
+      .filter((r) => r.id === 7)
+      .map((r) => r.outcome);
     assert.deepEqual(outcomes, Array(20).fill('result'));
     // R3: an id still awaiting its response must not be reused; every request after the first found it in flight.
     const reused = proxy.log.records.filter((r) => r.msg === 'violation' && r.rule === 'request-id-in-flight');
@@ -114,7 +171,13 @@ describe('an answer on the wrong exchange is a finding, never a match', () => {
   test('an id used again after its answer came is not in flight: no request-id-in-flight', async () => {
     const proxy = await setup((_req, res) => json(res, answer(7, 'ok')));
     for (let i = 0; i < 3; i++) await (await post(proxy.url, callBody(7, 'echo'), SESSION)).body.text();
-    await within(2000, 'three exchange records', (async () => { while (proxy.exchanges().length < 3) await sleep(5); })());
+    await within(
+      2000,
+      'three exchange records',
+      (async () => {
+        while (proxy.exchanges().length < 3) await sleep(5);
+      })(),
+    );
     assert.equal(proxy.log.records.filter((r) => r.rule === 'request-id-in-flight').length, 0);
   });
 });
@@ -164,7 +227,11 @@ describe('a client that closes an SSE call', () => {
     await new Promise((r) => setTimeout(r, 100));
     controller.abort();
     await new Promise((r) => setTimeout(r, 100));
-    assert.equal(proxy.log.find((r) => r.msg === 'exchange' && r.id === 9), undefined, 'still resumable');
+    assert.equal(
+      proxy.log.find((r) => r.msg === 'exchange' && r.id === 9),
+      undefined,
+      'still resumable',
+    );
     const record = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 9, 3000);
     assert.equal(record.outcome, 'client-closed');
     assert.equal(record.expired, undefined);
@@ -172,21 +239,27 @@ describe('a client that closes an SSE call', () => {
 });
 
 describe('answers on a GET stream (resumption)', () => {
-  test('enforce: a broken answer replayed on the GET with Last-Event-ID is rewritten like one on the POST\'s stream', async () => {
-    const proxy = await setup(async (req, res) => {
-      if (req.method === 'POST') {
-        // The priming event, then the server closes the stream before answering (SEP-1699 polling).
+  test("enforce: a broken answer replayed on the GET with Last-Event-ID is rewritten like one on the POST's stream", async () => {
+    const proxy = await setup(
+      async (req, res) => {
+        if (req.method === 'POST') {
+          // The priming event, then the server closes the stream before answering (SEP-1699 polling).
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          res.end('id: ev-1\nretry: 10\ndata: \n\n');
+          return;
+        }
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.end('id: ev-1\nretry: 10\ndata: \n\n');
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.end(`id: ev-2\nevent: message\ndata: ${answer(4, 'Error: could not open /srv/reports/q4.csv')}\n\n`);
-    }, await enforcePolicy());
+        res.end(`id: ev-2\nevent: message\ndata: ${answer(4, 'Error: could not open /srv/reports/q4.csv')}\n\n`);
+      },
+      await enforcePolicy(),
+    );
     const first = await post(proxy.url, callBody(4, 'report'), SESSION);
     await first.body.text();
     const { request } = await import('undici');
-    const resumed = await request(proxy.url, { method: 'GET', headers: { accept: 'text/event-stream', 'last-event-id': 'ev-1', ...SESSION } });
+    const resumed = await request(proxy.url, {
+      method: 'GET',
+      headers: { accept: 'text/event-stream', 'last-event-id': 'ev-1', ...SESSION },
+    });
     const text = await resumed.body.text();
     const data = JSON.parse(/^data: (.*)$/m.exec(text)![1]!) as { id: number; result: { isError?: boolean } };
     assert.equal(data.id, 4);

@@ -64,7 +64,9 @@ describe('runDemo', () => {
     // Under audit.yaml the client gets what the server sent: one row per exchange with its outcome.
     const lines = audit.split('\n');
     for (const [method, tool, status, outcome] of EXPECTED) {
-      const row = new RegExp(`^\\s+${escapeRegExp(method)}\\s+${tool ? `${escapeRegExp(tool)}\\s+` : ''}${status}\\s+${escapeRegExp(outcome)}(\\s|$)`);
+      const row = new RegExp(
+        `^\\s+${escapeRegExp(method)}\\s+${tool ? `${escapeRegExp(tool)}\\s+` : ''}${status}\\s+${escapeRegExp(outcome)}(\\s|$)`,
+      );
       assert.equal(lines.filter((l) => row.test(l)).length, 1, `one row ${row} in:\n${audit}`);
     }
     assert.match(audit, /HTML page \(text\/html, \d+ bytes\)/);
@@ -72,7 +74,11 @@ describe('runDemo', () => {
     // Each deliberate fault shows up under its rule in the findings section.
     const findings = audit.slice(audit.indexOf('FINDINGS:'));
     for (const [rule, where] of EXPECTED_FINDINGS) {
-      assert.match(findings, new RegExp(`\\b${escapeRegExp(rule)}\\b[^\\n]*\\n(\\s+[^\\n]*\\n)*?\\s+${escapeRegExp(where)}:`), `${rule} for ${where}`);
+      assert.match(
+        findings,
+        new RegExp(`\\b${escapeRegExp(rule)}\\b[^\\n]*\\n(\\s+[^\\n]*\\n)*?\\s+${escapeRegExp(where)}:`),
+        `${rule} for ${where}`,
+      );
     }
     // Under enforce.yaml the client gets what the spec asks for.
     assert.match(enforce, /delete_everything\s+200\s+isError\s+[\d.]+ ms\s+1\s+JSON error -32602 "Unknown tool: delete_everything"/);
@@ -80,7 +86,7 @@ describe('runDemo', () => {
     assert.match(enforce, /send_email\s+200\s+result\s+[\d.]+ ms\s+1\s+JSON result isError "Error: SMTP/);
     assert.match(enforce, /resources\/list\s+200\s+error:-32000\s+[\d.]+ ms\s+2\s+JSON error -32601/);
     assert.match(enforce, /REWRITES: 5/);
-    assert.doesNotMatch(enforce, /HTML page \(text\/html/, "the client never sees the HTML page");
+    assert.doesNotMatch(enforce, /HTML page \(text\/html/, 'the client never sees the HTML page');
     assert.match(text, /mcp-warden rules/);
   });
 
@@ -91,9 +97,17 @@ describe('runDemo', () => {
   });
 
   it('exits by itself when run as `mcp-warden demo` (no dangling handles)', async () => {
-    const { code, signal, stdout, stderr } = await new Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'demo'], { cwd: ROOT, timeout: 15_000 }, (_err, stdout, stderr) =>
-        resolve({ code: child.exitCode, signal: child.signalCode, stdout, stderr }),
+    const { code, signal, stdout, stderr } = await new Promise<{
+      code: number | null;
+      signal: string | null;
+      stdout: string;
+      stderr: string;
+    }>((resolve) => {
+      const child = execFile(
+        process.execPath,
+        ['--import', 'tsx', 'src/cli.ts', 'demo'],
+        { cwd: ROOT, timeout: 15_000 },
+        (_err, stdout, stderr) => resolve({ code: child.exitCode, signal: child.signalCode, stdout, stderr }),
       );
     });
     assert.equal(signal, null, `killed after the timeout; stderr:\n${stderr}`);
@@ -109,7 +123,14 @@ describe('broken server, its correct parts', () => {
     const handle = await connectSdkClient(server.url, { capabilities: {} });
     try {
       const { tools } = await handle.client.listTools();
-      assert.deepEqual(tools.map((t) => t.name).sort(), ['divide', 'export_report', 'get_weather', 'lookup_user', 'send_email', 'slow_report']);
+      assert.deepEqual(tools.map((t) => t.name).sort(), [
+        'divide',
+        'export_report',
+        'get_weather',
+        'lookup_user',
+        'send_email',
+        'slow_report',
+      ]);
       assert.deepEqual(await handle.client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } }), {
         content: [{ type: 'text', text: 'Sunny, 21 °C in Oslo' }],
       });

@@ -23,7 +23,8 @@ function policyOf(yaml: string): Policy {
 }
 
 const BLOCKED_MESSAGE = "The server's response was withheld by policy";
-const E1 = 'event: message\nid: e-1\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"working"}}\n\n';
+const E1 =
+  'event: message\nid: e-1\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"working"}}\n\n';
 const HTML = '<!DOCTYPE html><html><body><h1>500 Internal Server Error</h1><p>upstream: app-7</p></body></html>';
 const FAILURE = 'Error: SMTP connection refused';
 
@@ -115,18 +116,27 @@ for (const mode of ['json', 'sse'] as const) {
       assert.equal(violation.rule, 'silent-success');
       assert.equal(violation.action, 'log');
       assert.equal(violation.applied, false);
-      assert.equal(proxy.log.find((x) => (x.msg === 'block' || x.msg === 'rewrite') && x.tool === 'notify_team'), undefined);
+      assert.equal(
+        proxy.log.find((x) => (x.msg === 'block' || x.msg === 'rewrite') && x.tool === 'notify_team'),
+        undefined,
+      );
     });
 
     test('fetch_page: an HTML page outside the export_* scope passes unchanged', async () => {
-      await assert.rejects(c.client.callTool({ name: 'fetch_page', arguments: {} }, undefined, { timeout: 1500 }), (e: Error) => !(e instanceof McpError) && e.message.includes('500 Internal Server Error'));
+      await assert.rejects(
+        c.client.callTool({ name: 'fetch_page', arguments: {} }, undefined, { timeout: 1500 }),
+        (e: Error) => !(e instanceof McpError) && e.message.includes('500 Internal Server Error'),
+      );
       const w = c.post('tools/call', 'fetch_page');
       assert.equal(w.status, 500);
       assert.equal((await w.body).toString('utf8'), HTML);
       const violation = await proxy.log.waitFor((x) => x.msg === 'violation' && x.tool === 'fetch_page', 1000);
       assert.equal(violation.rule, 'html-body');
       assert.equal(violation.applied, false);
-      assert.equal(proxy.log.find((x) => x.msg === 'block' && x.tool === 'fetch_page'), undefined);
+      assert.equal(
+        proxy.log.find((x) => x.msg === 'block' && x.tool === 'fetch_page'),
+        undefined,
+      );
     });
   });
 }
@@ -140,12 +150,21 @@ rules:
   const html = (): Reply => ({ status: 502, headers: { 'content-type': 'text/html' }, body: HTML });
 
   test('html-body scoped to tools/call blocks an HTML answer to tools/call (-32603 on 200)', async () => {
-    const r = await runScenario({ version: MODERN, request: { method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } }, respond: html, proxy: { policy: () => BY_METHOD } });
+    const r = await runScenario({
+      version: MODERN,
+      request: { method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } },
+      respond: html,
+      proxy: { policy: () => BY_METHOD },
+    });
     assert.equal(r.status, 200);
     assert.ok(!r.body.includes('app-7'), r.body);
     const msg = responseIn(String(r.headers['content-type']), r.body);
     assertValidResponse(msg, MODERN);
-    assert.deepEqual(msg, { jsonrpc: '2.0', id: 'test-1', error: { code: -32603, message: BLOCKED_MESSAGE, data: { reason: 'WARDEN_BLOCKED', rule: 'html-body', by: 'mcp-warden' } } });
+    assert.deepEqual(msg, {
+      jsonrpc: '2.0',
+      id: 'test-1',
+      error: { code: -32603, message: BLOCKED_MESSAGE, data: { reason: 'WARDEN_BLOCKED', rule: 'html-body', by: 'mcp-warden' } },
+    });
     assert.equal(r.exchange?.verdict, 'block');
     assert.equal(r.violations.find((v) => v.rule === 'html-body')?.applied, true);
   });
@@ -171,7 +190,10 @@ rules:
       tools: [{ name: 'send_sms', inputSchema: { type: 'object' } }],
       request: { method: 'tools/call', params: { name: 'send_sms', arguments: {} } },
       respond: (req) => ({
-        sse: [note, `event: message\nid: 9\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: req?.id, result: { resultType: 'complete', content: [{ type: 'text', text: FAILURE }] } })}\n\n`],
+        sse: [
+          note,
+          `event: message\nid: 9\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: req?.id, result: { resultType: 'complete', content: [{ type: 'text', text: FAILURE }] } })}\n\n`,
+        ],
       }),
       proxy: { policy: () => BY_METHOD },
     });
@@ -214,7 +236,10 @@ describe('a client-side block inside a legacy batch (2025-03-26)', () => {
     assert.match(String(r.headers['content-type']), /^application\/json/);
     const replies = JSON.parse(r.body) as Array<Record<string, unknown>>;
     assert.ok(Array.isArray(replies), r.body);
-    assert.deepEqual(replies.map((m) => m.id), ['a', 'b']);
+    assert.deepEqual(
+      replies.map((m) => m.id),
+      ['a', 'b'],
+    );
     for (const m of replies) {
       assertValidResponse(m, '2025-03-26');
       const e = m.error as { code: number; message: string; data: Record<string, unknown> };
@@ -225,8 +250,13 @@ describe('a client-side block inside a legacy batch (2025-03-26)', () => {
     const block = r.records.find((x) => x.msg === 'block');
     assert.equal(block?.rule, 'request-envelope');
     assert.equal(block?.status, 200);
-    const outcomes = r.records.filter((x) => x.msg === 'exchange' && (x.id === 'a' || x.id === 'b')).map((x) => [x.id, x.outcome, x.status]);
-    assert.deepEqual(outcomes, [['a', 'blocked', 200], ['b', 'blocked', 200]]);
+    const outcomes = r.records
+      .filter((x) => x.msg === 'exchange' && (x.id === 'a' || x.id === 'b'))
+      .map((x) => [x.id, x.outcome, x.status]);
+    assert.deepEqual(outcomes, [
+      ['a', 'blocked', 200],
+      ['b', 'blocked', 200],
+    ]);
     const violations = r.violations.filter((v) => v.rule === 'request-envelope');
     assert.ok(violations.length >= 1);
     for (const v of violations) assert.equal(v.applied, true);
@@ -247,8 +277,14 @@ describe('a client-side block inside a legacy batch (2025-03-26)', () => {
     assert.equal(forwarded, 1);
     assert.equal(r.status, 200);
     const replies = JSON.parse(r.body) as Array<Record<string, unknown>>;
-    assert.deepEqual(replies.map((m) => m.id), ['a', 'c']);
+    assert.deepEqual(
+      replies.map((m) => m.id),
+      ['a', 'c'],
+    );
     for (const m of replies) assertValidResponse(m, '2025-03-26', 'tools/call');
-    assert.equal(r.records.find((x) => x.msg === 'block'), undefined);
+    assert.equal(
+      r.records.find((x) => x.msg === 'block'),
+      undefined,
+    );
   });
 });

@@ -33,7 +33,8 @@ function policyOf(yaml: string): Policy {
 
 const MARKER = '[redacted]';
 /** Around the response event in SSE mode: a notification before, a comment after. */
-const BEFORE = 'event: message\nid: m-1\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"working"}}\n\n';
+const BEFORE =
+  'event: message\nid: m-1\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"working"}}\n\n';
 const AFTER = ': stream done\n\n';
 const responseEvent = (json: string): string => `event: message\nid: m-2\ndata: ${json}\n\n`;
 
@@ -46,8 +47,12 @@ function answer(mode: Mode, message: (id: unknown) => Msg, status = 200): (req: 
 }
 
 const call = (name: string, args: Msg = { text: 'hi' }): ScenarioRequest => ({ method: 'tools/call', params: { name, arguments: args } });
-const error = (code: number, message: string, data?: unknown) => (id: unknown): Msg => ({ jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } });
-const result = (value: Msg) => (id: unknown): Msg => ({ jsonrpc: '2.0', id, result: value });
+const error =
+  (code: number, message: string, data?: unknown) =>
+  (id: unknown): Msg => ({ jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } });
+const result =
+  (value: Msg) =>
+  (id: unknown): Msg => ({ jsonrpc: '2.0', id, result: value });
 
 interface Case {
   name: string;
@@ -89,7 +94,12 @@ const CASES: Case[] = [
     rule: 'resource-not-found-code',
     expectStatus: { json: 200, sse: 200 },
     edits: BOTH,
-    check: (msg) => assert.deepEqual(msg.error, { code: -32602, message: 'Resource not found', data: { uri: 'file:///missing.txt', originalCode: -32002 } }),
+    check: (msg) =>
+      assert.deepEqual(msg.error, {
+        code: -32602,
+        message: 'Resource not found',
+        data: { uri: 'file:///missing.txt', originalCode: -32002 },
+      }),
   },
   {
     name: '-32002 outside resources/read (retired in 2026-07-28) becomes -32602',
@@ -134,7 +144,8 @@ const CASES: Case[] = [
     rule: 'unknown-tool-as-iserror',
     expectStatus: { json: 200, sse: 200 },
     edits: BOTH,
-    check: (msg) => assert.deepEqual(msg.error, { code: -32602, message: 'Unknown tool: nope', data: { serverMessage: 'Tool nope not found' } }),
+    check: (msg) =>
+      assert.deepEqual(msg.error, { code: -32602, message: 'Unknown tool: nope', data: { serverMessage: 'Tool nope not found' } }),
   },
   {
     name: 'a stack trace in error.message is redacted',
@@ -173,7 +184,7 @@ const CASES: Case[] = [
     check: (msg) => leak(HOST, 'db-primary.internal', 'getaddrinfo ENOTFOUND ')(errorOf(msg).message),
   },
   {
-    name: 'an error with a null id gets the request\'s id',
+    name: "an error with a null id gets the request's id",
     request: call('echo'),
     message: (_id) => error(-32603, 'Database unavailable')(null),
     rule: 'error-id-null',
@@ -183,7 +194,8 @@ const CASES: Case[] = [
   },
 ];
 
-const findRecord = (records: LogRecord[], msg: string, pred: (r: LogRecord) => boolean = () => true) => records.find((r) => r.msg === msg && pred(r));
+const findRecord = (records: LogRecord[], msg: string, pred: (r: LogRecord) => boolean = () => true) =>
+  records.find((r) => r.msg === msg && pred(r));
 
 /** What the client got: the response message, after checking the body's framing. */
 function received(r: ScenarioResult, mode: Mode, serverJson: string, edits: boolean): Msg {
@@ -273,7 +285,11 @@ describe('enforce.yaml under 2026-07-28: server answers put right', () => {
     const r = await runScenario({
       version: MODERN,
       request: call('echo'),
-      respond: () => ({ status: 500, headers: { 'content-type': 'text/html; charset=utf-8' }, body: '<!DOCTYPE html><html><body>Internal Server Error</body></html>' }),
+      respond: () => ({
+        status: 500,
+        headers: { 'content-type': 'text/html; charset=utf-8' },
+        body: '<!DOCTYPE html><html><body>Internal Server Error</body></html>',
+      }),
       proxy: { policy: () => enforce },
     });
     assert.equal(r.status, 200);
@@ -370,7 +386,11 @@ describe('client rules under 2026-07-28', () => {
       name: 'an Mcp-Name that is not the base64 form of a non-ASCII name',
       tool: 'météo',
       headers: { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'meteo' },
-      want: { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': `=?base64?${Buffer.from('météo').toString('base64')}?=` },
+      want: {
+        'mcp-protocol-version': MODERN,
+        'mcp-method': 'tools/call',
+        'mcp-name': `=?base64?${Buffer.from('météo').toString('base64')}?=`,
+      },
       before: 'meteo',
     },
   ];
@@ -432,13 +452,16 @@ describe('client rules under 2026-07-28', () => {
     assert.equal(p.log.find((r) => r.msg === 'block')?.rule, 'missing-request-meta');
   });
 
-  test('the same mismatch under header-mismatch: log is forwarded with the client\'s headers', async () => {
+  test("the same mismatch under header-mismatch: log is forwarded with the client's headers", async () => {
     const { upstream: up, proxy: p } = await start('mode: enforce\nrules:\n  header-mismatch: log\n');
     const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' }, _meta: META } };
     const got = await send(p, body, { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'other_tool' });
     assert.equal(got.status, 200);
     assert.equal(up.requests[0]?.headers['mcp-name'], 'other_tool');
-    assert.equal(p.log.find((r) => r.msg === 'rewrite'), undefined);
+    assert.equal(
+      p.log.find((r) => r.msg === 'rewrite'),
+      undefined,
+    );
     assert.equal(p.log.find((r) => r.msg === 'violation' && r.rule === 'header-mismatch')?.applied, false);
   });
 });

@@ -23,7 +23,8 @@ import { connectWireClient, responseIn, sseBlocks, type WireClient, type WireExc
 const VERSION = '2025-11-25';
 const MARKER = '[redacted]';
 /** The notification event the fixture sends before the response event in SSE mode. */
-const E1 = 'event: message\nid: e-1\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"working"}}\n\n';
+const E1 =
+  'event: message\nid: e-1\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"working"}}\n\n';
 const HTML = '<!DOCTYPE html><html><body><h1>500 Internal Server Error</h1><p>nginx</p></body></html>';
 
 type Mode = 'json' | 'sse';
@@ -73,7 +74,7 @@ function resolved(o: Outcome): Record<string, unknown> {
   return o.result;
 }
 
-const textOf = (r: Record<string, unknown>): string => ((r.content as Array<{ text?: string }>)[0]?.text ?? '');
+const textOf = (r: Record<string, unknown>): string => (r.content as Array<{ text?: string }>)[0]?.text ?? '';
 
 function unknownTool(tool: string, reply: ToolReply, rule: string, data: Record<string, unknown>, gone: string[] = []): Case {
   return {
@@ -101,10 +102,25 @@ function bodyFault(tool: string, reply: ToolReply, rule: string, upstreamStatus:
 
 /** Leaked internals, each in a short error text: what must go, and what must stay. */
 const LEAKS = {
-  stack: { rule: 'leaked-stack-trace', text: 'Error: boom\n    at lookupUser (/srv/app/users.js:42:17)', leaked: '/srv/app/users.js', kept: 'Error: boom' },
-  path: { rule: 'leaked-path', text: 'cannot open /home/deploy/app/config.json', leaked: '/home/deploy/app/config.json', kept: 'cannot open ' },
+  stack: {
+    rule: 'leaked-stack-trace',
+    text: 'Error: boom\n    at lookupUser (/srv/app/users.js:42:17)',
+    leaked: '/srv/app/users.js',
+    kept: 'Error: boom',
+  },
+  path: {
+    rule: 'leaked-path',
+    text: 'cannot open /home/deploy/app/config.json',
+    leaked: '/home/deploy/app/config.json',
+    kept: 'cannot open ',
+  },
   ip: { rule: 'leaked-private-address', text: 'connect ECONNREFUSED 10.0.3.7:5432', leaked: '10.0.3.7', kept: 'connect ECONNREFUSED ' },
-  host: { rule: 'leaked-internal-host', text: 'getaddrinfo ENOTFOUND db-primary.internal', leaked: 'db-primary.internal', kept: 'getaddrinfo ENOTFOUND ' },
+  host: {
+    rule: 'leaked-internal-host',
+    text: 'getaddrinfo ENOTFOUND db-primary.internal',
+    leaked: 'db-primary.internal',
+    kept: 'getaddrinfo ENOTFOUND ',
+  },
 } as const;
 
 function redactedText(text: string, leak: (typeof LEAKS)[keyof typeof LEAKS]): void {
@@ -145,15 +161,46 @@ function leakCases(): Case[] {
 
 const CASES: Case[] = [
   // Unknown tools: whatever the server answered becomes -32602 "Unknown tool: NAME".
-  unknownTool('ghost_iserror', { result: { content: [{ type: 'text', text: 'Tool not found' }], isError: true } }, 'unknown-tool-as-iserror', { serverMessage: 'Tool not found' }),
-  unknownTool('ghost_result', { result: { content: [{ type: 'text', text: 'done' }] } }, 'unknown-tool-as-result', { serverMessage: 'done' }),
-  unknownTool('ghost_code', { error: { code: -32601, message: 'Method not found' } }, 'unknown-tool-wrong-code', { serverMessage: 'Method not found', originalCode: -32601 }),
-  unknownTool('ghost_html', { http: { status: 500, contentType: 'text/html', body: HTML } }, 'html-body', { reason: 'html-body', upstreamStatus: 500 }, ['<html', 'nginx']),
+  unknownTool(
+    'ghost_iserror',
+    { result: { content: [{ type: 'text', text: 'Tool not found' }], isError: true } },
+    'unknown-tool-as-iserror',
+    { serverMessage: 'Tool not found' },
+  ),
+  unknownTool('ghost_result', { result: { content: [{ type: 'text', text: 'done' }] } }, 'unknown-tool-as-result', {
+    serverMessage: 'done',
+  }),
+  unknownTool('ghost_code', { error: { code: -32601, message: 'Method not found' } }, 'unknown-tool-wrong-code', {
+    serverMessage: 'Method not found',
+    originalCode: -32601,
+  }),
+  unknownTool(
+    'ghost_html',
+    { http: { status: 500, contentType: 'text/html', body: HTML } },
+    'html-body',
+    { reason: 'html-body', upstreamStatus: 500 },
+    ['<html', 'nginx'],
+  ),
   // A known tool answered with no JSON-RPC response: -32603 with the request's id.
-  bodyFault('export_html', { http: { status: 500, contentType: 'text/html; charset=utf-8', body: HTML } }, 'html-body', 500, ['<html', 'nginx']),
+  bodyFault('export_html', { http: { status: 500, contentType: 'text/html; charset=utf-8', body: HTML } }, 'html-body', 500, [
+    '<html',
+    'nginx',
+  ]),
   bodyFault('export_empty', { http: { status: 200, contentType: 'application/json', body: '' } }, 'empty-body', 200),
-  bodyFault('export_text', { http: { status: 200, contentType: 'application/json', body: 'upstream crashed, try later' } }, 'non-json-body', 200, ['upstream crashed']),
-  bodyFault('export_object', { http: { status: 200, contentType: 'application/json', body: '{"status":"error","detail":"database unavailable"}' } }, 'not-jsonrpc-body', 200, ['database unavailable']),
+  bodyFault(
+    'export_text',
+    { http: { status: 200, contentType: 'application/json', body: 'upstream crashed, try later' } },
+    'non-json-body',
+    200,
+    ['upstream crashed'],
+  ),
+  bodyFault(
+    'export_object',
+    { http: { status: 200, contentType: 'application/json', body: '{"status":"error","detail":"database unavailable"}' } },
+    'not-jsonrpc-body',
+    200,
+    ['database unavailable'],
+  ),
   bodyFault('export_reset', { reset: true }, 'no-response', null),
   // Leaks in error.message, error.data and isError text.
   ...leakCases(),
@@ -202,9 +249,12 @@ const CASES: Case[] = [
 
 /** The tools the faulty server lists, and how it answers unknown ones. */
 function faultyTools(): { tools: Record<string, { reply: () => ToolReply }>; unknown: (name: string) => ToolReply } {
-  const tools: Record<string, { reply: () => ToolReply }> = { ok: { reply: () => ({ result: { content: [{ type: 'text', text: 'fine' }] } }) } };
+  const tools: Record<string, { reply: () => ToolReply }> = {
+    ok: { reply: () => ({ result: { content: [{ type: 'text', text: 'fine' }] } }) },
+  };
   for (const c of CASES) if (c.known) tools[c.tool] = { reply: () => c.reply };
-  const unknown = (name: string): ToolReply => CASES.find((c) => !c.known && c.tool === name)?.reply ?? { error: { code: -32602, message: `Unknown tool: ${name}` } };
+  const unknown = (name: string): ToolReply =>
+    CASES.find((c) => !c.known && c.tool === name)?.reply ?? { error: { code: -32602, message: `Unknown tool: ${name}` } };
   return { tools, unknown };
 }
 
@@ -281,16 +331,23 @@ async function outcomeOf(p: Promise<unknown>): Promise<Outcome> {
   }
 }
 
-const recordsFor = (proxy: TestProxy, msg: string, where: (r: LogRecord) => boolean): LogRecord[] => proxy.log.records.filter((r) => r.msg === msg && where(r));
+const recordsFor = (proxy: TestProxy, msg: string, where: (r: LogRecord) => boolean): LogRecord[] =>
+  proxy.log.records.filter((r) => r.msg === msg && where(r));
 
 /** The wire checks every rewritten answer must pass; returns the response message the client got. */
-async function checkWire(w: WireExchange, mode: Mode, isFramed: boolean, original: string | undefined, gone: readonly string[]): Promise<Record<string, unknown>> {
+async function checkWire(
+  w: WireExchange,
+  mode: Mode,
+  isFramed: boolean,
+  original: string | undefined,
+  gone: readonly string[],
+): Promise<Record<string, unknown>> {
   const text = (await w.body).toString('utf8');
   const sent = JSON.parse(w.request) as { id: unknown };
   assert.equal(w.status, 200, `status ${w.status}: ${text}`);
   const msg = responseIn(w.contentType, text);
   assertValidResponse(msg, VERSION, 'tools/call');
-  assert.deepEqual(msg.id, sent.id, 'the answer carries the request\'s id');
+  assert.deepEqual(msg.id, sent.id, "the answer carries the request's id");
   for (const g of gone) assert.ok(!text.includes(g), `${JSON.stringify(g)} reached the client: ${text}`);
   if (mode === 'sse' && isFramed) {
     assert.match(w.contentType, /^text\/event-stream/);
@@ -353,7 +410,8 @@ for (const mode of ['json', 'sse'] as const) {
         const rewrite = await proxy.log.waitFor((r) => r.msg === 'rewrite' && r.tool === k.tool);
         assert.ok((rewrite.rules as string[]).includes(k.rule), `rewrite rules ${JSON.stringify(rewrite.rules)} include ${k.rule}`);
         assert.equal(typeof rewrite.before, 'string');
-        if (k.before !== undefined) assert.ok(String(rewrite.before).includes(k.before), `before ${JSON.stringify(rewrite.before)} keeps ${k.before}`);
+        if (k.before !== undefined)
+          assert.ok(String(rewrite.before).includes(k.before), `before ${JSON.stringify(rewrite.before)} keeps ${k.before}`);
         assert.ok(String(rewrite.after).includes(k.after), `after ${JSON.stringify(rewrite.after)} shows ${k.after}`);
         assert.deepEqual(JSON.parse(String(rewrite.after)), msg, 'the after excerpt is what the client got');
         assert.equal(rewrite.id, sent.id);
@@ -367,7 +425,7 @@ for (const mode of ['json', 'sse'] as const) {
       });
     }
 
-    test('query_null_id: the rewrite record\'s before shows the error the server sent', async () => {
+    test("query_null_id: the rewrite record's before shows the error the server sent", async () => {
       const rewrite = await proxy.log.waitFor((r) => r.msg === 'rewrite' && r.tool === 'query_null_id', 200);
       assert.ok(String(rewrite.before).includes('"id":null'), `before: ${JSON.stringify(rewrite.before)}`);
       assert.ok(String(rewrite.before).includes('Database unavailable'), `before: ${JSON.stringify(rewrite.before)}`);
@@ -434,18 +492,36 @@ for (const mode of ['json', 'sse'] as const) {
 
     const post = async (url: URL, body: string) => {
       const res = await request(url, { method: 'POST', headers, body });
-      return { status: res.statusCode, contentType: String(res.headers['content-type'] ?? ''), body: Buffer.from(await res.body.arrayBuffer()) };
+      return {
+        status: res.statusCode,
+        contentType: String(res.headers['content-type'] ?? ''),
+        body: Buffer.from(await res.body.arrayBuffer()),
+      };
     };
 
     before(async () => {
       upstream = await startFaultyServer({ mode, ...faultyTools() });
       front = await startMethodFront(upstream.url, mode);
       proxy = await startProxy(front.url, { policy: () => audit });
-      const init = await post(proxy.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 't', version: '1' } } }));
+      const init = await post(
+        proxy.url,
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        }),
+      );
       assert.equal(init.status, 200);
       const session = responseIn(init.contentType, init.body.toString('utf8'));
       assert.equal((session.result as { protocolVersion: string }).protocolVersion, VERSION);
-      const sid = (await request(upstream.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: {} }) })).headers['mcp-session-id'];
+      const sid = (
+        await request(upstream.url, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: {} }),
+        })
+      ).headers['mcp-session-id'];
       headers['mcp-session-id'] = String(sid);
       headers['mcp-protocol-version'] = VERSION;
       await post(proxy.url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
@@ -474,7 +550,8 @@ for (const mode of ['json', 'sse'] as const) {
           assert.equal(via.status, direct.status);
           assert.equal(via.contentType, direct.contentType);
           assert.ok(via.body.equals(direct.body), `the bytes differ:\n${via.body.toString('utf8')}\n${direct.body.toString('utf8')}`);
-          if (mode === 'sse' && framed(k.reply)) assert.equal(via.body.toString('utf8'), `${E1}event: message\nid: e-2\ndata: ${serverJson(k.reply, id)}\n\n`);
+          if (mode === 'sse' && framed(k.reply))
+            assert.equal(via.body.toString('utf8'), `${E1}event: message\nid: e-2\ndata: ${serverJson(k.reply, id)}\n\n`);
         }
         const violation = await proxy.log.waitFor((r) => r.msg === 'violation' && r.tool === k.tool && r.rule === k.rule, 1000);
         assert.equal(violation.applied, false);
@@ -485,7 +562,7 @@ for (const mode of ['json', 'sse'] as const) {
       });
     }
 
-    test('resources/list: -32000 is logged with applied: false, the bytes are the server\'s', async () => {
+    test("resources/list: -32000 is logged with applied: false, the bytes are the server's", async () => {
       const id = nextId++;
       const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'resources/list', params: {} });
       const via = await post(proxy.url, body);

@@ -26,8 +26,6 @@ import { closeServer, listen } from '../helpers/net.ts';
 import { ACCEPT, call, post, rpc, sleep, within } from '../helpers/faults.ts';
 import { startProxy, type TestProxy } from '../helpers/proxy.ts';
 
-
-
 /** Polls `cond` every 10 ms; rejects naming `what` after `ms`. */
 async function eventually(ms: number, what: () => string, cond: () => boolean | Promise<boolean>): Promise<void> {
   const deadline = performance.now() + ms;
@@ -39,7 +37,10 @@ async function eventually(ms: number, what: () => string, cond: () => boolean | 
 
 const running: Array<{ close(): Promise<void> }> = [];
 const sockets = new Set<Socket>();
-async function setup(handler: RawHandler, options: Parameters<typeof startProxy>[1] = {}): Promise<{ upstream: RawServer; proxy: TestProxy }> {
+async function setup(
+  handler: RawHandler,
+  options: Parameters<typeof startProxy>[1] = {},
+): Promise<{ upstream: RawServer; proxy: TestProxy }> {
   const upstream = await startRawServer(handler);
   const proxy = await startProxy(new URL('/mcp', upstream.url), options);
   running.push(proxy, upstream);
@@ -119,7 +120,12 @@ describe('the client aborts', () => {
       }),
     );
     const controller = new AbortController();
-    const pending = request(proxy.url, { method: 'POST', body: call('abort-early', 'stall'), headers: { 'content-type': 'application/json', accept: ACCEPT }, signal: controller.signal });
+    const pending = request(proxy.url, {
+      method: 'POST',
+      body: call('abort-early', 'stall'),
+      headers: { 'content-type': 'application/json', accept: ACCEPT },
+      signal: controller.signal,
+    });
     pending.catch(() => {});
     await within(2000, 'the request to reach the server', arrived);
     controller.abort();
@@ -136,7 +142,9 @@ describe('the client aborts', () => {
     const { upstream, proxy } = await setup(byTool({}));
     const body = call('half', 'echo');
     const c = rawClient(Number(proxy.url.port));
-    c.socket.write(`POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: ${ACCEPT}\r\ncontent-length: ${body.length + 1000}\r\n\r\n${body}`);
+    c.socket.write(
+      `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: ${ACCEPT}\r\ncontent-length: ${body.length + 1000}\r\n\r\n${body}`,
+    );
     await sleep(100);
     c.socket.destroy();
     const rejected = await proxy.log.waitFor((r) => r.msg === 'request rejected');
@@ -147,7 +155,9 @@ describe('the client aborts', () => {
 
   // 3,000 in the suite (the heap is read over the last 2,000); ABORT_SOAK=10000 runs the full soak.
   const TOTAL = Math.max(2_000, Number(process.env.ABORT_SOAK ?? 3_000));
-  test(`${TOTAL.toLocaleString('en')} aborted requests, half mid-request and half mid-stream: every upstream request closed, no socket, no open request left`, { timeout: 120_000 }, async () => {
+  test(`${TOTAL.toLocaleString('en')} aborted requests, half mid-request and half mid-stream: every upstream request closed, no socket, no open request left`, {
+    timeout: 120_000,
+  }, async () => {
     const BATCH = 250;
     v8.setFlagsFromString('--expose-gc');
     const gc = vm.runInNewContext('gc') as () => void;
@@ -235,18 +245,34 @@ describe('the client aborts', () => {
       }
       const open = await within(20_000, `batch ${b}: every stream's first event`, Promise.all(batch));
       const want = (b + 1) * BATCH;
-      await eventually(20_000, () => `batch ${b}: the server got ${received}/${want} requests`, () => received >= want);
+      await eventually(
+        20_000,
+        () => `batch ${b}: the server got ${received}/${want} requests`,
+        () => received >= want,
+      );
       for (const s of open) {
         s.destroy();
         sockets.delete(s);
       }
-      await eventually(20_000, () => `batch ${b}: ${closedUnfinished}/${want} upstream requests closed`, () => closedUnfinished >= want);
+      await eventually(
+        20_000,
+        () => `batch ${b}: ${closedUnfinished}/${want} upstream requests closed`,
+        () => closedUnfinished >= want,
+      );
     }
     const elapsed = performance.now() - started;
 
     const connections = (server: Server): Promise<number> => new Promise((r) => server.getConnections((_e, n) => r(n)));
-    await eventually(5000, () => 'the proxy still has client sockets', async () => (await connections(proxy.server)) === 0);
-    await eventually(5000, () => 'the proxy still has upstream sockets', async () => (await connections(upstream)) === 0);
+    await eventually(
+      5000,
+      () => 'the proxy still has client sockets',
+      async () => (await connections(proxy.server)) === 0,
+    );
+    await eventually(
+      5000,
+      () => 'the proxy still has upstream sockets',
+      async () => (await connections(upstream)) === 0,
+    );
     assert.equal(received, TOTAL, 'every request reached the server');
     assert.equal(closedUnfinished, TOTAL, 'every upstream request was aborted');
     assert.equal(closedFinished, 0);
@@ -256,7 +282,11 @@ describe('the client aborts', () => {
     assert.ok(created.sessions.size <= 1, 'no session per aborted request');
     const grown = heap() - warmHeap;
     assert.ok(grown < 16 * 1024 * 1024, `heap grew by ${(grown / 2 ** 20).toFixed(1)} MiB over ${TOTAL - 4 * BATCH} aborted requests`);
-    assert.equal(other.records.filter((r) => r.level === 50).length, 0, `no error records: ${JSON.stringify(other.records.filter((r) => r.level === 50))}`);
+    assert.equal(
+      other.records.filter((r) => r.level === 50).length,
+      0,
+      `no error records: ${JSON.stringify(other.records.filter((r) => r.level === 50))}`,
+    );
     // Bounded for the suite, not a benchmark: ~15 s for 10,000 on an idle 2-core machine.
     assert.ok(elapsed < 90_000, `${TOTAL} aborts took ${Math.round(elapsed)} ms`);
     await assertStillServes({ url: proxy.url, log: other });
@@ -264,7 +294,7 @@ describe('the client aborts', () => {
 });
 
 describe('hostile bodies', () => {
-  test('malformed JSON is forwarded as sent (audit), the server\'s parse error relayed, the log says the body was not JSON', async () => {
+  test("malformed JSON is forwarded as sent (audit), the server's parse error relayed, the log says the body was not JSON", async () => {
     const parseError = '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}';
     const { upstream, proxy } = await setup((_req, res, body) => {
       if (body.toString().startsWith('{"jsonrpc":"2.0","id":"broken"')) {
@@ -277,7 +307,7 @@ describe('hostile bodies', () => {
     const malformed = '{"jsonrpc":"2.0","id":"broken","method":"tools/call","params":{"name":"echo",}';
     const res = await post(proxy.url, malformed);
     assert.equal(res.statusCode, 400);
-    assert.equal(await res.body.text(), parseError, 'the server\'s answer, unchanged');
+    assert.equal(await res.body.text(), parseError, "the server's answer, unchanged");
     assert.equal(upstream.requests.at(-1)?.body.toString(), malformed, 'forwarded byte for byte');
     const undecodable = await proxy.log.waitFor((r) => r.msg === 'undecodable' && r.from === 'client');
     assert.equal(undecodable.problem, 'not-json');
@@ -292,8 +322,12 @@ describe('hostile bodies', () => {
     const { upstream, proxy } = await setup(byTool({}));
     const c = rawClient(Number(proxy.url.port));
     const started = performance.now();
-    c.socket.write(`POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: ${ACCEPT}\r\ncontent-length: 1073741824\r\n\r\n`);
-    c.socket.write(`{"jsonrpc":"2.0","id":"giant","method":"tools/call","params":{"name":"echo","arguments":{"blob":"${'x'.repeat(64 * 1024)}`);
+    c.socket.write(
+      `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: ${ACCEPT}\r\ncontent-length: 1073741824\r\n\r\n`,
+    );
+    c.socket.write(
+      `{"jsonrpc":"2.0","id":"giant","method":"tools/call","params":{"name":"echo","arguments":{"blob":"${'x'.repeat(64 * 1024)}`,
+    );
     // The client keeps its side open and never sends the rest: the proxy must answer and close anyway.
     const how = await within(3000, 'the proxy to close the connection', c.ended);
     assert.ok(how === 'end' || how === 'close');
@@ -316,7 +350,9 @@ describe('hostile bodies', () => {
     const c = rawClient(Number(proxy.url.port));
     let closed = false;
     void c.closed.then(() => (closed = true));
-    c.socket.write(`POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: ${ACCEPT}\r\ntransfer-encoding: chunked\r\n\r\n`);
+    c.socket.write(
+      `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: ${ACCEPT}\r\ntransfer-encoding: chunked\r\n\r\n`,
+    );
     const chunk = Buffer.alloc(64 * 1024, 0x61);
     const frame = Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]);
     let pushed = 0;
@@ -348,7 +384,12 @@ describe('hostile bodies', () => {
 
 describe('slowloris', () => {
   /** Writes `text` one byte every `everyMs` until the proxy closes the connection; resolves with how long that took. */
-  async function trickle(port: number, text: string, everyMs = 20, limitMs = 5000): Promise<{ closedAfterMs: number | undefined; answer: string; sent: number }> {
+  async function trickle(
+    port: number,
+    text: string,
+    everyMs = 20,
+    limitMs = 5000,
+  ): Promise<{ closedAfterMs: number | undefined; answer: string; sent: number }> {
     const c = rawClient(port);
     const started = performance.now();
     let sent = 0;
@@ -363,7 +404,7 @@ describe('slowloris', () => {
   }
   const HEADERS = `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nx-padding: ${'a'.repeat(4000)}`;
 
-  test('the proxy sets client timeouts shorter than node\'s defaults (headers 60 s, request 300 s)', async () => {
+  test("the proxy sets client timeouts shorter than node's defaults (headers 60 s, request 300 s)", async () => {
     const { proxy } = await setup(byTool({}));
     assert.equal(proxy.server.headersTimeout, DEFAULT_LIMITS.clientHeadersTimeoutMs);
     assert.equal(proxy.server.requestTimeout, DEFAULT_LIMITS.clientRequestTimeoutMs);
@@ -374,20 +415,27 @@ describe('slowloris', () => {
     assert.equal(tuned.server.requestTimeout, 1000);
   });
 
-  test(
-    'headers trickled byte by byte are cut off about clientHeadersTimeoutMs after they began',
-    async () => {
-      const { proxy } = await setup(byTool({}), { limits: { clientHeadersTimeoutMs: 500 } });
-      const { closedAfterMs } = await trickle(Number(proxy.url.port), HEADERS, 20, 3000);
-      assert.ok(closedAfterMs !== undefined && closedAfterMs < 2000, `closed after ${closedAfterMs === undefined ? 'more than 3000' : Math.round(closedAfterMs)} ms`);
-    },
-  );
+  test('headers trickled byte by byte are cut off about clientHeadersTimeoutMs after they began', async () => {
+    const { proxy } = await setup(byTool({}), { limits: { clientHeadersTimeoutMs: 500 } });
+    const { closedAfterMs } = await trickle(Number(proxy.url.port), HEADERS, 20, 3000);
+    assert.ok(
+      closedAfterMs !== undefined && closedAfterMs < 2000,
+      `closed after ${closedAfterMs === undefined ? 'more than 3000' : Math.round(closedAfterMs)} ms`,
+    );
+  });
 
   /** The proxy with node's connection check every 100 ms: what server.ts should set (see the todo above). */
-  async function checkedProxy(limits: { clientHeadersTimeoutMs: number; clientRequestTimeoutMs: number }): Promise<{ upstream: RawServer; url: URL; log: ReturnType<typeof createLogCapture> }> {
+  async function checkedProxy(limits: {
+    clientHeadersTimeoutMs: number;
+    clientRequestTimeoutMs: number;
+  }): Promise<{ upstream: RawServer; url: URL; log: ReturnType<typeof createLogCapture> }> {
     const upstream = await startRawServer(byTool({}));
     const log = createLogCapture();
-    const created = createProxy({ upstream: new URL('/mcp', upstream.url), logger: createLogger({ destination: log.stream, level: 'debug' }), limits });
+    const created = createProxy({
+      upstream: new URL('/mcp', upstream.url),
+      logger: createLogger({ destination: log.stream, level: 'debug' }),
+      limits,
+    });
     // A test-only tweak: node reads it when the server starts listening.
     (created.server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = 100;
     const running_ = await created.listen(0, '127.0.0.1');
@@ -414,7 +462,9 @@ describe('slowloris', () => {
     const proxy = await checkedProxy({ clientHeadersTimeoutMs: 500, clientRequestTimeoutMs: 1000 });
     const c = rawClient(Number(proxy.url.port));
     const started = performance.now();
-    c.socket.write(`POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: ${ACCEPT}\r\ncontent-length: 4000\r\n\r\n`);
+    c.socket.write(
+      `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: ${ACCEPT}\r\ncontent-length: 4000\r\n\r\n`,
+    );
     let sent = 0;
     let closed = false;
     void c.closed.then(() => (closed = true));
@@ -433,14 +483,11 @@ describe('slowloris', () => {
     await assertStillServes(proxy);
   });
 
-  test(
-    'a client cut off for trickling its headers is logged',
-    async () => {
-      const proxy = await checkedProxy({ clientHeadersTimeoutMs: 300, clientRequestTimeoutMs: 1000 });
-      await trickle(Number(proxy.url.port), HEADERS, 20, 2000);
-      await proxy.log.waitFor((r) => r.level !== undefined && r.msg !== 'listening', 500);
-    },
-  );
+  test('a client cut off for trickling its headers is logged', async () => {
+    const proxy = await checkedProxy({ clientHeadersTimeoutMs: 300, clientRequestTimeoutMs: 1000 });
+    await trickle(Number(proxy.url.port), HEADERS, 20, 2000);
+    await proxy.log.waitFor((r) => r.level !== undefined && r.msg !== 'listening', 500);
+  });
 });
 
 describe('header injection', () => {
@@ -468,19 +515,20 @@ describe('header injection', () => {
     assert.equal(forwarded.headers.injected, undefined);
   });
 
-  test(
-    'a second Host header is rejected with 400 (RFC 9112 section 3.2)',
-    async () => {
-      const { upstream, proxy } = await setup(byTool({}));
-      const wire = `POST /mcp HTTP/1.1\r\nhost: proxy.example\r\nhost: evil.example\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`;
-      assert.match(await rawExchange(Number(proxy.url.port), wire), /^HTTP\/1\.1 400 /);
-      assert.equal(upstream.requests.length, 0);
-    },
-  );
-
-  test('forged X-Forwarded-*: the real peer is appended to X-Forwarded-For; Host and Proto are the proxy\'s own', async () => {
+  test('a second Host header is rejected with 400 (RFC 9112 section 3.2)', async () => {
     const { upstream, proxy } = await setup(byTool({}));
-    const res = await post(proxy.url, body, { 'x-forwarded-for': '203.0.113.7', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' });
+    const wire = `POST /mcp HTTP/1.1\r\nhost: proxy.example\r\nhost: evil.example\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`;
+    assert.match(await rawExchange(Number(proxy.url.port), wire), /^HTTP\/1\.1 400 /);
+    assert.equal(upstream.requests.length, 0);
+  });
+
+  test("forged X-Forwarded-*: the real peer is appended to X-Forwarded-For; Host and Proto are the proxy's own", async () => {
+    const { upstream, proxy } = await setup(byTool({}));
+    const res = await post(proxy.url, body, {
+      'x-forwarded-for': '203.0.113.7',
+      'x-forwarded-host': 'evil.example',
+      'x-forwarded-proto': 'https',
+    });
     assert.equal(res.statusCode, 200);
     await res.body.text();
     const seen = upstream.requests.at(-1)!;
@@ -492,7 +540,7 @@ describe('header injection', () => {
 });
 
 describe('JSON-RPC the proxy forwards and correlates', () => {
-  test('an unknown method is forwarded; the server\'s -32601 reaches the client and the log', async () => {
+  test("an unknown method is forwarded; the server's -32601 reaches the client and the log", async () => {
     const { upstream, proxy } = await setup((req, res, raw) => {
       const m = JSON.parse(raw.toString()) as { id: unknown; method: string };
       if (m.method === 'tools/call') return byTool({})(req, res, raw);
@@ -502,7 +550,11 @@ describe('JSON-RPC the proxy forwards and correlates', () => {
     const sent = rpc('unknown-1', 'no/such-method', { x: 1 });
     const res = await post(proxy.url, sent);
     assert.equal(res.statusCode, 200);
-    assert.deepEqual(await res.body.json(), { jsonrpc: '2.0', id: 'unknown-1', error: { code: -32601, message: 'Method not found: no/such-method' } });
+    assert.deepEqual(await res.body.json(), {
+      jsonrpc: '2.0',
+      id: 'unknown-1',
+      error: { code: -32601, message: 'Method not found: no/such-method' },
+    });
     assert.equal(upstream.requests[0]?.body.toString(), sent);
     const record = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 'unknown-1');
     assert.equal(record.method, 'no/such-method');
@@ -594,7 +646,9 @@ describe('JSON-RPC the proxy forwards and correlates', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}');
     };
-    const { upstream, proxy } = await setup((req, res, raw) => (raw.toString().includes('"method":"ping"') ? invalidRequest : byTool({}))(req, res, raw));
+    const { upstream, proxy } = await setup((req, res, raw) =>
+      (raw.toString().includes('"method":"ping"') ? invalidRequest : byTool({}))(req, res, raw),
+    );
     for (const wire of ['null', 'true', '{"a":1}', '[1]']) {
       const sent = `{"jsonrpc":"2.0","id":${wire},"method":"ping"}`;
       const res = await post(proxy.url, sent);

@@ -19,11 +19,20 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import type { Socket } from 'node:net';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { byTool, html500, jsonRpcResult, resetAfter, sseEvents, stall, startRawServer, type RawHandler, type RawServer } from '../fixtures/raw-server.ts';
+import {
+  byTool,
+  html500,
+  jsonRpcResult,
+  resetAfter,
+  sseEvents,
+  stall,
+  startRawServer,
+  type RawHandler,
+  type RawServer,
+} from '../fixtures/raw-server.ts';
 import { closeServer, listen } from '../helpers/net.ts';
 import { ACCEPT, brokenStream, call, post, sleep, within } from '../helpers/faults.ts';
 import { startProxy, type TestProxy } from '../helpers/proxy.ts';
-
 
 interface RpcError {
   jsonrpc: string;
@@ -31,10 +40,12 @@ interface RpcError {
   error: { code: number; message: string; data: { reason: string; by: string } };
 }
 
-
 const running: Array<{ close(): Promise<void> }> = [];
 const cleanups: Array<() => void> = [];
-async function setup(handler: RawHandler, options: Parameters<typeof startProxy>[1] = {}): Promise<{ upstream: RawServer; proxy: TestProxy }> {
+async function setup(
+  handler: RawHandler,
+  options: Parameters<typeof startProxy>[1] = {},
+): Promise<{ upstream: RawServer; proxy: TestProxy }> {
   const upstream = await startRawServer(handler);
   const proxy = await startProxy(new URL('/mcp', upstream.url), options);
   running.push(proxy, upstream);
@@ -117,13 +128,23 @@ describe('refused connections', () => {
 
 describe('resets and closes', () => {
   test('a TCP RST in the middle of a JSON body: 502 with the id, logged, and the proxy still serves', async () => {
-    const { proxy } = await setup(byTool({ rst: resetAfter('{"jsonrpc":"2.0","id":"rst-json","result":{"content":[{"type":"te', { contentType: 'application/json', rst: true }) }));
+    const { proxy } = await setup(
+      byTool({
+        rst: resetAfter('{"jsonrpc":"2.0","id":"rst-json","result":{"content":[{"type":"te', {
+          contentType: 'application/json',
+          rst: true,
+        }),
+      }),
+    );
     await expectProxyError(await post(proxy.url, call('rst-json', 'rst')), 502, 'rst-json', 'WARDEN_UPSTREAM_RESET');
     const record = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 'rst-json');
     assert.equal(record.outcome, 'no-response');
     assert.equal(record.proxyError, 'WARDEN_UPSTREAM_RESET');
     assert.equal(record.status, 502);
-    assert.ok(proxy.log.find((r) => r.msg === 'violation' && r.rule === 'no-response' && r.id === 'rst-json'), 'the dropped answer is a finding');
+    assert.ok(
+      proxy.log.find((r) => r.msg === 'violation' && r.rule === 'no-response' && r.id === 'rst-json'),
+      'the dropped answer is a finding',
+    );
     await assertStillServes(proxy);
   });
 
@@ -133,14 +154,20 @@ describe('resets and closes', () => {
       ': keepalive\n\n',
       'id: 2\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":2}}\n\n',
     ];
-    const { proxy } = await setup(byTool({ rst: resetAfter(`${events.join('')}data: {"jsonrpc":"2.0","id":"rst-sse","res`, { rst: true }) }));
+    const { proxy } = await setup(
+      byTool({ rst: resetAfter(`${events.join('')}data: {"jsonrpc":"2.0","id":"rst-sse","res`, { rst: true }) }),
+    );
     const res = await post(proxy.url, call('rst-sse', 'rst'));
     assert.equal(res.statusCode, 200);
     assert.equal(res.headers['content-type'], 'text/event-stream');
     // undici would reject a body that was cut: text() resolving means the stream ended cleanly.
     const got = brokenStream(await res.body.text(), events.join(''));
     assert.equal(got.head, events.join(''), 'every complete event, none of the broken one');
-    assert.deepEqual(got.error, { id: 'rst-sse', code: -32603, reason: 'WARDEN_UPSTREAM_RESET' }, 'then the proxy\'s error for the waiting request');
+    assert.deepEqual(
+      got.error,
+      { id: 'rst-sse', code: -32603, reason: 'WARDEN_UPSTREAM_RESET' },
+      "then the proxy's error for the waiting request",
+    );
     const record = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 'rst-sse');
     assert.equal(record.outcome, 'no-response');
     assert.equal(record.transport, 'sse');
@@ -154,7 +181,11 @@ describe('resets and closes', () => {
   test('the server reads the request and closes the connection without a response: 502 with the id', async () => {
     const { upstream, proxy } = await setup(byTool({ drop: (_req, res) => void res.socket?.destroy() }));
     await expectProxyError(await post(proxy.url, call('dropped', 'drop')), 502, 'dropped', 'WARDEN_UPSTREAM_RESET');
-    assert.equal(upstream.requests.filter((r) => r.body.toString().includes('"dropped"')).length, 1, 'the request reached the server once: not retried');
+    assert.equal(
+      upstream.requests.filter((r) => r.body.toString().includes('"dropped"')).length,
+      1,
+      'the request reached the server once: not retried',
+    );
     const record = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 'dropped');
     assert.equal(record.outcome, 'no-response');
     assert.equal(record.proxyError, 'WARDEN_UPSTREAM_RESET');
@@ -238,9 +269,14 @@ describe('one proxy through every fault in turn', () => {
       byTool({
         ticker,
         stall: stall(),
-        idle: sseEvents(['data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"one"}}\n\n'], 0, { end: false }),
+        idle: sseEvents(['data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"one"}}\n\n'], 0, {
+          end: false,
+        }),
         resetJson: resetAfter('{"jsonrpc":"2.0","id":"reset-json","res', { contentType: 'application/json' }),
-        resetSse: resetAfter('data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"one"}}\n\ndata: {"jsonrpc', {}),
+        resetSse: resetAfter(
+          'data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"one"}}\n\ndata: {"jsonrpc',
+          {},
+        ),
         html: html500(),
         drop: (_req, res) => void res.socket?.destroy(),
       }),
@@ -280,11 +316,18 @@ describe('one proxy through every fault in turn', () => {
     await within(5000, 'the ticker stream to end', reading);
     const progress = [...streamed.matchAll(/"progress":(\d+)/g)].map((m) => Number(m[1]));
     assert.ok(before > 0 && progress.length >= before, 'the long stream flowed while the faults happened');
-    assert.deepEqual(progress, progress.map((_, i) => i + 1), 'no event of the long stream was lost or reordered');
+    assert.deepEqual(
+      progress,
+      progress.map((_, i) => i + 1),
+      'no event of the long stream was lost or reordered',
+    );
     assert.match(streamed, /"id":"ticker","result"/);
 
     const outcomes = Object.fromEntries(
-      ['stall', 'idle', 'reset-json', 'reset-sse', 'html', 'drop', 'ticker'].map((id) => [id, proxy.exchanges().find((r) => r.id === id)?.outcome]),
+      ['stall', 'idle', 'reset-json', 'reset-sse', 'html', 'drop', 'ticker'].map((id) => [
+        id,
+        proxy.exchanges().find((r) => r.id === id)?.outcome,
+      ]),
     );
     assert.deepEqual(outcomes, {
       stall: 'no-response',
@@ -316,7 +359,9 @@ describe('a JSON body far over the audit limit', () => {
   /** The server never gets further ahead of the client than this. */
   const WINDOW = 8 * 1024 * 1024;
 
-  test('256 MiB streams through unaudited, intact, without the proxy holding it (lock-step, bytes counted after GC)', { timeout: 60_000 }, async () => {
+  test('256 MiB streams through unaudited, intact, without the proxy holding it (lock-step, bytes counted after GC)', {
+    timeout: 60_000,
+  }, async () => {
     const head = Buffer.from('{"jsonrpc":"2.0","id":"big","result":{"content":[{"type":"text","text":"');
     const tail = Buffer.from('"}]}}');
     const fill = Buffer.alloc(64 * 1024, 0x78);
@@ -389,7 +434,10 @@ describe('a JSON body far over the audit limit', () => {
     await within(30_000, 'halfway through the body (a proxy that buffers the body never gets there)', middle);
     const held = heldBytes() - baseline;
     assert.ok(received >= TOTAL / 2);
-    assert.ok(held < 32 * 1024 * 1024, `the process holds ${(held / 2 ** 20).toFixed(1)} MiB more after ${(received / 2 ** 20).toFixed(0)} MiB went through`);
+    assert.ok(
+      held < 32 * 1024 * 1024,
+      `the process holds ${(held / 2 ** 20).toFixed(1)} MiB more after ${(received / 2 ** 20).toFixed(0)} MiB went through`,
+    );
     goOn();
 
     const { status, length } = await within(30_000, 'the end of the body', done);
@@ -406,14 +454,20 @@ describe('a JSON body far over the audit limit', () => {
     assert.equal(record.status, 200);
     // An unread body is not judged: its one finding says so.
     const findings = proxy.log.records.filter((r) => r.msg === 'violation' && r.id === 'big');
-    assert.deepEqual(findings.map((r) => [r.rule, r.severity]), [['unaudited-response', 'info']]);
+    assert.deepEqual(
+      findings.map((r) => [r.rule, r.severity]),
+      [['unaudited-response', 'info']],
+    );
     assert.equal(findings[0]!.level, 30);
     await assertStillServes(proxy);
   });
 
   test('the exchange record counts the bytes of an unaudited body', async () => {
     const body = `{"jsonrpc":"2.0","id":"sized","result":{"content":[{"type":"text","text":"${'x'.repeat(10_000)}"}]}}`;
-    const { proxy } = await setup(byTool({ sized: (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(body) }), { limits: { auditBodyBytes: 1024 } });
+    const { proxy } = await setup(
+      byTool({ sized: (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(body) }),
+      { limits: { auditBodyBytes: 1024 } },
+    );
     const res = await post(proxy.url, call('sized', 'sized'));
     assert.equal(await res.body.text(), body);
     const record = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 'sized');
@@ -429,7 +483,9 @@ describe('a JSON body far over the audit limit', () => {
     (withLength: boolean): RawHandler =>
     async (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', ...(withLength ? { 'content-length': 100_000 } : {}) });
-      await new Promise<void>((r) => res.write(`{"jsonrpc":"2.0","id":"cut","result":{"content":[{"type":"text","text":"${'x'.repeat(5000)}`, () => r()));
+      await new Promise<void>((r) =>
+        res.write(`{"jsonrpc":"2.0","id":"cut","result":{"content":[{"type":"text","text":"${'x'.repeat(5000)}`, () => r()),
+      );
       await sleep(30);
       res.socket?.destroy();
     };
@@ -475,7 +531,9 @@ describe('invalid UTF-8', () => {
   ]);
 
   test('a JSON body that is not UTF-8 is forwarded byte for byte and logged as undecodable (default audit policy)', async () => {
-    const { proxy } = await setup(byTool({ latin: (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(INVALID) }));
+    const { proxy } = await setup(
+      byTool({ latin: (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(INVALID) }),
+    );
     const res = await post(proxy.url, call('latin', 'latin'));
     assert.equal(res.statusCode, 200);
     assert.deepEqual(Buffer.from(await res.body.arrayBuffer()), INVALID, 'unchanged, byte for byte');
@@ -495,7 +553,11 @@ describe('invalid UTF-8', () => {
 
   test('an SSE event that is not UTF-8 passes byte for byte; the response after it is still read', async () => {
     // Event streams are decoded with replacement characters (as EventSource does): no finding.
-    const bad = Buffer.concat([Buffer.from('data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}}\n\n')]);
+    const bad = Buffer.concat([
+      Buffer.from('data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"'),
+      Buffer.from([0xff, 0xfe, 0xc3]),
+      Buffer.from('"}}\n\n'),
+    ]);
     const good = Buffer.from('data: {"jsonrpc":"2.0","id":"sse-latin","result":{"content":[]}}\n\n');
     const { proxy } = await setup(
       byTool({
@@ -517,7 +579,8 @@ describe('invalid UTF-8', () => {
 
 describe('an SSE event over the audit limit', () => {
   const EVENT_LIMIT = 1024;
-  const before = 'event: message\nid: 1\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}\n\n';
+  const before =
+    'event: message\nid: 1\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}\n\n';
   const big = `event: message\nid: 2\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 'huge', result: { content: [{ type: 'text', text: 'y'.repeat(64 * 1024) }] } })}\n\n`;
   const chunks = [before, big.slice(0, 700), big.slice(700, 30_000), big.slice(30_000)];
   const handler = byTool({ huge: sseEvents(chunks, 5) });
@@ -533,19 +596,26 @@ describe('an SSE event over the audit limit', () => {
     await assertStillServes(proxy);
   });
 
-  test(
-    'the log says the event passed unread, like an unaudited body',
-    async () => {
-      const { proxy } = await setup(handler, { limits: { auditEventBytes: EVENT_LIMIT } });
-      const res = await post(proxy.url, call('huge', 'huge'));
-      await res.body.text();
-      const record = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 'huge');
-      assert.equal(proxy.log.find((r) => r.msg === 'violation' && r.id === 'huge' && r.rule === 'no-response'), undefined, 'the server did answer');
-      assert.equal(record.outcome, 'unaudited');
-      assert.ok(proxy.log.find((r) => typeof r.msg === 'string' && /unaudited/.test(r.msg) && r.msg !== 'exchange'), 'a record names the event passed unread');
-      const findings = proxy.log.records.filter((r) => r.msg === 'violation' && r.id === 'huge');
-      assert.deepEqual(findings.map((r) => [r.rule, r.severity]), [['unaudited-response', 'info']]);
-      assert.match(String(findings[0]!.message), /an SSE event larger than the audit limit/);
-    },
-  );
+  test('the log says the event passed unread, like an unaudited body', async () => {
+    const { proxy } = await setup(handler, { limits: { auditEventBytes: EVENT_LIMIT } });
+    const res = await post(proxy.url, call('huge', 'huge'));
+    await res.body.text();
+    const record = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 'huge');
+    assert.equal(
+      proxy.log.find((r) => r.msg === 'violation' && r.id === 'huge' && r.rule === 'no-response'),
+      undefined,
+      'the server did answer',
+    );
+    assert.equal(record.outcome, 'unaudited');
+    assert.ok(
+      proxy.log.find((r) => typeof r.msg === 'string' && /unaudited/.test(r.msg) && r.msg !== 'exchange'),
+      'a record names the event passed unread',
+    );
+    const findings = proxy.log.records.filter((r) => r.msg === 'violation' && r.id === 'huge');
+    assert.deepEqual(
+      findings.map((r) => [r.rule, r.severity]),
+      [['unaudited-response', 'info']],
+    );
+    assert.match(String(findings[0]!.message), /an SSE event larger than the audit limit/);
+  });
 });

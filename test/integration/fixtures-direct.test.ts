@@ -186,7 +186,10 @@ async function rawInitialize(url: URL, capabilities: Record<string, unknown> = {
 /** GET with Last-Event-ID; retries a 409 while the server has not yet noticed the old stream is gone. */
 async function resume(url: URL, session: RawSession, lastEventId: string): Promise<Response> {
   for (let attempt = 0; ; attempt++) {
-    const res = await fetch(url, { method: 'GET', headers: session.headers({ accept: 'text/event-stream', 'last-event-id': lastEventId }) });
+    const res = await fetch(url, {
+      method: 'GET',
+      headers: session.headers({ accept: 'text/event-stream', 'last-event-id': lastEventId }),
+    });
     if (res.status !== 409 || attempt >= 50) return res;
     await res.body?.cancel();
     await new Promise((r) => setTimeout(r, 10));
@@ -283,11 +286,9 @@ describe('sdk-server fixture, mode sse with event store: resumption', () => {
     const handle = await connectSdkClient(server.url);
     try {
       const seen: number[] = [];
-      const result = await handle.client.callTool(
-        { name: 'countdown', arguments: { steps: 4, closeStreamAfter: 2 } },
-        undefined,
-        { onprogress: (p) => seen.push(p.progress) },
-      );
+      const result = await handle.client.callTool({ name: 'countdown', arguments: { steps: 4, closeStreamAfter: 2 } }, undefined, {
+        onprogress: (p) => seen.push(p.progress),
+      });
       assert.equal(textOf(result), 'done');
       assert.deepEqual(seen, [1, 2, 3, 4]);
       const resumed = server.requests.filter(
@@ -446,7 +447,10 @@ describe('log-capture', () => {
     const waiting = cap.waitFor((r) => r.msg === 'three');
     setTimeout(() => cap.stream.write('{"level":30,"msg":"three"}\n'), 10);
     assert.equal((await waiting).level, 30);
-    await assert.rejects(cap.waitFor((r) => r.msg === 'never', 30), /no matching record within 30 ms; 3 record\(s\) seen:[\s\S]*"msg":"three"/);
+    await assert.rejects(
+      cap.waitFor((r) => r.msg === 'never', 30),
+      /no matching record within 30 ms; 3 record\(s\) seen:[\s\S]*"msg":"three"/,
+    );
   });
 
   it('works as a real pino destination', async () => {

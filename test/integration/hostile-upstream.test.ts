@@ -52,7 +52,8 @@ describe('an upstream speaking broken HTTP gets a 502 with a clear reason', () =
 });
 
 describe('an HTML 403 or 404 page answering a POST is judged and, under enforce, rewritten like a 500', () => {
-  const TRACE = 'Error: forbidden\n    at authorize (/srv/app/src/auth.js:42:11)\n    at Layer.handle (/srv/app/node_modules/express/lib/router/layer.js:95:5)';
+  const TRACE =
+    'Error: forbidden\n    at authorize (/srv/app/src/auth.js:42:11)\n    at Layer.handle (/srv/app/node_modules/express/lib/router/layer.js:95:5)';
   for (const status of [403, 404]) {
     test(`HTML ${status}`, async () => {
       const { startRawServer } = await import('../fixtures/raw-server.ts');
@@ -75,25 +76,46 @@ describe('an HTML 403 or 404 page answering a POST is judged and, under enforce,
       const enforce = await startProxy(new URL('/mcp', upstream.url), { policy: () => loaded.policy });
       closers.push(() => enforce.close());
       const fixed = await post(enforce.url, rpc(6));
-      assert.equal(fixed.statusCode, status, 'the status is the server\'s word and stays');
+      assert.equal(fixed.statusCode, status, "the status is the server's word and stays");
       assert.match(String(fixed.headers['content-type']), /application\/json/);
       const text = await fixed.body.text();
       assert.doesNotMatch(text, /auth\.js|<html>/);
       const body = JSON.parse(text) as { id: number; error: { code: number; data: { reason: string; upstreamStatus: number } } };
-      assert.deepEqual([body.id, body.error.code, body.error.data.reason, body.error.data.upstreamStatus], [6, -32603, 'html-body', status]);
+      assert.deepEqual(
+        [body.id, body.error.code, body.error.data.reason, body.error.data.upstreamStatus],
+        [6, -32603, 'html-body', status],
+      );
     });
   }
 });
 
-describe('slowloris: the proxy\'s file descriptors come back', () => {
-  test('50 clients that trickle a head and never read: after the header timeout the proxy holds none of their sockets', { timeout: 30_000 }, async () => {
+describe("slowloris: the proxy's file descriptors come back", () => {
+  test('50 clients that trickle a head and never read: after the header timeout the proxy holds none of their sockets', {
+    timeout: 30_000,
+  }, async () => {
     const { spawn } = await import('node:child_process');
     const { readdirSync } = await import('node:fs');
     const { connect } = await import('node:net');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'proxy', '--upstream', 'http://127.0.0.1:9/mcp', '--listen', '127.0.0.1:0', '--header-timeout', '300ms', '--no-pretty'], {
-      cwd: new URL('../../', import.meta.url),
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli.ts',
+        'proxy',
+        '--upstream',
+        'http://127.0.0.1:9/mcp',
+        '--listen',
+        '127.0.0.1:0',
+        '--header-timeout',
+        '300ms',
+        '--no-pretty',
+      ],
+      {
+        cwd: new URL('../../', import.meta.url),
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    );
     closers.push(async () => void child.kill('SIGKILL'));
     let out = '';
     child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
@@ -107,15 +129,17 @@ describe('slowloris: the proxy\'s file descriptors come back', () => {
     const baseline = fds();
     // Each sends half a request head, then neither writes nor reads again.
     const sockets = await Promise.all(
-      Array.from({ length: 50 }, () =>
-        new Promise<import('node:net').Socket>((resolve) => {
-          const socket = connect(port, '127.0.0.1', () => {
-            socket.write('POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\n');
-            socket.pause();
-            resolve(socket);
-          });
-          socket.on('error', () => {});
-        }),
+      Array.from(
+        { length: 50 },
+        () =>
+          new Promise<import('node:net').Socket>((resolve) => {
+            const socket = connect(port, '127.0.0.1', () => {
+              socket.write('POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\n');
+              socket.pause();
+              resolve(socket);
+            });
+            socket.on('error', () => {});
+          }),
       ),
     );
     await new Promise((r) => setTimeout(r, 200));

@@ -20,8 +20,15 @@ test('import "mcp-warden": createProxy in front of a server, a compiled policy, 
   const upstream = await startRawServer(jsonRpcResult({ content: [{ type: 'text', text: 'Error: failed to open file' }] }));
   closers.push(() => upstream.close());
   const log = createLogCapture();
-  const policy = lib.compilePolicy({ mode: 'enforce', rules: { 'silent-success': 'rewrite' } }, { source: 'library test', rewritable: lib.REWRITABLE });
-  const proxy = lib.createProxy({ upstream: new URL('/mcp', upstream.url), logger: lib.createLogger({ destination: log.stream }), policy: () => policy });
+  const policy = lib.compilePolicy(
+    { mode: 'enforce', rules: { 'silent-success': 'rewrite' } },
+    { source: 'library test', rewritable: lib.REWRITABLE },
+  );
+  const proxy = lib.createProxy({
+    upstream: new URL('/mcp', upstream.url),
+    logger: lib.createLogger({ destination: log.stream }),
+    policy: () => policy,
+  });
   const running = await proxy.listen(0, '127.0.0.1');
   closers.push(() => running.close());
   const res = await post(running.url, rpc(1));

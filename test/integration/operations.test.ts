@@ -12,7 +12,11 @@ import { createLogCapture } from '../helpers/log-capture.ts';
 
 const ROOT = new URL('../../', import.meta.url);
 const post = (url: URL, body: unknown) =>
-  request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(body) });
+  request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify(body),
+  });
 
 const closers: Array<() => Promise<unknown>> = [];
 after(async () => {
@@ -25,7 +29,11 @@ async function setup(handler: Parameters<typeof startRawServer>[0]) {
   const running = await proxy.listen(0, '127.0.0.1');
   const admin = createAdminServer({ metrics: proxy.metrics, upstream: new URL('/mcp', upstream.url), draining: proxy.draining });
   const adminUrl = await admin.listen(0, '127.0.0.1');
-  closers.push(() => upstream.close(), () => running.close(), () => admin.close());
+  closers.push(
+    () => upstream.close(),
+    () => running.close(),
+    () => admin.close(),
+  );
   return { upstream, proxy, url: running.url, adminUrl };
 }
 
@@ -34,8 +42,12 @@ describe('admin port', () => {
     const { upstream, url, adminUrl } = await setup((_req, res, body) => {
       const msg = JSON.parse(body.toString()) as { id: number; method: string; params?: { name?: string } };
       res.writeHead(200, { 'content-type': 'application/json' });
-      if (msg.method === 'tools/list') return void res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] } }));
-      if (msg.params?.name === 'echo') return void res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text: 'hi' }] } }));
+      if (msg.method === 'tools/list')
+        return void res.end(
+          JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] } }),
+        );
+      if (msg.params?.name === 'echo')
+        return void res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text: 'hi' }] } }));
       res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text: 'Unknown tool' }], isError: true } }));
     });
     assert.equal((await request(new URL('/healthz', adminUrl))).statusCode, 200);
@@ -45,7 +57,10 @@ describe('admin port', () => {
 
     await (await post(url, { jsonrpc: '2.0', id: 1, method: 'tools/list' })).body.text();
     await (await post(url, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: {} } })).body.text();
-    for (let i = 0; i < 5; i++) await (await post(url, { jsonrpc: '2.0', id: 10 + i, method: 'tools/call', params: { name: `made_up_${i}`, arguments: {} } })).body.text();
+    for (let i = 0; i < 5; i++)
+      await (
+        await post(url, { jsonrpc: '2.0', id: 10 + i, method: 'tools/call', params: { name: `made_up_${i}`, arguments: {} } })
+      ).body.text();
     await (await post(url, { jsonrpc: '2.0', id: 20, method: `vendor/${Math.random()}` })).body.text();
     const metrics = await (await request(new URL('/metrics', adminUrl))).body.text();
     assert.match(metrics, /mcp_warden_exchanges_total\{method="tools\/call",status="200",code="none",is_error="false"\} 1/);
@@ -101,11 +116,16 @@ describe('graceful shutdown', () => {
 describe('environment', () => {
   test('options come from MCP_WARDEN_* variables through the same validation', async () => {
     const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'proxy'], {
-        cwd: ROOT,
-        timeout: 15_000,
-        env: { ...process.env, MCP_WARDEN_UPSTREAM: 'http://127.0.0.1:9/mcp', MCP_WARDEN_TIMEOUT: 'soon' },
-      }, (_err, _stdout, stderr) => resolve({ code: child.exitCode, stderr }));
+      const child = execFile(
+        process.execPath,
+        ['--import', 'tsx', 'src/cli.ts', 'proxy'],
+        {
+          cwd: ROOT,
+          timeout: 15_000,
+          env: { ...process.env, MCP_WARDEN_UPSTREAM: 'http://127.0.0.1:9/mcp', MCP_WARDEN_TIMEOUT: 'soon' },
+        },
+        (_err, _stdout, stderr) => resolve({ code: child.exitCode, stderr }),
+      );
     });
     assert.equal(result.code, 1);
     assert.match(result.stderr, /--timeout <duration>.*expected a duration such as 30s/s);

@@ -55,10 +55,12 @@ function upstreamHandler(req: IncomingMessage, res: ServerResponse): void {
     pump();
   } else if (path === '/token' && req.method === 'POST') {
     const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c)).on('end', () => {
-      writeHead(200, { 'content-type': req.headers['content-type'] ?? 'text/plain', 'cache-control': 'no-store' });
-      res.end(Buffer.concat(chunks));
-    });
+    req
+      .on('data', (c: Buffer) => chunks.push(c))
+      .on('end', () => {
+        writeHead(200, { 'content-type': req.headers['content-type'] ?? 'text/plain', 'cache-control': 'no-store' });
+        res.end(Buffer.concat(chunks));
+      });
   } else if (path === '/hang') {
     // Never answers: the proxy's timeout must.
   } else if (path === '/cut') {
@@ -135,13 +137,17 @@ describe('passthrough over real sockets', () => {
 
   test('POST /token: form body forwarded and echoed untouched', async () => {
     const form = 'grant_type=authorization_code&code=abc%20def&redirect_uri=http%3A%2F%2Flocalhost%2Fcb';
-    const res = await call(proxy, '/token', { method: 'POST', body: form, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await call(proxy, '/token', {
+      method: 'POST',
+      body: form,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     assert.equal(res.statusCode, 200);
     assert.equal(await res.body.text(), form);
     assertHeadersForwarded(res, '/token');
   });
 
-  test('raw path and query reach the upstream, with X-Forwarded-* and the client\'s Host; secrets never logged', async () => {
+  test("raw path and query reach the upstream, with X-Forwarded-* and the client's Host; secrets never logged", async () => {
     const path = `/echo/%2e%2e//x?y=%2F&access_token=${SECRETS.query}&z`;
     const res = await call(proxy, path, { headers: { authorization: `Bearer ${SECRETS.bearer}`, cookie: `sid=${SECRETS.cookie}` } });
     const seen = (await res.body.json()) as { url: string; headers: Record<string, string> };

@@ -29,11 +29,19 @@ after(async () => {
 
 describe('mcp-warden policy check', () => {
   test('the shipped audit policy: exit 0, ok, no warnings', async () => {
-    assert.deepEqual(await cli('policy', 'check', 'config/audit.yaml'), { code: 0, stdout: 'ok: config/audit.yaml: mode audit, 0 rule settings\n', stderr: '' });
+    assert.deepEqual(await cli('policy', 'check', 'config/audit.yaml'), {
+      code: 0,
+      stdout: 'ok: config/audit.yaml: mode audit, 0 rule settings\n',
+      stderr: '',
+    });
   });
 
   test('the shipped enforce policy: exit 0, ok, no warnings', async () => {
-    assert.deepEqual(await cli('policy', 'check', 'config/enforce.yaml'), { code: 0, stdout: 'ok: config/enforce.yaml: mode enforce, 20 rule settings\n', stderr: '' });
+    assert.deepEqual(await cli('policy', 'check', 'config/enforce.yaml'), {
+      code: 0,
+      stdout: 'ok: config/enforce.yaml: mode enforce, 20 rule settings\n',
+      stderr: '',
+    });
   });
 
   test('a policy with warnings: exit 0, ok, then each warning', async () => {
@@ -44,14 +52,25 @@ describe('mcp-warden policy check', () => {
     assert.equal(stderr, '');
     const lines = stdout.trimEnd().split('\n');
     assert.equal(lines[0], `ok: ${file}: mode audit, 2 rule settings`);
-    assert.match(lines[1]!, new RegExp(`^warning: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:10: rules\\.tools: rewrite: \\d+ rules without a rewriter \\(.+\\): their findings are logged, not rewritten$`));
-    assert.equal(lines[2], `warning: ${file}:3:41: rules.html-body.methods[0]: "tool/call" matches no method MCP defines; did you mean "tools/call"?`);
+    assert.match(
+      lines[1]!,
+      new RegExp(
+        `^warning: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:10: rules\\.tools: rewrite: \\d+ rules without a rewriter \\(.+\\): their findings are logged, not rewritten$`,
+      ),
+    );
+    assert.equal(
+      lines[2],
+      `warning: ${file}:3:41: rules.html-body.methods[0]: "tool/call" matches no method MCP defines; did you mean "tools/call"?`,
+    );
     assert.equal(lines.length, 3);
   });
 
   test('a bad policy: exit 1, every error on stderr with file:line:column, then the count', async () => {
     const file = join(dir, 'bad.yaml');
-    await writeFile(file, ['mode: enforced', 'upstream:', '  timout: 5s', 'limits:', '  auditBody: 4 megs', 'rules:', '  html-body: rewrit', ''].join('\n'));
+    await writeFile(
+      file,
+      ['mode: enforced', 'upstream:', '  timout: 5s', 'limits:', '  auditBody: 4 megs', 'rules:', '  html-body: rewrit', ''].join('\n'),
+    );
     const { code, stdout, stderr } = await cli('policy', 'check', file);
     assert.equal(code, 1);
     assert.equal(stdout, '');
@@ -70,7 +89,11 @@ describe('mcp-warden policy check', () => {
 
   test('a missing file: exit 1', async () => {
     const file = join(dir, 'nope.yaml');
-    assert.deepEqual(await cli('policy', 'check', file), { code: 1, stdout: '', stderr: `${file}: cannot read the policy file: no such file\n${file}: 1 error\n` });
+    assert.deepEqual(await cli('policy', 'check', file), {
+      code: 1,
+      stdout: '',
+      stderr: `${file}: cannot read the policy file: no such file\n${file}: 1 error\n`,
+    });
   });
 });
 

@@ -97,7 +97,10 @@ describe('reload()', () => {
     // A missing file is rejected the same way.
     await unlink(file);
     const gone = await store.reload();
-    assert.deepEqual(gone.errors?.map((e) => e.message), ['cannot read the policy file: no such file']);
+    assert.deepEqual(
+      gone.errors?.map((e) => e.message),
+      ['cannot read the policy file: no such file'],
+    );
     assert.equal(store.current(), before);
   });
 

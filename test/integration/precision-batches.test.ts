@@ -16,17 +16,22 @@ function batch(version: string, ids: string[]): string {
 }
 
 /** The server answers with these ids, in this order (raw JSON text of each id). */
-const answers =
-  (version: string, ids: string[]) =>
-  (): Reply => {
-    const result = JSON.stringify({ content: [{ type: 'text', text: 'hi' }], ...(version === MODERN ? { resultType: 'complete' } : {}) });
-    return { body: `[${ids.map((id) => `{"jsonrpc":"2.0","id":${id},"result":${result}}`).join(',')}]`, headers: { 'content-type': 'application/json' } };
+const answers = (version: string, ids: string[]) => (): Reply => {
+  const result = JSON.stringify({ content: [{ type: 'text', text: 'hi' }], ...(version === MODERN ? { resultType: 'complete' } : {}) });
+  return {
+    body: `[${ids.map((id) => `{"jsonrpc":"2.0","id":${id},"result":${result}}`).join(',')}]`,
+    headers: { 'content-type': 'application/json' },
   };
+};
 
 describe('batch-duplicate-answer', () => {
   for (const version of VERSIONS) {
     test(`${version}: two answers for id 1 in one batch fire it, at the second one`, async () => {
-      const res = await runScenario({ version, request: { method: 'tools/call', raw: batch(version, ['1', '2']) }, respond: answers(version, ['1', '1']) });
+      const res = await runScenario({
+        version,
+        request: { method: 'tools/call', raw: batch(version, ['1', '2']) },
+        respond: answers(version, ['1', '1']),
+      });
       const v = assertFires(res, 'batch-duplicate-answer');
       assert.equal(v.severity, 'error');
       assert.equal(v.pointer, '/response/1/id');
@@ -34,18 +39,30 @@ describe('batch-duplicate-answer', () => {
     });
 
     test(`${version}: one answer per request stays silent, ids of both types too`, async () => {
-      const res = await runScenario({ version, request: { method: 'tools/call', raw: batch(version, ['1', '"1"']) }, respond: answers(version, ['"1"', '1']) });
+      const res = await runScenario({
+        version,
+        request: { method: 'tools/call', raw: batch(version, ['1', '"1"']) },
+        respond: answers(version, ['"1"', '1']),
+      });
       assertSilent(res, 'batch-duplicate-answer');
     });
   }
 
-  test('a client batch that repeats an id may get an answer for each: silent (batch-not-allowed, the client\'s rules, say the rest)', async () => {
-    const res = await runScenario({ version: '2025-03-26', request: { method: 'tools/call', raw: batch('2025-03-26', ['7', '7']) }, respond: answers('2025-03-26', ['7', '7']) });
+  test("a client batch that repeats an id may get an answer for each: silent (batch-not-allowed, the client's rules, say the rest)", async () => {
+    const res = await runScenario({
+      version: '2025-03-26',
+      request: { method: 'tools/call', raw: batch('2025-03-26', ['7', '7']) },
+      respond: answers('2025-03-26', ['7', '7']),
+    });
     assertSilent(res, 'batch-duplicate-answer');
   });
 
   test('three answers for one id report it once', async () => {
-    const res = await runScenario({ version: '2025-03-26', request: { method: 'tools/call', raw: batch('2025-03-26', ['"a"', '"b"']) }, respond: answers('2025-03-26', ['"a"', '"a"', '"a"', '"b"']) });
+    const res = await runScenario({
+      version: '2025-03-26',
+      request: { method: 'tools/call', raw: batch('2025-03-26', ['"a"', '"b"']) },
+      respond: answers('2025-03-26', ['"a"', '"a"', '"a"', '"b"']),
+    });
     assert.equal(res.violations.filter((v) => v.rule === 'batch-duplicate-answer').length, 1);
   });
 
@@ -53,7 +70,11 @@ describe('batch-duplicate-answer', () => {
     const res = await runScenario({
       version: '2025-03-26',
       request: { method: 'tools/call', raw: '[1,2]' },
-      respond: () => ({ status: 400, body: JSON.stringify([1, 2].map(() => ({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } }))), headers: { 'content-type': 'application/json' } }),
+      respond: () => ({
+        status: 400,
+        body: JSON.stringify([1, 2].map(() => ({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } }))),
+        headers: { 'content-type': 'application/json' },
+      }),
     });
     assertSilent(res, 'batch-duplicate-answer');
   });

@@ -37,13 +37,28 @@ const short = (v: unknown, max = 140): string => {
 
 const ALL_CASES: readonly CorpusCase[] = [...LEGIT, ...FAILURES];
 
-interface RuleCounts { judged: number; falsePositives: number; failures: number; flagged: number; misses: number; rewritesExpected: number; rewriteMisses: number }
+interface RuleCounts {
+  judged: number;
+  falsePositives: number;
+  failures: number;
+  flagged: number;
+  misses: number;
+  rewritesExpected: number;
+  rewriteMisses: number;
+}
 
 /** The README's table: per rule, legitimate results judged and wrongly flagged, failures flagged and missed, enforce rewrites. */
-function corpusTable(rules: Record<string, RuleCounts>, legit: { cases: number; clean: number }, failures: { cases: number; caught: number }): string {
+function corpusTable(
+  rules: Record<string, RuleCounts>,
+  legit: { cases: number; clean: number },
+  failures: { cases: number; caught: number },
+): string {
   const rows = Object.entries(rules)
     .filter(([id, r]) => id !== '*' || r.failures > 0)
-    .map(([id, r]) => `| ${id === '*' ? 'any server rule' : `\`${id}\``} | ${r.judged} | ${r.falsePositives} | ${r.failures} | ${r.flagged} | ${r.misses} | ${r.rewritesExpected === 0 ? '-' : `${r.rewritesExpected - r.rewriteMisses}/${r.rewritesExpected}`} |`);
+    .map(
+      ([id, r]) =>
+        `| ${id === '*' ? 'any server rule' : `\`${id}\``} | ${r.judged} | ${r.falsePositives} | ${r.failures} | ${r.flagged} | ${r.misses} | ${r.rewritesExpected === 0 ? '-' : `${r.rewritesExpected - r.rewriteMisses}/${r.rewritesExpected}`} |`,
+    );
   return [
     `Legitimate results: ${legit.clean} of ${legit.cases} clean (no error/warning finding, no rewrite, the server's bytes). Failures: ${failures.caught} of ${failures.cases} caught (every expected rule fires, and enforce.yaml rewrites or blocks where the case expects it).`,
     '',
@@ -62,7 +77,8 @@ let wallMs = 0;
 function legitProblems(o: RunOutcome): string[] {
   const out: string[] = [];
   if (o.harnessError) out.push(`harness: ${o.harnessError}`);
-  for (const v of o.records.filter(serious)) out.push(`false positive ${String(v.rule)} (${String(v.severity)}) at ${String(v.pointer)}: ${short(v.evidence)}`);
+  for (const v of o.records.filter(serious))
+    out.push(`false positive ${String(v.rule)} (${String(v.severity)}) at ${String(v.pointer)}: ${short(v.evidence)}`);
   for (const c of o.records.filter((r) => r.msg === 'rewrite' || r.msg === 'block')) out.push(`${String(c.msg)} by ${short(c.rules)}`);
   if (!o.sent) out.push('the request did not reach the server');
   else {
@@ -88,7 +104,9 @@ function enforced(o: RunOutcome, c: FailureCase): string[] {
   if (records.length === 0) out.push(`no ${e.action} under enforce.yaml`);
   else for (const rule of e.rules) if (!named.includes(rule)) out.push(`the ${e.action} does not name ${rule} (it names ${short(named)})`);
   const body = o.body.toString('utf8');
-  for (const g of e.gone ?? []) if (body.includes(g) || body.includes(JSON.stringify(g).slice(1, -1))) out.push(`${JSON.stringify(g)} reached the client under enforce`);
+  for (const g of e.gone ?? [])
+    if (body.includes(g) || body.includes(JSON.stringify(g).slice(1, -1)))
+      out.push(`${JSON.stringify(g)} reached the client under enforce`);
   return out;
 }
 
@@ -96,11 +114,15 @@ function failureProblems(o: RunOutcome, c: FailureCase): string[] {
   const out: string[] = [];
   if (o.harnessError) out.push(`harness: ${o.harnessError}`);
   // Audit mode logs; it changes nothing (the proxy's own answer to a dropped connection is no rewrite record).
-  if (o.run.policy === 'audit') for (const r of o.records.filter((x) => x.msg === 'rewrite' || x.msg === 'block')) out.push(`${String(r.msg)} under audit by ${short(r.rules)}`);
+  if (o.run.policy === 'audit')
+    for (const r of o.records.filter((x) => x.msg === 'rewrite' || x.msg === 'block'))
+      out.push(`${String(r.msg)} under audit by ${short(r.rules)}`);
   for (const rule of c.rules) {
     if (!fired(o, rule)) {
       const got = o.records.filter((r) => r.msg === 'violation').map((r) => `${String(r.rule)}`);
-      out.push(`missed ${rule === '*' ? 'any server finding' : rule} (fired: ${got.length > 0 ? [...new Set(got)].join(', ') : 'nothing'})`);
+      out.push(
+        `missed ${rule === '*' ? 'any server finding' : rule} (fired: ${got.length > 0 ? [...new Set(got)].join(', ') : 'nothing'})`,
+      );
     }
   }
   out.push(...enforced(o, c));
@@ -119,7 +141,8 @@ describe('precision corpus (issue 11)', () => {
     proxies.enforce = await startProxy(upstream.url, { policy: () => enforce });
     let n = 0;
     const runs: Record<PolicyName, CorpusRun[]> = { audit: [], enforce: [] };
-    for (const policy of POLICIES) for (const kase of ALL_CASES) for (const version of kase.versions) runs[policy].push({ key: `c${++n}`, kase, version, policy });
+    for (const policy of POLICIES)
+      for (const kase of ALL_CASES) for (const version of kase.versions) runs[policy].push({ key: `c${++n}`, kase, version, policy });
     const started = Date.now();
     const results = await Promise.all(POLICIES.map((p) => runAll(proxies[p]!, upstream!, runs[p], CONCURRENCY)));
     wallMs = Date.now() - started;
@@ -148,18 +171,24 @@ describe('precision corpus (issue 11)', () => {
 
   for (const kase of ALL_CASES) {
     const todo = KNOWN_FAILING[kase.id];
-    const label = kase.kind === 'legit' ? `legit ${kase.category}/${kase.id}` : `failure ${kase.category}/${kase.id} -> ${kase.rules.join(', ')}`;
+    const label =
+      kase.kind === 'legit' ? `legit ${kase.category}/${kase.id}` : `failure ${kase.category}/${kase.id} -> ${kase.rules.join(', ')}`;
     test(label, todo ? { todo } : {}, () => {
       const runs = outcomes.get(kase.id) ?? [];
       assert.equal(runs.length, kase.versions.length * POLICIES.length, 'every version ran under both policies');
       const problems = runs.flatMap((o) => problemsOf(o).map((p) => `${o.run.version} ${o.run.policy}: ${p}`));
-      assert.deepEqual(problems, [], `${kase.id}: ${kase.kind === 'legit' ? (kase as LegitCase).why : (kase as FailureCase).why}\n${problems.join('\n')}`);
+      assert.deepEqual(
+        problems,
+        [],
+        `${kase.id}: ${kase.kind === 'legit' ? (kase as LegitCase).why : (kase as FailureCase).why}\n${problems.join('\n')}`,
+      );
     });
   }
 
   test('summary: counts per rule', (t) => {
     const rules: Record<string, RuleCounts> = {};
-    const row = (id: string) => (rules[id] ??= { judged: 0, falsePositives: 0, failures: 0, flagged: 0, misses: 0, rewritesExpected: 0, rewriteMisses: 0 });
+    const row = (id: string) =>
+      (rules[id] ??= { judged: 0, falsePositives: 0, failures: 0, flagged: 0, misses: 0, rewritesExpected: 0, rewriteMisses: 0 });
     for (const r of RULES) row(r.id);
     row('*');
     const failing: string[] = [];
@@ -214,7 +243,9 @@ describe('precision corpus (issue 11)', () => {
           version: o.run.version,
           policy: o.run.policy,
           problems: problemsOf(o),
-          findings: o.records.filter((r) => r.msg === 'violation').map((r) => ({ rule: r.rule, severity: r.severity, pointer: r.pointer, evidence: r.evidence, action: r.action })),
+          findings: o.records
+            .filter((r) => r.msg === 'violation')
+            .map((r) => ({ rule: r.rule, severity: r.severity, pointer: r.pointer, evidence: r.evidence, action: r.action })),
         })),
       }));
       writeFileSync(file, JSON.stringify({ summary, cases: detail }, null, 1));
@@ -227,6 +258,6 @@ describe('precision corpus (issue 11)', () => {
     assert.ok(before !== undefined && after !== undefined, 'README has <!-- corpus --> ... <!-- /corpus --> markers');
     const updated = `${before}<!-- corpus -->\n${table}\n<!-- /corpus -->${after}`;
     if (process.env.UPDATE_README === '1') writeFileSync(new URL('../../README.md', import.meta.url), updated);
-    else assert.equal(readme, updated, 'the README\'s corpus table reports these counts (UPDATE_README=1 rewrites it)');
+    else assert.equal(readme, updated, "the README's corpus table reports these counts (UPDATE_README=1 rewrites it)");
   });
 });

@@ -22,7 +22,8 @@ const TOKENS = ['1.0', '1e2', '-0', '12345678901234567890', '9007199254740993', 
 const BIG = ['12345678901234567890', '9007199254740993'];
 
 /** A tools/call whose id is written as `token`. */
-const callWith = (token: string): string => `{"jsonrpc":"2.0","id":${token},"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`;
+const callWith = (token: string): string =>
+  `{"jsonrpc":"2.0","id":${token},"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`;
 
 /** The raw JSON text of the top-level "id" member of a body the client got. */
 function idText(body: string): string {
@@ -33,7 +34,7 @@ function idText(body: string): string {
 
 const rewritten = (res: ScenarioResult) => res.records.filter((r) => r.msg === 'rewrite');
 
-describe('a rewritten answer carries the request\'s id token byte for byte', () => {
+describe("a rewritten answer carries the request's id token byte for byte", () => {
   for (const token of TOKENS) {
     test(`${token}: an HTML 500 becomes an error with id ${token}`, TODO, async () => {
       const res = await runScenario({
@@ -48,23 +49,32 @@ describe('a rewritten answer carries the request\'s id token byte for byte', () 
 
     // An integer beyond 2^53 echoed as JSON.parse rounded it is another id (see the last test).
     if (BIG.includes(token)) continue;
-    test(`${token}: the server's echo (as JSON.parse and JSON.stringify left it) gets the request's token back when its code is rewritten`, TODO, async () => {
-      const res = await runScenario({
-        version: '2025-06-18',
-        request: { method: 'tools/call', raw: callWith(token) },
-        // The SDK answers with the id it parsed: 1.0 comes back as 1, "\u0041" as "A".
-        respond: (req) => ({ json: { jsonrpc: '2.0', id: req?.id, error: { code: -32050, message: 'Boom' } } }),
-        proxy: { policy: () => enforce },
-      });
-      assert.equal(rewritten(res).length, 1);
-      assert.equal(idText(res.body), token);
-      assert.equal((JSON.parse(res.body) as { error: { code: number } }).error.code, -32603);
-    });
+    test(
+      `${token}: the server's echo (as JSON.parse and JSON.stringify left it) gets the request's token back when its code is rewritten`,
+      TODO,
+      async () => {
+        const res = await runScenario({
+          version: '2025-06-18',
+          request: { method: 'tools/call', raw: callWith(token) },
+          // The SDK answers with the id it parsed: 1.0 comes back as 1, "\u0041" as "A".
+          respond: (req) => ({ json: { jsonrpc: '2.0', id: req?.id, error: { code: -32050, message: 'Boom' } } }),
+          proxy: { policy: () => enforce },
+        });
+        assert.equal(rewritten(res).length, 1);
+        assert.equal(idText(res.body), token);
+        assert.equal((JSON.parse(res.body) as { error: { code: number } }).error.code, -32603);
+      },
+    );
   }
 
   test('a body nobody rewrites goes out as it came, id and all (no re-encoding)', async () => {
     const answer = '{"jsonrpc":"2.0","id":1.0,"result":{"content":[{"type":"text","text":"hi"}]}}';
-    const res = await runScenario({ version: '2025-06-18', request: { method: 'tools/call', raw: callWith('1.0') }, respond: () => ({ body: answer, headers: { 'content-type': 'application/json' } }), proxy: { policy: () => enforce } });
+    const res = await runScenario({
+      version: '2025-06-18',
+      request: { method: 'tools/call', raw: callWith('1.0') },
+      respond: () => ({ body: answer, headers: { 'content-type': 'application/json' } }),
+      proxy: { policy: () => enforce },
+    });
     assert.equal(res.body, answer);
   });
 });
@@ -77,19 +87,40 @@ describe('two integers beyond 2^53 are two requests', () => {
     const res = await runScenario({
       version: '2025-03-26',
       request: { method: 'tools/call', raw: `[${callWith(a)},${callWith(b)}]` },
-      respond: () => ({ body: `[{"jsonrpc":"2.0","id":${a},"result":${result}},{"jsonrpc":"2.0","id":${b},"result":${result}}]`, headers: { 'content-type': 'application/json' } }),
+      respond: () => ({
+        body: `[{"jsonrpc":"2.0","id":${a},"result":${result}},{"jsonrpc":"2.0","id":${b},"result":${result}}]`,
+        headers: { 'content-type': 'application/json' },
+      }),
     });
-    const exchanges = res.records.filter((r) => r.msg === 'exchange' && r.from === 'client' && r.method === 'tools/call' && r.id !== 'test-setup');
-    assert.deepEqual(exchanges.map((r) => [r.outcome, r.expired]), [['result', undefined], ['result', undefined]]);
-    assert.deepEqual(res.violations.map((v) => v.rule), []);
+    const exchanges = res.records.filter(
+      (r) => r.msg === 'exchange' && r.from === 'client' && r.method === 'tools/call' && r.id !== 'test-setup',
+    );
+    assert.deepEqual(
+      exchanges.map((r) => [r.outcome, r.expired]),
+      [
+        ['result', undefined],
+        ['result', undefined],
+      ],
+    );
+    assert.deepEqual(
+      res.violations.map((v) => v.rule),
+      [],
+    );
   });
 
-  test('a server that echoes 9007199254740993 as JSON.parse rounded it (9007199254740992) answered another id: answer-foreign-id', TODO, async () => {
-    const res = await runScenario({
-      version: '2025-06-18',
-      request: { method: 'tools/call', raw: callWith('9007199254740993') },
-      respond: (req) => ({ json: { jsonrpc: '2.0', id: req?.id, result: { content: [{ type: 'text', text: 'hi' }] } } }),
-    });
-    assert.ok(res.violations.some((v) => v.rule === 'answer-foreign-id'), JSON.stringify(res.violations.map((v) => v.rule)));
-  });
+  test(
+    'a server that echoes 9007199254740993 as JSON.parse rounded it (9007199254740992) answered another id: answer-foreign-id',
+    TODO,
+    async () => {
+      const res = await runScenario({
+        version: '2025-06-18',
+        request: { method: 'tools/call', raw: callWith('9007199254740993') },
+        respond: (req) => ({ json: { jsonrpc: '2.0', id: req?.id, result: { content: [{ type: 'text', text: 'hi' }] } } }),
+      });
+      assert.ok(
+        res.violations.some((v) => v.rule === 'answer-foreign-id'),
+        JSON.stringify(res.violations.map((v) => v.rule)),
+      );
+    },
+  );
 });

@@ -16,8 +16,12 @@ const enforce = loaded.policy;
 const VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', MODERN];
 const broken: ScenarioRequest = { method: 'tools/call', raw: '{"jsonrpc":"2.0","id":1,"method":' };
 
-const reply = (status: number, body = '', contentType?: string) => (): Reply => ({ status, body, headers: contentType ? { 'content-type': contentType } : {} });
-const parseError = (status: number, id: unknown = null) => (): Reply => ({ status, json: { jsonrpc: '2.0', id, error: { code: -32700, message: 'Parse error' } } });
+const reply =
+  (status: number, body = '', contentType?: string) =>
+  (): Reply => ({ status, body, headers: contentType ? { 'content-type': contentType } : {} });
+const parseError =
+  (status: number, id: unknown = null) =>
+  (): Reply => ({ status, json: { jsonrpc: '2.0', id, error: { code: -32700, message: 'Parse error' } } });
 
 describe('parse-error-unanswered', () => {
   for (const version of VERSIONS) {
@@ -37,10 +41,24 @@ describe('parse-error-unanswered', () => {
     });
   }
 
-  test('an HTML 400 and a framework\'s JSON fire it; a wrong code is parse-error-code\'s', async () => {
-    assertFires(await runScenario({ version: '2025-06-18', request: broken, respond: reply(400, '<html><body>Bad Request</body></html>', 'text/html') }), 'parse-error-unanswered');
-    assertFires(await runScenario({ version: '2025-06-18', request: broken, respond: reply(400, '{"error":"invalid json"}', 'application/json') }), 'parse-error-unanswered');
-    const wrong = await runScenario({ version: '2025-06-18', request: broken, respond: () => ({ status: 400, json: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } } }) });
+  test("an HTML 400 and a framework's JSON fire it; a wrong code is parse-error-code's", async () => {
+    assertFires(
+      await runScenario({
+        version: '2025-06-18',
+        request: broken,
+        respond: reply(400, '<html><body>Bad Request</body></html>', 'text/html'),
+      }),
+      'parse-error-unanswered',
+    );
+    assertFires(
+      await runScenario({ version: '2025-06-18', request: broken, respond: reply(400, '{"error":"invalid json"}', 'application/json') }),
+      'parse-error-unanswered',
+    );
+    const wrong = await runScenario({
+      version: '2025-06-18',
+      request: broken,
+      respond: () => ({ status: 400, json: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } } }),
+    });
     assertSilent(wrong, 'parse-error-unanswered');
     assertFires(wrong, 'parse-error-code');
   });
@@ -51,8 +69,12 @@ describe('parse-error-unanswered', () => {
     }
   });
 
-  test('a well-formed request answered with an empty 400 is not this rule\'s', async () => {
-    const res = await runScenario({ version: '2025-06-18', request: { method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } }, respond: reply(400) });
+  test("a well-formed request answered with an empty 400 is not this rule's", async () => {
+    const res = await runScenario({
+      version: '2025-06-18',
+      request: { method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } },
+      respond: reply(400),
+    });
     assertSilent(res, 'parse-error-unanswered');
   });
 });
@@ -68,7 +90,11 @@ describe('enforce.yaml', () => {
     const res = await runScenario({ version: '2025-06-18', request: broken, respond: reply(400), proxy: { policy: () => enforce } });
     assert.equal(res.status, 400);
     assert.match(String(res.headers['content-type']), /^application\/json/);
-    assert.deepEqual(JSON.parse(res.body), { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error', data: { reason: 'parse-error-unanswered', upstreamStatus: 400 } } });
+    assert.deepEqual(JSON.parse(res.body), {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: 'Parse error', data: { reason: 'parse-error-unanswered', upstreamStatus: 400 } },
+    });
     const v = assertFires(res, 'parse-error-unanswered');
     assert.equal(v.action, 'rewrite');
     assert.equal(v.applied, true);

@@ -48,7 +48,12 @@ describe('transport rejections under enforce.yaml', () => {
   for (const version of ['2025-06-18', '2025-11-25']) {
     for (const t of TRANSPORT) {
       test(`${t.name} with -32000, id null (${version}): -32600 as the fix says, status and null id kept`, async () => {
-        const res = await runScenario({ version, request: call, respond: rejection(t.status, -32000, t.message), proxy: { policy: () => enforce } });
+        const res = await runScenario({
+          version,
+          request: call,
+          respond: rejection(t.status, -32000, t.message),
+          proxy: { policy: () => enforce },
+        });
         const v = assertFires(res, 'legacy-range-code');
         assert.match(String(v.fix), /-32600/);
         assertSilent(res, 'error-id-null');
@@ -61,23 +66,42 @@ describe('transport rejections under enforce.yaml', () => {
     }
   }
 
-  test('400 with -32000 and the request\'s id: -32600, the id kept', async () => {
-    const res = await runScenario({ version: '2025-11-25', request: call, respond: rejection(400, -32000, 'Bad Request: No valid session ID provided', 'request'), proxy: { policy: () => enforce } });
+  test("400 with -32000 and the request's id: -32600, the id kept", async () => {
+    const res = await runScenario({
+      version: '2025-11-25',
+      request: call,
+      respond: rejection(400, -32000, 'Bad Request: No valid session ID provided', 'request'),
+      proxy: { policy: () => enforce },
+    });
     assertFires(res, 'legacy-range-code');
     const got = JSON.parse(res.body) as Msg;
     assert.equal(res.status, 400);
-    assert.deepEqual(got, { jsonrpc: '2.0', id: 'test-1', error: { code: -32600, message: 'Bad Request: No valid session ID provided', data: { originalCode: -32000 } } });
+    assert.deepEqual(got, {
+      jsonrpc: '2.0',
+      id: 'test-1',
+      error: { code: -32600, message: 'Bad Request: No valid session ID provided', data: { originalCode: -32000 } },
+    });
   });
 
   test('an id-less 400 under 2025-11-25 keeps its id absent', async () => {
-    const res = await runScenario({ version: '2025-11-25', request: call, respond: rejection(400, -32000, 'Bad Request: No valid session ID provided', 'omit'), proxy: { policy: () => enforce } });
+    const res = await runScenario({
+      version: '2025-11-25',
+      request: call,
+      respond: rejection(400, -32000, 'Bad Request: No valid session ID provided', 'omit'),
+      proxy: { policy: () => enforce },
+    });
     const got = JSON.parse(res.body) as Msg;
     assert.equal('id' in got, false, res.body);
     assert.equal(got.error.code, -32600);
   });
 
   test('2024-11-05 requires the id even on a rejection: error-id-null fires, and the filled-in id comes with it', async () => {
-    const res = await runScenario({ version: '2024-11-05', request: call, respond: rejection(400, -32000, 'Bad Request'), proxy: { policy: () => enforce } });
+    const res = await runScenario({
+      version: '2024-11-05',
+      request: call,
+      respond: rejection(400, -32000, 'Bad Request'),
+      proxy: { policy: () => enforce },
+    });
     const v = assertFires(res, 'error-id-null');
     assert.equal(v.action, 'rewrite');
     const got = JSON.parse(res.body) as Msg;
@@ -87,7 +111,12 @@ describe('transport rejections under enforce.yaml', () => {
   });
 
   test('a 200 error with id null and -32000 is no transport rejection: -32603, the id filled in with error-id-null', async () => {
-    const res = await runScenario({ version: '2025-06-18', request: call, respond: rejection(200, -32000, 'Something failed'), proxy: { policy: () => enforce } });
+    const res = await runScenario({
+      version: '2025-06-18',
+      request: call,
+      respond: rejection(200, -32000, 'Something failed'),
+      proxy: { policy: () => enforce },
+    });
     assertFires(res, 'error-id-null');
     const got = JSON.parse(res.body) as Msg;
     assert.equal(got.id, 'test-1');
@@ -96,7 +125,12 @@ describe('transport rejections under enforce.yaml', () => {
   });
 
   test('a 500 with -32000 and id null: -32603 (a failure, not a rejection), the id left as sent (no finding asks for it)', async () => {
-    const res = await runScenario({ version: '2025-06-18', request: call, respond: rejection(500, -32000, 'Something failed'), proxy: { policy: () => enforce } });
+    const res = await runScenario({
+      version: '2025-06-18',
+      request: call,
+      respond: rejection(500, -32000, 'Something failed'),
+      proxy: { policy: () => enforce },
+    });
     const v = assertFires(res, 'legacy-range-code');
     assert.doesNotMatch(String(v.fix), /-32600/);
     assertSilent(res, 'error-id-null');

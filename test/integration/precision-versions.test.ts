@@ -58,20 +58,35 @@ describe('a request for a version nobody defined, sent as a 2026-07-28 request',
   });
 
   test('-32022 with data { supported, requested } on HTTP 400 is right: no finding at all', async () => {
-    const res = await runScenario({ version: MODERN, request: modernCall, respond: error(-32022, 'Unsupported protocol version', { status: 400, data: SUPPORTED }) });
+    const res = await runScenario({
+      version: MODERN,
+      request: modernCall,
+      respond: error(-32022, 'Unsupported protocol version', { status: 400, data: SUPPORTED }),
+    });
     assert.ok(res.exchange, 'the exchange was logged');
-    assert.deepEqual(res.violations.map((v) => v.rule), []);
+    assert.deepEqual(
+      res.violations.map((v) => v.rule),
+      [],
+    );
   });
 
   test('-32022 on HTTP 200 is judged by 2026-07-28 pairing: error-status-pairing, not reserved-code', async () => {
-    const res = await runScenario({ version: MODERN, request: modernCall, respond: error(-32022, 'Unsupported protocol version', { data: SUPPORTED }) });
+    const res = await runScenario({
+      version: MODERN,
+      request: modernCall,
+      respond: error(-32022, 'Unsupported protocol version', { data: SUPPORTED }),
+    });
     assertFires(res, 'error-status-pairing');
     assertSilent(res, 'reserved-code');
     assertSilent(res, 'unsupported-version-code');
   });
 
   test('-32022 without data.supported is flagged error-data-required', async () => {
-    const res = await runScenario({ version: MODERN, request: modernCall, respond: error(-32022, 'Unsupported protocol version', { status: 400, data: { requested: UNKNOWN } }) });
+    const res = await runScenario({
+      version: MODERN,
+      request: modernCall,
+      respond: error(-32022, 'Unsupported protocol version', { status: 400, data: { requested: UNKNOWN } }),
+    });
     const v = assertFires(res, 'error-data-required');
     assert.equal(v.pointer, '/response/error/data/supported');
     assertSilent(res, 'reserved-code');
@@ -80,7 +95,12 @@ describe('a request for a version nobody defined, sent as a 2026-07-28 request',
   test('only the header names the version, no _meta: -32602 for the missing _meta on 400 is a right answer', async () => {
     const res = await runScenario({
       version: MODERN,
-      request: { method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } }, noMeta: true, headers: { 'mcp-protocol-version': UNKNOWN } },
+      request: {
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: 'hi' } },
+        noMeta: true,
+        headers: { 'mcp-protocol-version': UNKNOWN },
+      },
       respond: error(-32602, 'Missing _meta', { status: 400 }),
     });
     assertSilent(res, 'unsupported-version-code');
@@ -88,7 +108,11 @@ describe('a request for a version nobody defined, sent as a 2026-07-28 request',
   });
 
   test('a 2026-07-28 request is untouched by these rules: -32602 on 200 stays silent', async () => {
-    const res = await runScenario({ version: MODERN, request: { method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } }, respond: error(-32602, 'Unknown tool: nope') });
+    const res = await runScenario({
+      version: MODERN,
+      request: { method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } },
+      respond: error(-32602, 'Unknown tool: nope'),
+    });
     assertSilent(res, 'unsupported-version-code');
   });
 
@@ -96,16 +120,35 @@ describe('a request for a version nobody defined, sent as a 2026-07-28 request',
     const res = await runScenario({
       version: MODERN,
       request: modernCall,
-      respond: (req) => ({ status: 400, body: JSON.stringify({ jsonrpc: '2.0', id: req?.id, error: { code: -32022, message: 'Unsupported protocol version', data: SUPPORTED } }), headers: { 'content-type': 'application/json' } }),
+      respond: (req) => ({
+        status: 400,
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: req?.id,
+          error: { code: -32022, message: 'Unsupported protocol version', data: SUPPORTED },
+        }),
+        headers: { 'content-type': 'application/json' },
+      }),
       proxy: { policy: () => enforce },
     });
     assert.equal(res.status, 400);
-    assert.equal(res.body, JSON.stringify({ jsonrpc: '2.0', id: 'test-1', error: { code: -32022, message: 'Unsupported protocol version', data: SUPPORTED } }));
-    assert.deepEqual(res.violations.map((v) => v.rule), []);
+    assert.equal(
+      res.body,
+      JSON.stringify({ jsonrpc: '2.0', id: 'test-1', error: { code: -32022, message: 'Unsupported protocol version', data: SUPPORTED } }),
+    );
+    assert.deepEqual(
+      res.violations.map((v) => v.rule),
+      [],
+    );
   });
 
   test('under enforce the wrong answer is logged, not rewritten (the proxy does not know what the server supports)', async () => {
-    const res = await runScenario({ version: MODERN, request: modernCall, respond: error(-32602, 'bad version'), proxy: { policy: () => enforce } });
+    const res = await runScenario({
+      version: MODERN,
+      request: modernCall,
+      respond: error(-32602, 'bad version'),
+      proxy: { policy: () => enforce },
+    });
     assert.equal(res.status, 200);
     assert.deepEqual(JSON.parse(res.body), { jsonrpc: '2.0', id: 'test-1', error: { code: -32602, message: 'bad version' } });
     const v = assertFires(res, 'unsupported-version-code');
@@ -118,29 +161,54 @@ describe('a legacy initialize proposing a version nobody defined', () => {
     const res = await runScenario({
       version: V4,
       request: legacyInitialize,
-      respond: (req) => ({ json: { jsonrpc: '2.0', id: req?.id, result: { protocolVersion: V4, capabilities: {}, serverInfo: { name: 's', version: '1' } } } }),
+      respond: (req) => ({
+        json: { jsonrpc: '2.0', id: req?.id, result: { protocolVersion: V4, capabilities: {}, serverInfo: { name: 's', version: '1' } } },
+      }),
     });
     assert.ok(res.exchange);
-    assert.deepEqual(res.violations.map((v) => v.rule), []);
+    assert.deepEqual(
+      res.violations.map((v) => v.rule),
+      [],
+    );
   });
 
   test('answered with the legacy example error (-32602, data { supported, requested }): silent', async () => {
-    const res = await runScenario({ version: V4, request: legacyInitialize, respond: error(-32602, 'Unsupported protocol version', { data: { supported: [V4], requested: UNKNOWN } }) });
+    const res = await runScenario({
+      version: V4,
+      request: legacyInitialize,
+      respond: error(-32602, 'Unsupported protocol version', { data: { supported: [V4], requested: UNKNOWN } }),
+    });
     assert.ok(res.exchange);
-    assert.deepEqual(res.violations.map((v) => v.rule), []);
+    assert.deepEqual(
+      res.violations.map((v) => v.rule),
+      [],
+    );
   });
 
   test('a modern-only server turns it away with 400 and -32022: silent (R22)', async () => {
-    const res = await runScenario({ version: V4, request: legacyInitialize, respond: error(-32022, 'Unsupported protocol version', { status: 400, data: SUPPORTED }) });
+    const res = await runScenario({
+      version: V4,
+      request: legacyInitialize,
+      respond: error(-32022, 'Unsupported protocol version', { status: 400, data: SUPPORTED }),
+    });
     assert.ok(res.exchange);
-    assert.deepEqual(res.violations.map((v) => v.rule), []);
+    assert.deepEqual(
+      res.violations.map((v) => v.rule),
+      [],
+    );
   });
 
   test('answered by echoing the undefined version: initialize-version', async () => {
     const res = await runScenario({
       version: V4,
       request: legacyInitialize,
-      respond: (req) => ({ json: { jsonrpc: '2.0', id: req?.id, result: { protocolVersion: UNKNOWN, capabilities: {}, serverInfo: { name: 's', version: '1' } } } }),
+      respond: (req) => ({
+        json: {
+          jsonrpc: '2.0',
+          id: req?.id,
+          result: { protocolVersion: UNKNOWN, capabilities: {}, serverInfo: { name: 's', version: '1' } },
+        },
+      }),
     });
     assertFires(res, 'initialize-version');
     assertSilent(res, 'unsupported-version-code');

@@ -69,10 +69,17 @@ describe('production install on a terminal', { timeout: 180_000 }, () => {
   });
 
   test('MCP_WARDEN_NO_PRETTY is --no-pretty', async () => {
-    const { stdout } = await run('node', ['-e', 'import("./dist/cli-program.js").then(({ buildProgram }) => { const p = buildProgram().commands.find((c) => c.name() === "proxy"); p.action((o) => console.log(JSON.stringify({ pretty: o.pretty }))); p.parse(["--upstream", "http://127.0.0.1:9/mcp"], { from: "user" }); })'], {
-      cwd: dir,
-      env: { ...env, MCP_WARDEN_NO_PRETTY: '1' },
-    });
+    const { stdout } = await run(
+      'node',
+      [
+        '-e',
+        'import("./dist/cli-program.js").then(({ buildProgram }) => { const p = buildProgram().commands.find((c) => c.name() === "proxy"); p.action((o) => console.log(JSON.stringify({ pretty: o.pretty }))); p.parse(["--upstream", "http://127.0.0.1:9/mcp"], { from: "user" }); })',
+      ],
+      {
+        cwd: dir,
+        env: { ...env, MCP_WARDEN_NO_PRETTY: '1' },
+      },
+    );
     assert.deepEqual(JSON.parse(stdout), { pretty: false });
   });
 });

@@ -66,7 +66,16 @@ test('the proxy command serves, reloads its policy on SIGHUP, and exits 0 on SIG
   const policy = join(dir, 'policy.yaml');
   await writeFile(policy, 'mode: audit\n');
   const port = await freePort();
-  const run = start(['proxy', '--upstream', new URL('/mcp', upstream.url).href, '--listen', `127.0.0.1:${port}`, '--policy', policy, '--no-pretty']);
+  const run = start([
+    'proxy',
+    '--upstream',
+    new URL('/mcp', upstream.url).href,
+    '--listen',
+    `127.0.0.1:${port}`,
+    '--policy',
+    policy,
+    '--no-pretty',
+  ]);
   child = run.proc;
   await run.waitFor((r) => r.msg === 'listening', 'listening');
   const call = async () => {
@@ -119,11 +128,26 @@ test('the guard comes from the command line, the environment or the policy (the 
     [[], { MCP_WARDEN_ALLOWED_HOSTS: 'env.example,other.example' }, 'other.example', '127.0.0.1'],
   ] as const) {
     const port = await freePort();
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'proxy', '--upstream', new URL('/mcp', upstream.url).href, '--listen', `127.0.0.1:${port}`, '--no-pretty', ...args], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...env },
-    });
+    const proc = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/cli.ts',
+        'proxy',
+        '--upstream',
+        new URL('/mcp', upstream.url).href,
+        '--listen',
+        `127.0.0.1:${port}`,
+        '--no-pretty',
+        ...args,
+      ],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, ...env },
+      },
+    );
     child = proc;
     let out = '';
     proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));

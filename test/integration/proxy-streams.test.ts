@@ -26,10 +26,12 @@ describe('streams through the proxy', () => {
     try {
       const result = await c.client.callTool({ name: 'ask_on_get', arguments: {} });
       assert.deepEqual(result.content, [{ type: 'text', text: answerFor(DEFAULT_QUESTION) }]);
-      const elicit = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.method === 'elicitation/create' && r.session === c.transport.sessionId);
+      const elicit = await proxy.log.waitFor(
+        (r) => r.msg === 'exchange' && r.method === 'elicitation/create' && r.session === c.transport.sessionId,
+      );
       assert.equal(elicit.from, 'server');
       assert.equal(elicit.outcome, 'result');
-      assert.equal(elicit.status, 202, 'the server accepted the client\'s answer');
+      assert.equal(elicit.status, 202, "the server accepted the client's answer");
     } finally {
       await c.transport.terminateSession();
       await c.close();
@@ -70,7 +72,12 @@ describe('streams through the proxy', () => {
     headers['mcp-protocol-version'] = VERSION;
     assert.equal((await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).status, 202);
 
-    const call = await post({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'countdown', arguments: { steps: 4 }, _meta: { progressToken: 't' } } });
+    const call = await post({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'countdown', arguments: { steps: 4 }, _meta: { progressToken: 't' } },
+    });
     const stream = sseReader(call.body);
     const seen = await stream.until((e) => e.data.includes('notifications/progress'));
     const lastId = seen.at(-1)!.id;
@@ -89,7 +96,10 @@ describe('streams through the proxy', () => {
     const replay = sseReader(resumed.body);
     const events = await replay.until((e) => e.data.includes('"id":7'), 3000);
     await replay.cancel();
-    assert.ok(events.some((e) => e.data.includes('"progress":2') || e.data.includes('"progress":3')), 'later progress replayed');
+    assert.ok(
+      events.some((e) => e.data.includes('"progress":2') || e.data.includes('"progress":3')),
+      'later progress replayed',
+    );
     const record = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 7 && r.session === sessionId);
     assert.equal(record.outcome, 'result');
     assert.equal(record.transport, 'get-sse');

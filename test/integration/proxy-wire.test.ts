@@ -28,7 +28,10 @@ function rawPost(url: URL, body: string, headers: Record<string, string>): Promi
 }
 
 const running: Array<{ close(): Promise<void> }> = [];
-async function setup(handler: Parameters<typeof startRawServer>[0], options: Parameters<typeof startProxy>[1] = {}): Promise<{ upstream: RawServer; proxy: TestProxy }> {
+async function setup(
+  handler: Parameters<typeof startRawServer>[0],
+  options: Parameters<typeof startProxy>[1] = {},
+): Promise<{ upstream: RawServer; proxy: TestProxy }> {
   const upstream = await startRawServer(handler);
   const proxy = await startProxy(new URL('/mcp', upstream.url), options);
   running.push(proxy, upstream);
@@ -142,7 +145,10 @@ describe('headers', () => {
       res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { method: msg.method } }));
     });
     const headers = { 'mcp-session-id': 'sess-ids' };
-    const [a, b] = await Promise.all([post(proxy.url, rpc(1, 'tools/list', {}), headers), post(proxy.url, rpc('1', 'prompts/list', {}), headers)]);
+    const [a, b] = await Promise.all([
+      post(proxy.url, rpc(1, 'tools/list', {}), headers),
+      post(proxy.url, rpc('1', 'prompts/list', {}), headers),
+    ]);
     await Promise.all([a.body.text(), b.body.text()]);
     const records = proxy.exchanges();
     assert.equal(records.find((r) => r.id === 1)?.method, 'tools/list');
@@ -159,7 +165,10 @@ describe('headers', () => {
     });
     const res = await post(proxy.url, rpc(2));
     assert.equal(res.statusCode, 401);
-    assert.equal(res.headers['www-authenticate'], `Bearer realm="mcp", resource_metadata="${proxy.url.origin}/.well-known/oauth-protected-resource/mcp"`);
+    assert.equal(
+      res.headers['www-authenticate'],
+      `Bearer realm="mcp", resource_metadata="${proxy.url.origin}/.well-known/oauth-protected-resource/mcp"`,
+    );
     assert.equal(await res.body.text(), '{"error":"invalid_token"}');
   });
 });
@@ -215,9 +224,12 @@ describe('upstream failures become JSON-RPC errors with the request id', () => {
   });
 
   test('silent between events: the stream ends cleanly after the idle timeout', async () => {
-    const { proxy } = await setup(sseEvents(['data: {"jsonrpc":"2.0","method":"notifications/message","params":{}}\n\n'], 0, { end: false }), {
-      limits: { upstreamBodyTimeoutMs: 150 },
-    });
+    const { proxy } = await setup(
+      sseEvents(['data: {"jsonrpc":"2.0","method":"notifications/message","params":{}}\n\n'], 0, { end: false }),
+      {
+        limits: { upstreamBodyTimeoutMs: 150 },
+      },
+    );
     const res = await post(proxy.url, rpc(43));
     assert.equal(res.statusCode, 200);
     assert.match(await res.body.text(), /notifications\/message/);
@@ -280,7 +292,12 @@ describe('client side', () => {
       res.on('close', () => upstreamClosed());
     });
     const controller = new AbortController();
-    const pending = request(proxy.url, { method: 'POST', body: rpc(11), headers: { 'content-type': 'application/json', accept: ACCEPT }, signal: controller.signal });
+    const pending = request(proxy.url, {
+      method: 'POST',
+      body: rpc(11),
+      headers: { 'content-type': 'application/json', accept: ACCEPT },
+      signal: controller.signal,
+    });
     const r = await pending;
     const it = r.body[Symbol.asyncIterator]();
     await it.next();

@@ -22,10 +22,15 @@ const CANARIES = ['canary-token-77', 'canary-cookie-88', 'canary-arg-99'];
 
 function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, timeout: 30_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli.ts', ...args],
+      { cwd: ROOT, timeout: 30_000, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -104,7 +109,12 @@ describe('capture, then mcp-warden replay', () => {
     const records = lines.map((l) => JSON.parse(l) as { v: number; request: { message: { method: string; params?: { name?: string } } } });
     assert.deepEqual(
       records.map((r) => [r.v, r.request.message.method, r.request.message.params?.name]),
-      [[1, 'initialize', undefined], [1, 'tools/list', undefined], [1, 'tools/call', 'echo'], [1, 'tools/call', 'no_such_tool']],
+      [
+        [1, 'initialize', undefined],
+        [1, 'tools/list', undefined],
+        [1, 'tools/call', 'echo'],
+        [1, 'tools/call', 'no_such_tool'],
+      ],
     );
     // The secrets did travel: the server got the credentials through the proxy ...
     const posts = captured.server.requests.filter((r) => r.method === 'POST');
@@ -122,11 +132,17 @@ describe('capture, then mcp-warden replay', () => {
     assert.ok(row, stdout);
     assert.match(row, /\brewrite\s+unknown-tool-as-iserror \(error, rewrite\)$/);
     assert.match(stdout, /WOULD CHANGE: 1/);
-    assert.match(stdout, /rewrite by unknown-tool-as-iserror, HTTP 200\n\s+\{"jsonrpc":"2\.0","id":3,"error":\{"code":-32602,"message":"Unknown tool: no_such_tool"/);
+    assert.match(
+      stdout,
+      /rewrite by unknown-tool-as-iserror, HTTP 200\n\s+\{"jsonrpc":"2\.0","id":3,"error":\{"code":-32602,"message":"Unknown tool: no_such_tool"/,
+    );
     assert.match(stdout, /^ {2}policy {3}config\/enforce\.yaml \(mode enforce\)$/m);
     assert.match(stdout, /^ {2}not judged {2}POST-level rules/m);
     const summary = stdout.trimEnd().split('\n').at(-1);
-    assert.equal(summary, 'summary: 4 exchanges, 1 finding (unknown-tool-as-iserror: rewrite 1); would rewrite 1, would block 0, pass 3; 0 bad lines');
+    assert.equal(
+      summary,
+      'summary: 4 exchanges, 1 finding (unknown-tool-as-iserror: rewrite 1); would rewrite 1, would block 0, pass 3; 0 bad lines',
+    );
   });
 
   test('--format json: the report parses and says the same', async () => {
@@ -138,7 +154,10 @@ describe('capture, then mcp-warden replay', () => {
     const x = report.exchanges.find((e) => e.tool === 'no_such_tool');
     assert.ok(x);
     assert.equal(x.protocolVersion, '2025-11-25');
-    assert.deepEqual(x.findings.map((f) => [f.rule, f.action]), [['unknown-tool-as-iserror', 'rewrite']]);
+    assert.deepEqual(
+      x.findings.map((f) => [f.rule, f.action]),
+      [['unknown-tool-as-iserror', 'rewrite']],
+    );
     assert.equal(x.decision.kind, 'rewrite');
     if (x.decision.kind === 'rewrite') assert.equal(x.decision.message.error?.code, -32602);
     for (const canary of CANARIES) assert.equal(stdout.includes(canary), false);
@@ -217,6 +236,9 @@ describe('mcp-warden replay: what exits 1', () => {
     assert.match(stdout, /^ {2}policy {3}\(built-in defaults\) \(mode audit, replayed as enforce/m);
     assert.match(stdout, /BAD LINES: 2/);
     assert.match(stdout, /^ {2}line 2 {2}capture version 9; this mcp-warden reads version 1$/m);
-    assert.equal(stdout.trimEnd().split('\n').at(-1), 'summary: 0 exchanges, 0 findings; would rewrite 0, would block 0, pass 0; 2 bad lines');
+    assert.equal(
+      stdout.trimEnd().split('\n').at(-1),
+      'summary: 0 exchanges, 0 findings; would rewrite 0, would block 0, pass 0; 2 bad lines',
+    );
   });
 });

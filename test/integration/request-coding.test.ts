@@ -18,14 +18,20 @@ async function setup(): Promise<{ upstream: RawServer; proxy: TestProxy }> {
   // A server that reads compressed requests, as body-parser does.
   const answer = jsonRpcResult({ content: [{ type: 'text', text: 'ok' }] });
   const DECODE: Record<string, (b: Buffer) => Buffer> = { gzip: gunzipSync, deflate: inflateSync, br: brotliDecompressSync };
-  const upstream = await startRawServer((req, res, body) => answer(req, res, DECODE[String(req.headers['content-encoding'])]?.(body) ?? body));
+  const upstream = await startRawServer((req, res, body) =>
+    answer(req, res, DECODE[String(req.headers['content-encoding'])]?.(body) ?? body),
+  );
   const proxy = await startProxy(new URL('/mcp', upstream.url), { limits: { maxRequestBytes: 64 * 1024 } });
   closers.push(upstream, proxy);
   return { upstream, proxy };
 }
 
 const send = (proxy: TestProxy, body: Buffer, encoding: string) =>
-  request(proxy.url, { method: 'POST', body, headers: { 'content-type': 'application/json', accept: ACCEPT, 'content-encoding': encoding } });
+  request(proxy.url, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', accept: ACCEPT, 'content-encoding': encoding },
+  });
 
 describe('request Content-Encoding', () => {
   for (const [name, encode] of [

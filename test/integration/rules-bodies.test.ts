@@ -5,14 +5,19 @@ import assert from 'node:assert/strict';
 import { assertFires, assertSilent, runScenario, type Reply } from '../helpers/rule-scenario.ts';
 
 const call = { method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } };
-const good = (req: { id?: unknown } | undefined): Reply => ({ json: { jsonrpc: '2.0', id: req?.id, result: { content: [{ type: 'text', text: 'hi' }] } } });
+const good = (req: { id?: unknown } | undefined): Reply => ({
+  json: { jsonrpc: '2.0', id: req?.id, result: { content: [{ type: 'text', text: 'hi' }] } },
+});
 
 const cases: Array<[rule: string, bad: Reply]> = [
   ['html-body', { status: 500, headers: { 'content-type': 'text/html' }, body: '<!DOCTYPE html><html><body><h1>500</h1></body></html>' }],
   ['empty-body', { status: 200, headers: { 'content-type': 'application/json' }, body: '' }],
   ['non-json-body', { status: 200, headers: { 'content-type': 'text/plain' }, body: 'Internal error, try later' }],
   ['not-jsonrpc-body', { json: { ok: false, reason: 'boom' } }],
-  ['no-response', { sse: ['event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}\n\n'] }],
+  [
+    'no-response',
+    { sse: ['event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}\n\n'] },
+  ],
   ['no-response', { json: { jsonrpc: '2.0', id: 'x' }, reset: true }],
 ];
 
@@ -56,7 +61,11 @@ describe('transport rejections are not unusable answers', () => {
 
 describe('unaudited-response: a response over the audit limit is relayed unread, and the finding says so', () => {
   const limits = { proxy: { limits: { auditBodyBytes: 512, auditEventBytes: 512 } } };
-  const long = (req: { id?: unknown } | undefined) => ({ jsonrpc: '2.0', id: req?.id, result: { content: [{ type: 'text', text: 'z'.repeat(2000) }] } });
+  const long = (req: { id?: unknown } | undefined) => ({
+    jsonrpc: '2.0',
+    id: req?.id,
+    result: { content: [{ type: 'text', text: 'z'.repeat(2000) }] },
+  });
   for (const version of ['2025-06-18', '2026-07-28']) {
     test(`fires (info) on a JSON body over the limit; the client gets it unchanged (${version})`, async () => {
       const result = await runScenario({ version, request: call, respond: (req) => ({ json: long(req) }), ...limits });
@@ -67,12 +76,20 @@ describe('unaudited-response: a response over the audit limit is relayed unread,
       assert.equal(JSON.parse(result.body).result.content[0].text.length, 2000);
     });
     test(`fires on an SSE event over the limit (${version})`, async () => {
-      const result = await runScenario({ version, request: call, respond: (req) => ({ sse: [`event: message\ndata: ${JSON.stringify(long(req))}\n\n`] }), ...limits });
+      const result = await runScenario({
+        version,
+        request: call,
+        respond: (req) => ({ sse: [`event: message\ndata: ${JSON.stringify(long(req))}\n\n`] }),
+        ...limits,
+      });
       assertFires(result, 'unaudited-response');
       assertSilent(result, 'no-response');
     });
     test(`stays silent on answers within the limit (${version})`, async () => {
-      for (const respond of [good, (req: { id?: unknown } | undefined): Reply => ({ sse: [`event: message\ndata: ${JSON.stringify(good(req).json)}\n\n`] })]) {
+      for (const respond of [
+        good,
+        (req: { id?: unknown } | undefined): Reply => ({ sse: [`event: message\ndata: ${JSON.stringify(good(req).json)}\n\n`] }),
+      ]) {
         const result = await runScenario({ version, request: call, respond, ...limits });
         assertSilent(result, 'unaudited-response');
         assert.equal(result.exchange?.outcome, 'result');

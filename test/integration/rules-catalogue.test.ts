@@ -9,37 +9,76 @@ const WEATHER = {
   name: 'weather',
   description: 'Current weather for a city',
   inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-  outputSchema: { type: 'object', properties: { temperature: { type: 'number' }, conditions: { type: 'string' } }, required: ['temperature', 'conditions'] },
+  outputSchema: {
+    type: 'object',
+    properties: { temperature: { type: 'number' }, conditions: { type: 'string' } },
+    required: ['temperature', 'conditions'],
+  },
 };
 const call = { method: 'tools/call', params: { name: 'weather', arguments: { city: 'Paris' } } };
 
 const result = (version: string, body: Record<string, unknown>) => (version === MODERN ? { resultType: 'complete', ...body } : body);
-const answer = (version: string, body: Record<string, unknown>) => (req: { id?: unknown } | undefined): Reply => ({ json: { jsonrpc: '2.0', id: req?.id, result: result(version, body) } });
+const answer =
+  (version: string, body: Record<string, unknown>) =>
+  (req: { id?: unknown } | undefined): Reply => ({ json: { jsonrpc: '2.0', id: req?.id, result: result(version, body) } });
 const text = (v: unknown) => [{ type: 'text', text: JSON.stringify(v) }];
 
 describe('structured-output', () => {
   for (const version of ['2025-06-18', '2025-11-25', MODERN]) {
     test(`${version}: fires on missing or non-conforming structuredContent`, async () => {
-      const missing = await runScenario({ version, tools: [WEATHER], request: call, respond: answer(version, { content: text({ temperature: 21 }) }) });
+      const missing = await runScenario({
+        version,
+        tools: [WEATHER],
+        request: call,
+        respond: answer(version, { content: text({ temperature: 21 }) }),
+      });
       assert.match(String(assertFires(missing, 'structured-output').message), /no structuredContent/);
-      const wrong = await runScenario({ version, tools: [WEATHER], request: call, respond: answer(version, { content: text({}), structuredContent: { temperature: 'warm' } }) });
+      const wrong = await runScenario({
+        version,
+        tools: [WEATHER],
+        request: call,
+        respond: answer(version, { content: text({}), structuredContent: { temperature: 'warm' } }),
+      });
       const v = assertFires(wrong, 'structured-output');
       assert.match(String(v.message), /does not validate/);
     });
 
     test(`${version}: silent on conforming output, on error results, and for tools without an outputSchema`, async () => {
       const good = { temperature: 21.5, conditions: 'sunny' };
-      assertSilent(await runScenario({ version, tools: [WEATHER], request: call, respond: answer(version, { content: text(good), structuredContent: good }) }), 'structured-output');
-      assertSilent(await runScenario({ version, tools: [WEATHER], request: call, respond: answer(version, { content: [{ type: 'text', text: 'City not found: Paris' }], isError: true }) }), 'structured-output');
       assertSilent(
-        await runScenario({ version, request: { method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } }, respond: answer(version, { content: [{ type: 'text', text: 'hi' }] }) }),
+        await runScenario({
+          version,
+          tools: [WEATHER],
+          request: call,
+          respond: answer(version, { content: text(good), structuredContent: good }),
+        }),
+        'structured-output',
+      );
+      assertSilent(
+        await runScenario({
+          version,
+          tools: [WEATHER],
+          request: call,
+          respond: answer(version, { content: [{ type: 'text', text: 'City not found: Paris' }], isError: true }),
+        }),
+        'structured-output',
+      );
+      assertSilent(
+        await runScenario({
+          version,
+          request: { method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } },
+          respond: answer(version, { content: [{ type: 'text', text: 'hi' }] }),
+        }),
         'structured-output',
       );
     });
   }
 
   test('2025-03-26 (no structured output yet): silent', async () => {
-    assertSilent(await runScenario({ version: '2025-03-26', tools: [WEATHER], request: call, respond: answer('2025-03-26', { content: text({}) }) }), 'structured-output');
+    assertSilent(
+      await runScenario({ version: '2025-03-26', tools: [WEATHER], request: call, respond: answer('2025-03-26', { content: text({}) }) }),
+      'structured-output',
+    );
   });
 });
 
@@ -53,7 +92,11 @@ describe('tool-catalogue-drift', () => {
       const changed = await runScenario({ version, request: list, respond: tools(version, [poisoned]) });
       const v = assertFires(changed, 'tool-catalogue-drift');
       assert.match(String(v.message), /changed: echo \(description\)/);
-      const added = await runScenario({ version, request: list, respond: tools(version, [ECHO_TOOL, { ...ECHO_TOOL, name: 'exfiltrate' }]) });
+      const added = await runScenario({
+        version,
+        request: list,
+        respond: tools(version, [ECHO_TOOL, { ...ECHO_TOOL, name: 'exfiltrate' }]),
+      });
       assert.match(String(assertFires(added, 'tool-catalogue-drift').message), /added: exfiltrate/);
     });
 

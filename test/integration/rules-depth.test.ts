@@ -21,11 +21,16 @@ const call = { method: 'tools/call', params: { name: 'echo', arguments: { text: 
 /** `inner` (JSON text) under `depth` levels of {"c": ...}. */
 const nested = (depth: number, inner: string): string => `${'{"c":'.repeat(depth)}${inner}${'}'.repeat(depth)}`;
 const json = (text: string): Reply => ({ body: text, headers: { 'content-type': 'application/json' } });
-const errorBody = (id: unknown, message: string, data: string): string => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":{"code":-32603,"message":${JSON.stringify(message)},"data":${data}}}`;
+const errorBody = (id: unknown, message: string, data: string): string =>
+  `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":{"code":-32603,"message":${JSON.stringify(message)},"data":${data}}}`;
 
 function assertNoRuleFailed(result: ScenarioResult): void {
   const failed = result.records.filter((r) => r.msg === 'rule failed' || (typeof r.level === 'number' && r.level >= 50));
-  assert.deepEqual(failed.map((r) => `${String(r.msg)} ${String(r.rule)}`), [], 'no rule may fail');
+  assert.deepEqual(
+    failed.map((r) => `${String(r.msg)} ${String(r.rule)}`),
+    [],
+    'no rule may fail',
+  );
 }
 
 let enforce: Policy;
@@ -38,7 +43,10 @@ before(async () => {
 /** Where the old walk stopped reading: each hides a stack trace the leak rules must now find. */
 const LATE_TRACES: Array<[string, (id: unknown) => string]> = [
   ['33 levels deep in error.data', (id) => errorBody(id, 'Internal error', nested(33, `"${TRACE}"`))],
-  ['after 2,000 other values', (id) => errorBody(id, 'Internal error', `{"filler":[${Array.from({ length: 2000 }, (_, i) => i).join(',')}],"trace":"${TRACE}"}`)],
+  [
+    'after 2,000 other values',
+    (id) => errorBody(id, 'Internal error', `{"filler":[${Array.from({ length: 2000 }, (_, i) => i).join(',')}],"trace":"${TRACE}"}`),
+  ],
   ['after 16 KiB of text', (id) => errorBody(id, 'x'.repeat(16 * 1024 + 10), `{"trace":"${TRACE}"}`)],
 ];
 
@@ -54,7 +62,12 @@ describe('a stack trace past where the leak rules used to stop reading', () => {
     });
 
     test(`${where}: rewritten away under enforce.yaml`, async () => {
-      const result = await runScenario({ version: LEGACY, request: call, respond: (req) => json(body(req?.id)), proxy: { policy: () => enforce } });
+      const result = await runScenario({
+        version: LEGACY,
+        request: call,
+        respond: (req) => json(body(req?.id)),
+        proxy: { policy: () => enforce },
+      });
       assertFires(result, 'leaked-stack-trace');
       assertNoRuleFailed(result);
       assert.equal(result.status, 200);
@@ -69,14 +82,24 @@ describe('a stack trace past where the leak rules used to stop reading', () => {
 
 /** Requests nested past the depth bound: raw legacy bodies (the harness would JSON.stringify them, which fails past ~5,000 levels). */
 const DEEP_REQUESTS: Array<[string, string]> = [
-  ['_meta nested 3,000 levels', `{"jsonrpc":"2.0","id":"test-1","method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":${nested(3000, '1')}}}`],
-  ['arguments nested 100,000 levels', `{"jsonrpc":"2.0","id":"test-1","method":"tools/call","params":{"name":"echo","arguments":${nested(100_000, '{"text":"hi"}')}}}`],
+  [
+    '_meta nested 3,000 levels',
+    `{"jsonrpc":"2.0","id":"test-1","method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":${nested(3000, '1')}}}`,
+  ],
+  [
+    'arguments nested 100,000 levels',
+    `{"jsonrpc":"2.0","id":"test-1","method":"tools/call","params":{"name":"echo","arguments":${nested(100_000, '{"text":"hi"}')}}}`,
+  ],
 ];
 
 describe('a client request nested past the depth bound', () => {
   for (const [what, raw] of DEEP_REQUESTS) {
     test(`${what}: unreadable-request, and the server's answer is still judged (audit)`, async () => {
-      const result = await runScenario({ version: LEGACY, request: { ...call, raw }, respond: (req) => json(errorBody(req?.id, 'Internal error', `{"trace":"${TRACE}"}`)) });
+      const result = await runScenario({
+        version: LEGACY,
+        request: { ...call, raw },
+        respond: (req) => json(errorBody(req?.id, 'Internal error', `{"trace":"${TRACE}"}`)),
+      });
       const v = assertFires(result, 'unreadable-request');
       assert.equal(v.severity, 'warning');
       assert.ok(String(v.pointer).startsWith('/request/params/'), String(v.pointer));
@@ -108,7 +131,11 @@ describe('a client request nested past the depth bound', () => {
 
   test('a body that is nothing but 100,000 nested arrays: request-envelope and unreadable-request, no rule failed', async () => {
     const raw = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
-    const result = await runScenario({ version: '2025-03-26', request: { ...call, raw }, respond: () => json('{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}') });
+    const result = await runScenario({
+      version: '2025-03-26',
+      request: { ...call, raw },
+      respond: () => json('{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}'),
+    });
     assertFires(result, 'unreadable-request');
     assertFires(result, 'request-envelope');
     assertNoRuleFailed(result);
@@ -136,8 +163,13 @@ describe('a client request nested past the depth bound', () => {
   test('a modern request whose _meta nests 3,000 levels', async () => {
     const result = await runScenario({
       version: MODERN,
-      request: { method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' }, _meta: { deep: JSON.parse(nested(3000, '1')) as unknown } } },
-      respond: (req) => ({ json: { jsonrpc: '2.0', id: req?.id, result: { resultType: 'complete', content: [{ type: 'text', text: 'hi' }] } } }),
+      request: {
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: 'hi' }, _meta: { deep: JSON.parse(nested(3000, '1')) as unknown } },
+      },
+      respond: (req) => ({
+        json: { jsonrpc: '2.0', id: req?.id, result: { resultType: 'complete', content: [{ type: 'text', text: 'hi' }] } },
+      }),
     });
     assertFires(result, 'unreadable-request');
     assertSilent(result, 'missing-request-meta');
@@ -150,11 +182,22 @@ const UNREADABLE_ANSWERS: Array<[string, string, (id: unknown) => string, RegExp
   [
     'an isError result for an unknown tool whose _meta nests 3,000 levels',
     'nope',
-    (id) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"_meta":${nested(3000, '1')},"content":[{"type":"text","text":"Unknown tool: nope"}],"isError":true}}`,
+    (id) =>
+      `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"_meta":${nested(3000, '1')},"content":[{"type":"text","text":"Unknown tool: nope"}],"isError":true}}`,
     /nested more than 128 levels/,
   ],
-  ['an error whose data nests 3,000 levels around a stack trace', 'echo', (id) => errorBody(id, 'Internal error', nested(3000, `"${TRACE}"`)), /nested more than 128 levels/],
-  ['a stack trace after more than 1 MiB of error text', 'echo', (id) => errorBody(id, 'x'.repeat(1024 * 1024 + 1), `{"trace":"${TRACE}"}`), /more than 1 MiB of error text/],
+  [
+    'an error whose data nests 3,000 levels around a stack trace',
+    'echo',
+    (id) => errorBody(id, 'Internal error', nested(3000, `"${TRACE}"`)),
+    /nested more than 128 levels/,
+  ],
+  [
+    'a stack trace after more than 1 MiB of error text',
+    'echo',
+    (id) => errorBody(id, 'x'.repeat(1024 * 1024 + 1), `{"trace":"${TRACE}"}`),
+    /more than 1 MiB of error text/,
+  ],
 ];
 
 describe('an answer the rules cannot read whole', () => {
@@ -170,7 +213,12 @@ describe('an answer the rules cannot read whole', () => {
     });
 
     test(`${what}: withheld under enforce.yaml`, async () => {
-      const result = await runScenario({ version: LEGACY, request, respond: (req) => json(body(req?.id)), proxy: { policy: () => enforce } });
+      const result = await runScenario({
+        version: LEGACY,
+        request,
+        respond: (req) => json(body(req?.id)),
+        proxy: { policy: () => enforce },
+      });
       assertFires(result, 'unreadable-response');
       assertNoRuleFailed(result);
       const answer = JSON.parse(result.body) as { id: unknown; error: { code: number; data: { reason: string; rule: string } } };
@@ -183,17 +231,26 @@ describe('an answer the rules cannot read whole', () => {
 });
 
 describe('an answer on an SSE stream the rules cannot read whole', () => {
-  const event = (id: unknown) => `event: message\ndata: {"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"_meta":${nested(3000, '1')},"content":[{"type":"text","text":"ran"}]}}\n\n`;
+  const event = (id: unknown) =>
+    `event: message\ndata: {"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"_meta":${nested(3000, '1')},"content":[{"type":"text","text":"ran"}]}}\n\n`;
 
   test('unreadable-response, and under enforce.yaml the event is withheld in the stream', async () => {
     const audit = await runScenario({ version: LEGACY, request: call, respond: (req) => ({ sse: [event(req?.id)] }) });
     assertFires(audit, 'unreadable-response');
     assertNoRuleFailed(audit);
-    const result = await runScenario({ version: LEGACY, request: call, respond: (req) => ({ sse: [event(req?.id)] }), proxy: { policy: () => enforce } });
+    const result = await runScenario({
+      version: LEGACY,
+      request: call,
+      respond: (req) => ({ sse: [event(req?.id)] }),
+      proxy: { policy: () => enforce },
+    });
     assertFires(result, 'unreadable-response');
     assertNoRuleFailed(result);
     assert.match(String(result.headers['content-type']), /text\/event-stream/);
-    const data = result.body.split('\n').filter((l) => l.startsWith('data:')).map((l) => JSON.parse(l.slice(5)) as { id: unknown; error?: { code: number; data: { rule: string } } });
+    const data = result.body
+      .split('\n')
+      .filter((l) => l.startsWith('data:'))
+      .map((l) => JSON.parse(l.slice(5)) as { id: unknown; error?: { code: number; data: { rule: string } } });
     assert.equal(data.length, 1, result.body.slice(0, 300));
     assert.equal(data[0]!.id, 'test-1');
     assert.deepEqual([data[0]!.error?.code, data[0]!.error?.data.rule], [-32603, 'unreadable-response']);
@@ -210,9 +267,16 @@ describe('ordinary deep-ish content (depth 20, 5,000 values) is read whole', () 
   for (const policy of ['audit', 'enforce'] as const) {
     test(`a request and its result, an error and an isError result: no unreadable finding, and the answer passes unchanged (${policy})`, async () => {
       const answers = [
-        (id: unknown) => JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'done' }], structuredContent: content } }),
-        (id: unknown) => JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32602, message: 'Invalid params: row 17 is not a number', data: content } }),
-        (id: unknown) => JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'The text must not be empty' }], isError: true, _meta: content } }),
+        (id: unknown) =>
+          JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'done' }], structuredContent: content } }),
+        (id: unknown) =>
+          JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32602, message: 'Invalid params: row 17 is not a number', data: content } }),
+        (id: unknown) =>
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id,
+            result: { content: [{ type: 'text', text: 'The text must not be empty' }], isError: true, _meta: content },
+          }),
       ];
       for (const answer of answers) {
         let sent = '';

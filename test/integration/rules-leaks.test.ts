@@ -11,32 +11,79 @@ const RULES = ['leaked-stack-trace', 'leaked-path', 'leaked-private-address', 'l
 const call = { method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } };
 
 type Req = { id?: unknown } | undefined;
-const withType = (version: string, result: Record<string, unknown>) => (version === MODERN ? { resultType: 'complete', ...result } : result);
+const withType = (version: string, result: Record<string, unknown>) =>
+  version === MODERN ? { resultType: 'complete', ...result } : result;
 const place = {
-  message: (text: string) => (req: Req): Reply => ({ json: { jsonrpc: '2.0', id: req?.id, error: { code: -32603, message: text } } }),
-  data: (text: string) => (req: Req): Reply => ({
-    json: { jsonrpc: '2.0', id: req?.id, error: { code: -32603, message: 'Internal error', data: { cause: { detail: text } } } },
-  }),
-  isError: (text: string, version: string) => (req: Req): Reply => ({
-    json: { jsonrpc: '2.0', id: req?.id, result: withType(version, { content: [{ type: 'text', text }], isError: true }) },
-  }),
+  message:
+    (text: string) =>
+    (req: Req): Reply => ({ json: { jsonrpc: '2.0', id: req?.id, error: { code: -32603, message: text } } }),
+  data:
+    (text: string) =>
+    (req: Req): Reply => ({
+      json: { jsonrpc: '2.0', id: req?.id, error: { code: -32603, message: 'Internal error', data: { cause: { detail: text } } } },
+    }),
+  isError:
+    (text: string, version: string) =>
+    (req: Req): Reply => ({
+      json: { jsonrpc: '2.0', id: req?.id, result: withType(version, { content: [{ type: 'text', text }], isError: true }) },
+    }),
 };
-const POINTER = { message: '/response/error/message', data: '/response/error/data/cause/detail', isError: '/response/result/content/0/text' };
+const POINTER = {
+  message: '/response/error/message',
+  data: '/response/error/data/cause/detail',
+  isError: '/response/result/content/0/text',
+};
 
 /** [rule, where, version, text, the part the evidence must show] */
 const cases: Array<[string, keyof typeof place, string, string, string]> = [
-  ['leaked-stack-trace', 'message', LEGACY, 'Error: boom\n    at handler (/srv/app/dist/tools.js:42:17)', 'at handler (/srv/app/dist/tools.js:42:17)'],
-  ['leaked-stack-trace', 'data', MODERN, 'Traceback (most recent call last):\n  File "/app/main.py", line 3, in run', 'Traceback (most recent call last):'],
-  ['leaked-stack-trace', 'isError', LEGACY, 'java.lang.NullPointerException\n\tat com.example.Tools.echo(Tools.java:42)', 'at com.example.Tools.echo(Tools.java:42)'],
-  ['leaked-path', 'message', MODERN, "ENOENT: no such file or directory, open '/home/deploy/app/config.json'", '/home/deploy/app/config.json'],
+  [
+    'leaked-stack-trace',
+    'message',
+    LEGACY,
+    'Error: boom\n    at handler (/srv/app/dist/tools.js:42:17)',
+    'at handler (/srv/app/dist/tools.js:42:17)',
+  ],
+  [
+    'leaked-stack-trace',
+    'data',
+    MODERN,
+    'Traceback (most recent call last):\n  File "/app/main.py", line 3, in run',
+    'Traceback (most recent call last):',
+  ],
+  [
+    'leaked-stack-trace',
+    'isError',
+    LEGACY,
+    'java.lang.NullPointerException\n\tat com.example.Tools.echo(Tools.java:42)',
+    'at com.example.Tools.echo(Tools.java:42)',
+  ],
+  [
+    'leaked-path',
+    'message',
+    MODERN,
+    "ENOENT: no such file or directory, open '/home/deploy/app/config.json'",
+    '/home/deploy/app/config.json',
+  ],
   ['leaked-path', 'data', LEGACY, 'cannot open C:\\Users\\svc\\app\\data.db', 'C:\\Users\\svc\\app\\data.db'],
   ['leaked-path', 'isError', MODERN, 'Failed to read /var/lib/tool/cache.json', '/var/lib/tool/cache.json'],
   ['leaked-private-address', 'message', LEGACY, 'connect ECONNREFUSED 10.0.3.7:5432', '10.0.3.7:5432'],
   ['leaked-private-address', 'data', MODERN, 'upstream 192.168.10.20 timed out', '192.168.10.20'],
   ['leaked-private-address', 'isError', LEGACY, 'could not reach [fd12:3456:789a::1]:8080', 'fd12:3456:789a::1'],
   ['leaked-internal-host', 'message', MODERN, 'getaddrinfo ENOTFOUND db-primary.internal', 'db-primary.internal'],
-  ['leaked-internal-host', 'data', LEGACY, 'pool error: postgres://app:hunter2@db-primary:5432/prod', 'postgres://app:[REDACTED]@db-primary:5432/prod'],
-  ['leaked-internal-host', 'isError', MODERN, 'Redis at redis://cache.svc.cluster.local:6379 refused the connection', 'redis://cache.svc.cluster.local:6379'],
+  [
+    'leaked-internal-host',
+    'data',
+    LEGACY,
+    'pool error: postgres://app:hunter2@db-primary:5432/prod',
+    'postgres://app:[REDACTED]@db-primary:5432/prod',
+  ],
+  [
+    'leaked-internal-host',
+    'isError',
+    MODERN,
+    'Redis at redis://cache.svc.cluster.local:6379 refused the connection',
+    'redis://cache.svc.cluster.local:6379',
+  ],
 ];
 
 describe('leak rules through the proxy', () => {
@@ -52,7 +99,8 @@ describe('leak rules through the proxy', () => {
       assert.equal(v.id, 'test-1');
       assert.equal(v.protocolVersion, version);
       assert.ok(!JSON.stringify(result.violations).includes('hunter2'), 'a password reached a violation record');
-      for (const other of RULES.filter((r) => r !== rule && !(rule === 'leaked-stack-trace' && r === 'leaked-path'))) assertSilent(result, other);
+      for (const other of RULES.filter((r) => r !== rule && !(rule === 'leaked-stack-trace' && r === 'leaked-path')))
+        assertSilent(result, other);
       // The client still gets the server's answer: the rules judge, they do not edit.
       assert.ok(result.body.includes(JSON.stringify(text).slice(1, 20)), result.body);
     });
@@ -63,7 +111,9 @@ describe('leak rules through the proxy', () => {
       const result = await runScenario({
         version,
         request: call,
-        respond: (req) => ({ json: { jsonrpc: '2.0', id: req?.id, error: { code: -32602, message: 'Unknown tool: nope', data: { tool: 'nope' } } } }),
+        respond: (req) => ({
+          json: { jsonrpc: '2.0', id: req?.id, error: { code: -32602, message: 'Unknown tool: nope', data: { tool: 'nope' } } },
+        }),
       });
       for (const rule of RULES) assertSilent(result, rule);
       assert.equal(result.exchange?.outcome, 'error:-32602');

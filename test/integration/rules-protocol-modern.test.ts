@@ -3,7 +3,14 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MODERN_PROTOCOL_RULES } from '../../src/rules/protocol-modern.ts';
-import { assertFires, assertSilent, runScenario, type Scenario, type ScenarioRequest, type ScenarioResult } from '../helpers/rule-scenario.ts';
+import {
+  assertFires,
+  assertSilent,
+  runScenario,
+  type Scenario,
+  type ScenarioRequest,
+  type ScenarioResult,
+} from '../helpers/rule-scenario.ts';
 import type { LogRecord } from '../helpers/log-capture.ts';
 
 type Respond = Scenario['respond'];
@@ -31,17 +38,44 @@ const callResult = { resultType: 'complete', content: [{ type: 'text', text: 'hi
 const withCaps = (req: ScenarioRequest, caps: unknown): ScenarioRequest => ({ ...req, params: { ...req.params, _meta: { [CAPS]: caps } } });
 const withHeaders = (req: ScenarioRequest, headers: Record<string, string>): ScenarioRequest => ({ ...req, headers });
 
-const result = (value: unknown, headers?: Record<string, string>): Respond => (req) => ({ ...(headers ? { headers } : {}), json: { jsonrpc: '2.0', id: req?.id, result: value } });
-const notFound: Respond = (req) => ({ status: 404, json: { jsonrpc: '2.0', id: req?.id, error: { code: -32601, message: 'Method not found' } } });
+const result =
+  (value: unknown, headers?: Record<string, string>): Respond =>
+  (req) => ({ ...(headers ? { headers } : {}), json: { jsonrpc: '2.0', id: req?.id, result: value } });
+const notFound: Respond = (req) => ({
+  status: 404,
+  json: { jsonrpc: '2.0', id: req?.id, error: { code: -32601, message: 'Method not found' } },
+});
 const accepted: Respond = () => ({ status: 202 });
 const elicit = { method: 'elicitation/create', params: { message: 'Which?', requestedSchema: { type: 'object', properties: {} } } };
 
 const rows: Row[] = [
   // result-type-missing / result-type-unknown
-  { name: 'result-type-missing fires on a result without resultType', request: call, respond: result({ content: [] }), fires: 'result-type-missing' },
-  { name: 'result-type-missing fires on a result that is not an object', request: call, respond: result(null), fires: 'result-type-missing', check: (v) => assert.equal(v.pointer, '/response/result') },
-  { name: 'result-type-unknown fires on "completed"', request: call, respond: result({ ...callResult, resultType: 'completed' }), fires: 'result-type-unknown', silent: ['result-type-missing'] },
-  { name: 'result-type-unknown fires on a number', request: call, respond: result({ ...callResult, resultType: 1 }), fires: 'result-type-unknown' },
+  {
+    name: 'result-type-missing fires on a result without resultType',
+    request: call,
+    respond: result({ content: [] }),
+    fires: 'result-type-missing',
+  },
+  {
+    name: 'result-type-missing fires on a result that is not an object',
+    request: call,
+    respond: result(null),
+    fires: 'result-type-missing',
+    check: (v) => assert.equal(v.pointer, '/response/result'),
+  },
+  {
+    name: 'result-type-unknown fires on "completed"',
+    request: call,
+    respond: result({ ...callResult, resultType: 'completed' }),
+    fires: 'result-type-unknown',
+    silent: ['result-type-missing'],
+  },
+  {
+    name: 'result-type-unknown fires on a number',
+    request: call,
+    respond: result({ ...callResult, resultType: 1 }),
+    fires: 'result-type-unknown',
+  },
   {
     name: 'result-type-unknown is silent on a value a negotiated extension may define',
     request: withCaps(call, { extensions: { 'com.example/deferred': {} } }),
@@ -49,8 +83,19 @@ const rows: Row[] = [
     silent: ['result-type-unknown'],
   },
   // input-required-not-allowed / input-requests-shape
-  { name: 'input-required-not-allowed fires on tools/list', request: { method: 'tools/list' }, respond: result({ resultType: 'input_required', requestState: 's' }), fires: 'input-required-not-allowed', silent: ['caching-hints'] },
-  { name: 'input-required-not-allowed fires without inputRequests or requestState', request: call, respond: result({ resultType: 'input_required' }), fires: 'input-required-not-allowed' },
+  {
+    name: 'input-required-not-allowed fires on tools/list',
+    request: { method: 'tools/list' },
+    respond: result({ resultType: 'input_required', requestState: 's' }),
+    fires: 'input-required-not-allowed',
+    silent: ['caching-hints'],
+  },
+  {
+    name: 'input-required-not-allowed fires without inputRequests or requestState',
+    request: call,
+    respond: result({ resultType: 'input_required' }),
+    fires: 'input-required-not-allowed',
+  },
   {
     name: 'input-required rules are silent on a well-formed InputRequiredResult',
     request: call,
@@ -65,7 +110,13 @@ const rows: Row[] = [
     check: (v) => assert.equal(v.pointer, '/response/result/inputRequests/bad'),
   },
   // caching-hints
-  { name: 'caching-hints fires on tools/list without hints', request: { method: 'tools/list' }, respond: result({ resultType: 'complete', tools: [] }), fires: 'caching-hints', count: 2 },
+  {
+    name: 'caching-hints fires on tools/list without hints',
+    request: { method: 'tools/list' },
+    respond: result({ resultType: 'complete', tools: [] }),
+    fires: 'caching-hints',
+    count: 2,
+  },
   {
     name: 'caching-hints fires on a negative ttlMs and an unknown scope',
     request: { method: 'resources/read', params: { uri: 'file:///a' } },
@@ -80,7 +131,12 @@ const rows: Row[] = [
     fires: 'caching-hints',
     count: 1,
   },
-  { name: 'caching-hints is silent on hints', request: { method: 'prompts/list' }, respond: result({ resultType: 'complete', prompts: [], ...hints }), silent: ['caching-hints'] },
+  {
+    name: 'caching-hints is silent on hints',
+    request: { method: 'prompts/list' },
+    respond: result({ resultType: 'complete', prompts: [], ...hints }),
+    silent: ['caching-hints'],
+  },
   {
     name: 'caching-hints is silent on an input_required resources/read',
     request: { method: 'resources/read', params: { uri: 'file:///a' } },
@@ -88,32 +144,103 @@ const rows: Row[] = [
     silent: ['caching-hints', 'input-required-not-allowed'],
   },
   // missing-request-meta
-  { name: 'missing-request-meta fires without _meta', request: { ...call, noMeta: true }, respond: result(callResult), fires: 'missing-request-meta', count: 2 },
-  { name: 'missing-request-meta fires on non-object clientCapabilities', request: withCaps(call, 'none'), respond: result(callResult), fires: 'missing-request-meta', count: 1 },
+  {
+    name: 'missing-request-meta fires without _meta',
+    request: { ...call, noMeta: true },
+    respond: result(callResult),
+    fires: 'missing-request-meta',
+    count: 2,
+  },
+  {
+    name: 'missing-request-meta fires on non-object clientCapabilities',
+    request: withCaps(call, 'none'),
+    respond: result(callResult),
+    fires: 'missing-request-meta',
+    count: 1,
+  },
   // header-mismatch
-  { name: 'header-mismatch fires without MCP-Protocol-Version', request: withHeaders(call, { 'mcp-protocol-version': '' }), respond: result(callResult), fires: 'header-mismatch', check: (v) => assert.equal(v.pointer, '/headers/mcp-protocol-version') },
-  { name: 'header-mismatch fires on another MCP-Protocol-Version', request: withHeaders(call, { 'mcp-protocol-version': LEGACY }), respond: result(callResult), fires: 'header-mismatch' },
-  { name: 'header-mismatch fires on another Mcp-Method', request: withHeaders(call, { 'mcp-method': 'tools/list' }), respond: result(callResult), fires: 'header-mismatch', check: (v) => assert.equal(v.pointer, '/headers/mcp-method') },
-  { name: 'header-mismatch fires without Mcp-Name', request: withHeaders(call, { 'mcp-name': '' }), respond: result(callResult), fires: 'header-mismatch', check: (v) => assert.equal(v.pointer, '/headers/mcp-name') },
-  { name: 'header-mismatch fires on another Mcp-Name', request: withHeaders(call, { 'mcp-name': 'other' }), respond: result(callResult), fires: 'header-mismatch' },
+  {
+    name: 'header-mismatch fires without MCP-Protocol-Version',
+    request: withHeaders(call, { 'mcp-protocol-version': '' }),
+    respond: result(callResult),
+    fires: 'header-mismatch',
+    check: (v) => assert.equal(v.pointer, '/headers/mcp-protocol-version'),
+  },
+  {
+    name: 'header-mismatch fires on another MCP-Protocol-Version',
+    request: withHeaders(call, { 'mcp-protocol-version': LEGACY }),
+    respond: result(callResult),
+    fires: 'header-mismatch',
+  },
+  {
+    name: 'header-mismatch fires on another Mcp-Method',
+    request: withHeaders(call, { 'mcp-method': 'tools/list' }),
+    respond: result(callResult),
+    fires: 'header-mismatch',
+    check: (v) => assert.equal(v.pointer, '/headers/mcp-method'),
+  },
+  {
+    name: 'header-mismatch fires without Mcp-Name',
+    request: withHeaders(call, { 'mcp-name': '' }),
+    respond: result(callResult),
+    fires: 'header-mismatch',
+    check: (v) => assert.equal(v.pointer, '/headers/mcp-name'),
+  },
+  {
+    name: 'header-mismatch fires on another Mcp-Name',
+    request: withHeaders(call, { 'mcp-name': 'other' }),
+    respond: result(callResult),
+    fires: 'header-mismatch',
+  },
   {
     name: 'header-mismatch fires on a resources/read uri mismatch',
     request: withHeaders({ method: 'resources/read', params: { uri: 'file:///a' } }, { 'mcp-name': 'file:///b' }),
     respond: result({ resultType: 'complete', contents: [], ...hints }),
     fires: 'header-mismatch',
   },
-  { name: 'header-mismatch fires on a malformed base64 value', request: withHeaders(call, { 'mcp-name': '=?base64?!!?=' }), respond: result(callResult), fires: 'header-mismatch' },
+  {
+    name: 'header-mismatch fires on a malformed base64 value',
+    request: withHeaders(call, { 'mcp-name': '=?base64?!!?=' }),
+    respond: result(callResult),
+    fires: 'header-mismatch',
+  },
   {
     name: 'header-mismatch decodes a base64 Mcp-Name before comparing',
-    request: withHeaders({ method: 'tools/call', params: { name: ' héllo wörld', arguments: {} } }, { 'mcp-name': `=?base64?${Buffer.from(' héllo wörld').toString('base64')}?=` }),
+    request: withHeaders(
+      { method: 'tools/call', params: { name: ' héllo wörld', arguments: {} } },
+      { 'mcp-name': `=?base64?${Buffer.from(' héllo wörld').toString('base64')}?=` },
+    ),
     respond: result(callResult),
     silent: ['header-mismatch'],
   },
-  { name: 'header-mismatch is silent on prompts/get', request: { method: 'prompts/get', params: { name: 'p' } }, respond: result({ resultType: 'complete', messages: [] }), silent: ['header-mismatch'] },
+  {
+    name: 'header-mismatch is silent on prompts/get',
+    request: { method: 'prompts/get', params: { name: 'p' } },
+    respond: result({ resultType: 'complete', messages: [] }),
+    silent: ['header-mismatch'],
+  },
   // removed-method
-  { name: 'removed-method warns on ping answered with a result', request: { method: 'ping' }, respond: result({ resultType: 'complete' }), fires: 'removed-method', severity: 'warning' },
-  { name: 'removed-method warns on logging/setLevel answered with a result', request: { method: 'logging/setLevel', params: { level: 'info' } }, respond: result({ resultType: 'complete' }), fires: 'removed-method', severity: 'warning' },
-  { name: 'removed-method warns on tasks/get without the tasks extension', request: { method: 'tasks/get', params: { taskId: 't' } }, respond: result({ resultType: 'complete' }), fires: 'removed-method', severity: 'warning' },
+  {
+    name: 'removed-method warns on ping answered with a result',
+    request: { method: 'ping' },
+    respond: result({ resultType: 'complete' }),
+    fires: 'removed-method',
+    severity: 'warning',
+  },
+  {
+    name: 'removed-method warns on logging/setLevel answered with a result',
+    request: { method: 'logging/setLevel', params: { level: 'info' } },
+    respond: result({ resultType: 'complete' }),
+    fires: 'removed-method',
+    severity: 'warning',
+  },
+  {
+    name: 'removed-method warns on tasks/get without the tasks extension',
+    request: { method: 'tasks/get', params: { taskId: 't' } },
+    respond: result({ resultType: 'complete' }),
+    fires: 'removed-method',
+    severity: 'warning',
+  },
   {
     name: 'removed-method is silent on tasks/get with the tasks extension',
     request: withCaps({ method: 'tasks/get', params: { taskId: 't' } }, { extensions: { 'io.modelcontextprotocol/tasks': {} } }),
@@ -122,9 +249,25 @@ const rows: Row[] = [
   },
   { name: 'removed-method is silent on 404 + -32601', request: { method: 'ping' }, respond: notFound, silent: ['removed-method'] },
   // session-id-minted, client-response-not-allowed, cancelled-over-http
-  { name: 'session-id-minted fires on Mcp-Session-Id', request: call, respond: result(callResult, { 'mcp-session-id': 'abc-123' }), fires: 'session-id-minted' },
-  { name: 'client-response-not-allowed fires on a POSTed response', request: { method: 'x', raw: '{"jsonrpc":"2.0","id":"srv-1","result":{}}' }, respond: accepted, fires: 'client-response-not-allowed' },
-  { name: 'cancelled-over-http warns on notifications/cancelled', request: { method: 'notifications/cancelled', id: null, params: { requestId: 'r-1' } }, respond: accepted, fires: 'cancelled-over-http', severity: 'warning' },
+  {
+    name: 'session-id-minted fires on Mcp-Session-Id',
+    request: call,
+    respond: result(callResult, { 'mcp-session-id': 'abc-123' }),
+    fires: 'session-id-minted',
+  },
+  {
+    name: 'client-response-not-allowed fires on a POSTed response',
+    request: { method: 'x', raw: '{"jsonrpc":"2.0","id":"srv-1","result":{}}' },
+    respond: accepted,
+    fires: 'client-response-not-allowed',
+  },
+  {
+    name: 'cancelled-over-http warns on notifications/cancelled',
+    request: { method: 'notifications/cancelled', id: null, params: { requestId: 'r-1' } },
+    respond: accepted,
+    fires: 'cancelled-over-http',
+    severity: 'warning',
+  },
 ];
 
 // The same traffic under a legacy version: none of the modern rules applies.
@@ -134,16 +277,38 @@ const legacyRows: Row[] = [
   { name: 'ping answered {}', request: { method: 'ping' }, respond: result({}) },
   { name: 'Mcp-Session-Id echoed', request: call, respond: result({ content: [] }, { 'mcp-session-id': 'session-under-test' }) },
   { name: 'a POSTed response', request: { method: 'x', raw: '{"jsonrpc":"2.0","id":"srv-1","result":{}}' }, respond: accepted },
-  { name: 'notifications/cancelled', request: { method: 'notifications/cancelled', id: null, params: { requestId: 'r-1' } }, respond: accepted },
+  {
+    name: 'notifications/cancelled',
+    request: { method: 'notifications/cancelled', id: null, params: { requestId: 'r-1' } },
+    respond: accepted,
+  },
 ];
 
 const ALL_IDS = MODERN_PROTOCOL_RULES.map((r) => r.id);
 const good: Row[] = [
   { name: 'tools/call', request: call, respond: result(callResult) },
   { name: 'tools/list', request: { method: 'tools/list' }, respond: result({ resultType: 'complete', tools: [], ...hints }) },
-  { name: 'resources/read', request: { method: 'resources/read', params: { uri: 'file:///a' } }, respond: result({ resultType: 'complete', contents: [], ...hints }) },
-  { name: 'server/discover', request: { method: 'server/discover' }, respond: result({ resultType: 'complete', supportedVersions: [MODERN], capabilities: { tools: {} }, ttlMs: 60000, cacheScope: 'public' }) },
-  { name: 'tools/call over SSE', request: call, respond: (req) => ({ sse: [`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: req?.id, result: callResult })}\n\n`] }) },
+  {
+    name: 'resources/read',
+    request: { method: 'resources/read', params: { uri: 'file:///a' } },
+    respond: result({ resultType: 'complete', contents: [], ...hints }),
+  },
+  {
+    name: 'server/discover',
+    request: { method: 'server/discover' },
+    respond: result({
+      resultType: 'complete',
+      supportedVersions: [MODERN],
+      capabilities: { tools: {} },
+      ttlMs: 60000,
+      cacheScope: 'public',
+    }),
+  },
+  {
+    name: 'tools/call over SSE',
+    request: call,
+    respond: (req) => ({ sse: [`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: req?.id, result: callResult })}\n\n`] }),
+  },
 ];
 
 async function run(row: Row): Promise<void> {
@@ -169,6 +334,5 @@ describe('modern protocol rules', () => {
       respond: result({ protocolVersion: LEGACY, capabilities: {}, serverInfo: { name: 's', version: '1' } }),
       fires: 'removed-method',
       severity: 'warning',
-    }),
-  );
+    }));
 });

@@ -34,15 +34,27 @@ type Req = Parameters<Scenario['respond']>[0];
 const MODERN = '2026-07-28';
 
 /** A result as the version wants it (modern results carry resultType). */
-const result = (version: string, body: Record<string, unknown>) => (req: Req): Reply => ({
-  json: { jsonrpc: '2.0', id: req?.id, result: version === MODERN && !('resultType' in body) ? { resultType: 'complete', ...body } : body },
-});
+const result =
+  (version: string, body: Record<string, unknown>) =>
+  (req: Req): Reply => ({
+    json: {
+      jsonrpc: '2.0',
+      id: req?.id,
+      result: version === MODERN && !('resultType' in body) ? { resultType: 'complete', ...body } : body,
+    },
+  });
 const ok = (text: string) => (v: string) => result(v, { content: [{ type: 'text', text }] });
 const toolError = (text: string) => (v: string) => result(v, { content: [{ type: 'text', text }], isError: true });
-const rpcError = (code: number, message: string) => () => (req: Req): Reply => ({ json: { jsonrpc: '2.0', id: req?.id, error: { code, message } } });
+const rpcError =
+  (code: number, message: string) =>
+  () =>
+  (req: Req): Reply => ({ json: { jsonrpc: '2.0', id: req?.id, error: { code, message } } });
 const raw = (body: Record<string, unknown>) => (v: string) => result(v, body);
 
-const call = (name: string, args?: unknown) => ({ method: 'tools/call', params: args === undefined ? { name } : { name, arguments: args } });
+const call = (name: string, args?: unknown) => ({
+  method: 'tools/call',
+  params: args === undefined ? { name } : { name, arguments: args },
+});
 const noCatalogue = { limits: { maxToolsPerSession: 0 } };
 
 interface Case {
@@ -61,7 +73,15 @@ interface Case {
 }
 
 const UNKNOWN = ['unknown-tool-as-iserror', 'unknown-tool-as-result', 'unknown-tool-wrong-code'];
-const EVERY = [...UNKNOWN, 'silent-success', 'iserror-not-boolean', 'tool-result-shape', 'tools-list-shape', 'input-validation-as-protocol-error', 'vague-iserror'];
+const EVERY = [
+  ...UNKNOWN,
+  'silent-success',
+  'iserror-not-boolean',
+  'tool-result-shape',
+  'tools-list-shape',
+  'input-validation-as-protocol-error',
+  'vague-iserror',
+];
 const others = (...fired: string[]) => EVERY.filter((r) => !fired.includes(r));
 const TWO = ['2025-06-18', MODERN];
 
@@ -94,7 +114,13 @@ const cases: Case[] = [
     silent: others('unknown-tool-wrong-code'),
     expect: { pointer: '/response/error/code', message: /-32601/ },
   },
-  { title: 'unknown tool answered with -32602 (good)', versions: TWO, request: call('nope', {}), respond: rpcError(-32602, 'Unknown tool: nope'), silent: EVERY },
+  {
+    title: 'unknown tool answered with -32602 (good)',
+    versions: TWO,
+    request: call('nope', {}),
+    respond: rpcError(-32602, 'Unknown tool: nope'),
+    silent: EVERY,
+  },
   // Without a complete catalogue, only the server's own words tell.
   {
     title: 'no catalogue: isError says the tool is unknown',
@@ -121,7 +147,14 @@ const cases: Case[] = [
     proxy: noCatalogue,
     silent: UNKNOWN,
   },
-  { title: 'no catalogue: a plain result (cannot tell)', versions: TWO, request: call('nope', {}), respond: ok('done'), proxy: noCatalogue, silent: EVERY },
+  {
+    title: 'no catalogue: a plain result (cannot tell)',
+    versions: TWO,
+    request: call('nope', {}),
+    respond: ok('done'),
+    proxy: noCatalogue,
+    silent: EVERY,
+  },
   {
     title: 'a tool added after tools/list (list_changed makes the catalogue stale)',
     versions: ['2025-06-18'],
@@ -148,7 +181,13 @@ const cases: Case[] = [
     title: 'a failure statement in the first text block after an image',
     versions: ['2025-06-18'],
     request: call('echo', { text: 'x' }),
-    respond: raw({ content: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }, { type: 'text', text: 'Error: could not render the chart' }, { type: 'text', text: 'Please try again with fewer series.' }] }),
+    respond: raw({
+      content: [
+        { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+        { type: 'text', text: 'Error: could not render the chart' },
+        { type: 'text', text: 'Please try again with fewer series.' },
+      ],
+    }),
     fires: ['silent-success'],
     expect: { pointer: '/response/result/content/1/text' },
   },
@@ -175,9 +214,15 @@ const cases: Case[] = [
     silent: ['silent-success'],
   },
   {
-    title: 'a statement opened by the call\'s own argument quotes it (good)',
+    title: "a statement opened by the call's own argument quotes it (good)",
     versions: ['2025-06-18'],
-    tools: [{ name: 'lookup_errno', description: 'Look up an errno name', inputSchema: { type: 'object', properties: { name: { type: 'string' } } } }],
+    tools: [
+      {
+        name: 'lookup_errno',
+        description: 'Look up an errno name',
+        inputSchema: { type: 'object', properties: { name: { type: 'string' } } },
+      },
+    ],
     request: call('lookup_errno', { name: 'ENOENT' }),
     respond: ok('ENOENT: no such file or directory (errno 2)'),
     silent: ['silent-success'],
@@ -185,15 +230,27 @@ const cases: Case[] = [
   {
     title: 'an argument that reads as a failure makes the result about it (good)',
     versions: ['2025-06-18'],
-    tools: [{ name: 'to_english', description: 'Renders text in English', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }],
+    tools: [
+      {
+        name: 'to_english',
+        description: 'Renders text in English',
+        inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+      },
+    ],
     request: call('to_english', { text: 'Fehler: Datei nicht gefunden' }),
     respond: ok('Error: File not found'),
     silent: ['silent-success'],
   },
   {
-    title: 'a bare keyword argument quotes nothing: the failure is the call\'s',
+    title: "a bare keyword argument quotes nothing: the failure is the call's",
     versions: ['2025-06-18'],
-    tools: [{ name: 'get_message', description: 'Returns a message of a type', inputSchema: { type: 'object', properties: { type: { enum: ['error', 'success'] } } } }],
+    tools: [
+      {
+        name: 'get_message',
+        description: 'Returns a message of a type',
+        inputSchema: { type: 'object', properties: { type: { enum: ['error', 'success'] } } },
+      },
+    ],
     request: call('get_message', { type: 'success' }),
     respond: ok('Error: Operation failed'),
     fires: ['silent-success'],
@@ -201,23 +258,41 @@ const cases: Case[] = [
   {
     title: 'an argument that asks for failures makes a failure the answer (good)',
     versions: ['2025-06-18'],
-    tools: [{ name: 'get_message', description: 'Returns a message of a type', inputSchema: { type: 'object', properties: { type: { enum: ['error', 'success'] } } } }],
+    tools: [
+      {
+        name: 'get_message',
+        description: 'Returns a message of a type',
+        inputSchema: { type: 'object', properties: { type: { enum: ['error', 'success'] } } },
+      },
+    ],
     request: call('get_message', { type: 'error' }),
     respond: ok('Error: Operation failed'),
     silent: ['silent-success'],
   },
   {
-    title: 'a statement naming the tool\'s own action is about the call, even when the call asked for failures',
+    title: "a statement naming the tool's own action is about the call, even when the call asked for failures",
     versions: ['2025-06-18'],
-    tools: [{ name: 'list_workflow_runs', description: 'List workflow runs, failed ones included', inputSchema: { type: 'object', properties: { status: { type: 'string' } } } }],
+    tools: [
+      {
+        name: 'list_workflow_runs',
+        description: 'List workflow runs, failed ones included',
+        inputSchema: { type: 'object', properties: { status: { type: 'string' } } },
+      },
+    ],
     request: call('list_workflow_runs', { status: 'failure' }),
     respond: ok('Failed to list workflow runs: Bad credentials'),
     fires: ['silent-success'],
   },
   {
-    title: 'a code runner\'s bare stderr is the program\'s output (good)',
+    title: "a code runner's bare stderr is the program's output (good)",
     versions: ['2025-06-18'],
-    tools: [{ name: 'execute_cell', description: 'Execute a code cell in the running kernel and return its outputs', inputSchema: { type: 'object', properties: { cell_index: { type: 'integer' } } } }],
+    tools: [
+      {
+        name: 'execute_cell',
+        description: 'Execute a code cell in the running kernel and return its outputs',
+        inputSchema: { type: 'object', properties: { cell_index: { type: 'integer' } } },
+      },
+    ],
     request: call('execute_cell', { cell_index: 4 }),
     respond: ok("NameError: name 'df' is not defined"),
     silent: ['silent-success'],
@@ -225,7 +300,13 @@ const cases: Case[] = [
   {
     title: 'a tool whose description says it validates gives verdicts (good)',
     versions: ['2025-06-18', MODERN],
-    tools: [{ name: 'check_value', description: 'Validates an email address and says why it is not valid', inputSchema: { type: 'object', properties: { value: { type: 'string' } } } }],
+    tools: [
+      {
+        name: 'check_value',
+        description: 'Validates an email address and says why it is not valid',
+        inputSchema: { type: 'object', properties: { value: { type: 'string' } } },
+      },
+    ],
     request: call('check_value', { value: 'bob@' }),
     respond: ok('Invalid email address: the domain part is missing.'),
     silent: ['silent-success'],
@@ -233,7 +314,13 @@ const cases: Case[] = [
   {
     title: 'the same verdict from a tool that does not judge its input is a failure',
     versions: ['2025-06-18'],
-    tools: [{ name: 'send_invite', description: 'Sends an invitation email', inputSchema: { type: 'object', properties: { value: { type: 'string' } } } }],
+    tools: [
+      {
+        name: 'send_invite',
+        description: 'Sends an invitation email',
+        inputSchema: { type: 'object', properties: { value: { type: 'string' } } },
+      },
+    ],
     request: call('send_invite', { value: 'bob@' }),
     respond: ok('Invalid email address: the domain part is missing.'),
     fires: ['silent-success'],
@@ -256,11 +343,29 @@ const cases: Case[] = [
     title: 'a traceback in the second block: program output, not a failed call (good)',
     versions: ['2025-06-18'],
     request: call('echo', { text: 'x' }),
-    respond: raw({ content: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }, { type: 'text', text: 'ok' }, { type: 'text', text: 'Traceback (most recent call last):\n  File "x.py"' }] }),
+    respond: raw({
+      content: [
+        { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+        { type: 'text', text: 'ok' },
+        { type: 'text', text: 'Traceback (most recent call last):\n  File "x.py"' },
+      ],
+    }),
     silent: ['silent-success'],
   },
-  { title: 'ordinary output (good)', versions: TWO, request: call('echo', { text: 'x' }), respond: ok('Found 3 results.\n2 tests failed, 40 passed\nNo invalid entries'), silent: EVERY },
-  { title: 'a failure with isError (good)', versions: TWO, request: call('echo', { text: 'x' }), respond: toolError('Error: rate limit exceeded, retry in 20 s'), silent: EVERY },
+  {
+    title: 'ordinary output (good)',
+    versions: TWO,
+    request: call('echo', { text: 'x' }),
+    respond: ok('Found 3 results.\n2 tests failed, 40 passed\nNo invalid entries'),
+    silent: EVERY,
+  },
+  {
+    title: 'a failure with isError (good)',
+    versions: TWO,
+    request: call('echo', { text: 'x' }),
+    respond: toolError('Error: rate limit exceeded, retry in 20 s'),
+    silent: EVERY,
+  },
   // isError type.
   {
     title: 'isError as a string',
@@ -271,7 +376,13 @@ const cases: Case[] = [
     silent: ['silent-success', 'tool-result-shape'],
     expect: { pointer: '/response/result/isError' },
   },
-  { title: 'isError false (good)', versions: TWO, request: call('echo', { text: 'x' }), respond: raw({ content: [{ type: 'text', text: 'x' }], isError: false }), silent: EVERY },
+  {
+    title: 'isError false (good)',
+    versions: TWO,
+    request: call('echo', { text: 'x' }),
+    respond: raw({ content: [{ type: 'text', text: 'x' }], isError: false }),
+    silent: EVERY,
+  },
   // CallToolResult shape.
   {
     title: 'a result without content',
@@ -285,7 +396,12 @@ const cases: Case[] = [
     title: 'a block type no version defines, and a text block without text',
     versions: TWO,
     request: call('echo', { text: 'x' }),
-    respond: raw({ content: [{ type: 'markdown', text: '# x' }, { type: 'text', value: 'x' }] }),
+    respond: raw({
+      content: [
+        { type: 'markdown', text: '# x' },
+        { type: 'text', value: 'x' },
+      ],
+    }),
     fires: ['tool-result-shape'],
     count: 2,
     expect: { pointer: '/response/result/content/0', message: /markdown/ },
@@ -298,7 +414,13 @@ const cases: Case[] = [
     fires: ['tool-result-shape'],
     expect: { message: /resource_link.*2025-03-26/ },
   },
-  { title: 'resource_link from 2025-06-18 (good)', versions: ['2025-06-18'], request: call('echo', { text: 'x' }), respond: raw({ content: [{ type: 'resource_link', uri: 'file:///a', name: 'a' }] }), silent: EVERY },
+  {
+    title: 'resource_link from 2025-06-18 (good)',
+    versions: ['2025-06-18'],
+    request: call('echo', { text: 'x' }),
+    respond: raw({ content: [{ type: 'resource_link', uri: 'file:///a', name: 'a' }] }),
+    silent: EVERY,
+  },
   {
     title: 'audio in 2024-11-05',
     versions: ['2024-11-05'],
@@ -306,7 +428,13 @@ const cases: Case[] = [
     respond: raw({ content: [{ type: 'audio', data: 'AAAA', mimeType: 'audio/wav' }] }),
     fires: ['tool-result-shape'],
   },
-  { title: 'audio from 2025-03-26 (good)', versions: ['2025-03-26'], request: call('echo', { text: 'x' }), respond: raw({ content: [{ type: 'audio', data: 'AAAA', mimeType: 'audio/wav' }] }), silent: EVERY },
+  {
+    title: 'audio from 2025-03-26 (good)',
+    versions: ['2025-03-26'],
+    request: call('echo', { text: 'x' }),
+    respond: raw({ content: [{ type: 'audio', data: 'AAAA', mimeType: 'audio/wav' }] }),
+    silent: EVERY,
+  },
   {
     title: 'an InputRequiredResult has no content (good in 2026-07-28)',
     versions: [MODERN],
@@ -325,7 +453,9 @@ const cases: Case[] = [
     title: 'a CreateTaskResult for a task-augmented call (good)',
     versions: ['2025-11-25'],
     request: { method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' }, task: { ttl: 60000 } } },
-    respond: raw({ task: { taskId: 't1', status: 'working', createdAt: '2025-11-25T00:00:00Z', lastUpdatedAt: '2025-11-25T00:00:00Z', ttl: 60000 } }),
+    respond: raw({
+      task: { taskId: 't1', status: 'working', createdAt: '2025-11-25T00:00:00Z', lastUpdatedAt: '2025-11-25T00:00:00Z', ttl: 60000 },
+    }),
     silent: EVERY,
   },
   // tools/list shape.
@@ -333,12 +463,25 @@ const cases: Case[] = [
     title: 'tools without name, inputSchema, or an object type',
     versions: TWO,
     request: { method: 'tools/list', params: {} },
-    respond: raw({ tools: [{ name: 'a' }, { name: 'b', inputSchema: { type: 'string' } }, { inputSchema: { type: 'object' } }, { name: 'ok', inputSchema: { type: 'object' } }] }),
+    respond: raw({
+      tools: [
+        { name: 'a' },
+        { name: 'b', inputSchema: { type: 'string' } },
+        { inputSchema: { type: 'object' } },
+        { name: 'ok', inputSchema: { type: 'object' } },
+      ],
+    }),
     fires: ['tools-list-shape'],
     count: 3,
     expect: { pointer: '/response/result/tools/0/inputSchema' },
   },
-  { title: 'a tools/list result without tools', versions: TWO, request: { method: 'tools/list', params: {} }, respond: raw({ items: [] }), fires: ['tools-list-shape'] },
+  {
+    title: 'a tools/list result without tools',
+    versions: TWO,
+    request: { method: 'tools/list', params: {} },
+    respond: raw({ items: [] }),
+    fires: ['tools-list-shape'],
+  },
   {
     title: 'a good tools/list',
     versions: TWO,
@@ -356,9 +499,27 @@ const cases: Case[] = [
     silent: others('input-validation-as-protocol-error'),
     expect: { pointer: '/response/error', severity: 'warning', message: /query.*schema\.ts/, fix: /isError/ },
   },
-  { title: 'the same before 2025-11-25 (ambiguous then)', versions: ['2025-06-18'], request: call('search', { limit: 0 }), respond: rpcError(-32602, 'Invalid arguments for tool search'), silent: EVERY },
-  { title: 'valid arguments and an internal error', versions: [MODERN], request: call('search', { query: 'q' }), respond: rpcError(-32603, 'Internal error'), silent: EVERY },
-  { title: 'arguments that are not an object (a malformed request)', versions: [MODERN], request: call('search', 'q'), respond: rpcError(-32602, 'arguments must be an object'), silent: EVERY },
+  {
+    title: 'the same before 2025-11-25 (ambiguous then)',
+    versions: ['2025-06-18'],
+    request: call('search', { limit: 0 }),
+    respond: rpcError(-32602, 'Invalid arguments for tool search'),
+    silent: EVERY,
+  },
+  {
+    title: 'valid arguments and an internal error',
+    versions: [MODERN],
+    request: call('search', { query: 'q' }),
+    respond: rpcError(-32603, 'Internal error'),
+    silent: EVERY,
+  },
+  {
+    title: 'arguments that are not an object (a malformed request)',
+    versions: [MODERN],
+    request: call('search', 'q'),
+    respond: rpcError(-32602, 'arguments must be an object'),
+    silent: EVERY,
+  },
   {
     title: 'a 2020-12 keyword the arguments break, answered with -32602',
     versions: ['2025-11-25'],
@@ -377,7 +538,13 @@ const cases: Case[] = [
     silent: others('vague-iserror'),
     expect: { pointer: '/response/result/content', severity: 'warning', fix: /query/ },
   },
-  { title: 'an isError naming the parameter (good)', versions: [...TWO, '2025-11-25'], request: call('search', { query: 'q', mode: 'slow' }), respond: toolError('Invalid mode "slow": use fast or deep'), silent: EVERY },
+  {
+    title: 'an isError naming the parameter (good)',
+    versions: [...TWO, '2025-11-25'],
+    request: call('search', { query: 'q', mode: 'slow' }),
+    respond: toolError('Invalid mode "slow": use fast or deep'),
+    silent: EVERY,
+  },
   {
     title: 'a vague isError when only 2020-12 says the arguments are wrong',
     versions: ['2025-11-25'],
@@ -385,14 +552,26 @@ const cases: Case[] = [
     respond: toolError('Bad request'),
     fires: ['vague-iserror'],
   },
-  { title: 'the same under draft-07 (2025-06-18: the arguments are valid)', versions: ['2025-06-18'], request: call('range', { from: 1 }), respond: toolError('Bad request'), silent: EVERY },
+  {
+    title: 'the same under draft-07 (2025-06-18: the arguments are valid)',
+    versions: ['2025-06-18'],
+    request: call('range', { from: 1 }),
+    respond: toolError('Bad request'),
+    silent: EVERY,
+  },
 ];
 
 describe('tool rules', () => {
   for (const c of cases) {
     for (const version of c.versions) {
       test(`${c.title} (${version})`, async () => {
-        const res = await runScenario({ version, tools: c.tools ?? TOOLS, request: c.request, respond: c.respond(version), proxy: c.proxy });
+        const res = await runScenario({
+          version,
+          tools: c.tools ?? TOOLS,
+          request: c.request,
+          respond: c.respond(version),
+          proxy: c.proxy,
+        });
         assert.equal(res.records.filter((r) => r.msg === 'rule failed').length, 0, 'no rule threw');
         const [first, ...more] = c.fires ?? [];
         if (first) {

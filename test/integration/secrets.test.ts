@@ -49,7 +49,10 @@ const CANARY = {
 const ARGS = { note: CANARY.note, pin: CANARY.pin, password: CANARY.password, query: 'weather in Paris' };
 
 /** Every canary found in `text`, by name. */
-const leaked = (text: string): string[] => Object.entries(CANARY).filter(([, v]) => text.includes(v)).map(([k]) => k);
+const leaked = (text: string): string[] =>
+  Object.entries(CANARY)
+    .filter(([, v]) => text.includes(v))
+    .map(([k]) => k);
 
 const TOOLS = [
   {
@@ -67,14 +70,20 @@ const TOOLS = [
 
 const json = (res: Parameters<RawHandler>[1], status: number, value: unknown, headers: Record<string, string> = {}): void => {
   const body = JSON.stringify(value);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), [SESSION_HEADER]: SESSION, ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    [SESSION_HEADER]: SESSION,
+    ...headers,
+  });
   res.end(body);
 };
 
 /** A legacy-era MCP server that never echoes what it was sent, with a few findings on purpose. */
 const mcpServer: RawHandler = (req, res, body) => {
   const path = (req.url ?? '').split('?')[0];
-  if (path === '/.well-known/oauth-protected-resource/mcp') return json(res, 200, { resource: 'http://upstream.invalid/mcp', authorization_servers: ['https://auth.example.com'] });
+  if (path === '/.well-known/oauth-protected-resource/mcp')
+    return json(res, 200, { resource: 'http://upstream.invalid/mcp', authorization_servers: ['https://auth.example.com'] });
   if (path !== '/mcp') return json(res, 200, { ok: true });
   if (req.method === 'GET') {
     res.writeHead(200, { 'content-type': 'text/event-stream', [SESSION_HEADER]: SESSION });
@@ -86,7 +95,11 @@ const mcpServer: RawHandler = (req, res, body) => {
     res.end();
     return;
   }
-  const m = JSON.parse(body.toString('utf8')) as { id?: string | number; method: string; params?: { name?: string; arguments?: Record<string, unknown> } };
+  const m = JSON.parse(body.toString('utf8')) as {
+    id?: string | number;
+    method: string;
+    params?: { name?: string; arguments?: Record<string, unknown> };
+  };
   if (m.id === undefined) {
     res.writeHead(202, { 'content-length': 0 });
     res.end();
@@ -107,20 +120,28 @@ const mcpServer: RawHandler = (req, res, body) => {
   }
   const name = m.params?.name;
   if (name === 'lookup') {
-    if (typeof m.params?.arguments?.query !== 'string') return reply({ content: [{ type: 'text', text: 'Invalid arguments' }], isError: true });
+    if (typeof m.params?.arguments?.query !== 'string')
+      return reply({ content: [{ type: 'text', text: 'Invalid arguments' }], isError: true });
     return reply({ content: [{ type: 'text', text: 'Found 1 row' }] });
   }
   if (name === 'report') {
     res.writeHead(200, { 'content-type': 'text/event-stream', [SESSION_HEADER]: SESSION });
-    res.write('event: message\nid: r1\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1,"total":2}}\n\n');
-    res.end(`event: message\nid: r2\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'Report ready' }] } })}\n\n`);
+    res.write(
+      'event: message\nid: r1\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1,"total":2}}\n\n',
+    );
+    res.end(
+      `event: message\nid: r2\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'Report ready' }] } })}\n\n`,
+    );
     return;
   }
   if (name === 'fail') {
     return json(res, 200, {
       jsonrpc: '2.0',
       id: m.id,
-      error: { code: -32603, message: 'TypeError: x is undefined\n    at lookup (/srv/app/src/db.js:12:7)\n    at db-primary.internal:5432' },
+      error: {
+        code: -32603,
+        message: 'TypeError: x is undefined\n    at lookup (/srv/app/src/db.js:12:7)\n    at db-primary.internal:5432',
+      },
     });
   }
   return reply({ content: [{ type: 'text', text: `Tool ${String(name)} not found` }], isError: true });
@@ -199,7 +220,12 @@ async function runSession(policy: Policy): Promise<Run> {
     const init = await request(endpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: ACCEPT, ...credentials },
-      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'canary-client', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: ++id,
+        method: 'initialize',
+        params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'canary-client', version: '1' } },
+      }),
     });
     assert.equal(init.headers[SESSION_HEADER], SESSION);
     await init.body.text();
@@ -207,16 +233,26 @@ async function runSession(policy: Policy): Promise<Run> {
     assert.match((await send('tools/list', {})).text, /"lookup"/);
     assert.match((await send('tools/call', { name: 'lookup', arguments: ARGS })).text, /Found 1 row/);
     assert.match((await send('tools/call', { name: 'lookup', arguments: { ...ARGS, query: 42 } })).text, /isError/);
-    assert.match((await send('tools/call', { name: 'report', arguments: { note: CANARY.note, password: CANARY.password } })).text, /Report ready/);
+    assert.match(
+      (await send('tools/call', { name: 'report', arguments: { note: CANARY.note, password: CANARY.password } })).text,
+      /Report ready/,
+    );
     await send('tools/call', { name: 'no_such_tool', arguments: ARGS });
     await send('tools/call', { name: 'fail', arguments: ARGS });
     await send('resources/list', {});
-    const stream = await request(endpoint, { method: 'GET', headers: { accept: 'text/event-stream', ...credentials, [SESSION_HEADER]: SESSION, 'mcp-protocol-version': VERSION } });
+    const stream = await request(endpoint, {
+      method: 'GET',
+      headers: { accept: 'text/event-stream', ...credentials, [SESSION_HEADER]: SESSION, 'mcp-protocol-version': VERSION },
+    });
     assert.match(await stream.body.text(), /list_changed/);
-    const prm = await request(new URL(`/.well-known/oauth-protected-resource/mcp?access_token=${CANARY.query}`, proxy.url), { headers: credentials });
+    const prm = await request(new URL(`/.well-known/oauth-protected-resource/mcp?access_token=${CANARY.query}`, proxy.url), {
+      headers: credentials,
+    });
     assert.equal(prm.statusCode, 200);
     await prm.body.text();
-    const callback = await request(new URL(`/oauth/callback?code=${CANARY.code}&state=s1&token=${CANARY.query}`, proxy.url), { headers: credentials });
+    const callback = await request(new URL(`/oauth/callback?code=${CANARY.code}&state=s1&token=${CANARY.query}`, proxy.url), {
+      headers: credentials,
+    });
     await callback.body.text();
     const end = await request(endpoint, { method: 'DELETE', headers: headers() });
     assert.equal(end.statusCode, 200);
@@ -240,8 +276,15 @@ for (const name of ['audit', 'enforce'] as const) {
     test('the canaries did travel: the server received every one of them', () => {
       const posts = run.upstream.requests.filter((r) => r.method === 'POST');
       assert.ok(posts.length >= 9);
-      assert.ok(posts.every((r) => r.headers.authorization === `Bearer ${CANARY.bearer}` && r.headers.cookie === `sid=${CANARY.cookie}; theme=dark`));
-      assert.ok(posts.every((r) => r.url.includes(`access_token=${CANARY.query}`)), 'the query string is forwarded');
+      assert.ok(
+        posts.every(
+          (r) => r.headers.authorization === `Bearer ${CANARY.bearer}` && r.headers.cookie === `sid=${CANARY.cookie}; theme=dark`,
+        ),
+      );
+      assert.ok(
+        posts.every((r) => r.url.includes(`access_token=${CANARY.query}`)),
+        'the query string is forwarded',
+      );
       const sent = run.upstream.requests.map((r) => `${r.url} ${JSON.stringify(r.headers)} ${r.body.toString()}`).join('\n');
       assert.deepEqual(leaked(sent).sort(), Object.keys(CANARY).sort());
     });
@@ -249,13 +292,23 @@ for (const name of ['audit', 'enforce'] as const) {
     test('the run exercised what it should: exchanges, findings, pass-through, a capture line per exchange', () => {
       const exchanges = run.log.records.filter((r) => r.msg === 'exchange');
       assert.ok(exchanges.length >= 8, `${exchanges.length} exchange records`);
-      assert.ok(run.log.records.some((r) => r.msg === 'violation'), 'findings were logged');
+      assert.ok(
+        run.log.records.some((r) => r.msg === 'violation'),
+        'findings were logged',
+      );
       assert.equal(run.log.records.filter((r) => r.msg === 'passthrough').length, 2);
       const calls = exchanges.filter((r) => r.method === 'tools/call');
-      assert.ok(calls.some((r) => JSON.stringify(r.arguments).includes('[REDACTED]')), 'arguments are logged, redacted');
+      assert.ok(
+        calls.some((r) => JSON.stringify(r.arguments).includes('[REDACTED]')),
+        'arguments are logged, redacted',
+      );
       const captured = run.captureText.split('\n').filter((l) => l !== '');
       assert.equal(captured.length, exchanges.length, 'one capture line per exchange');
-      if (name === 'enforce') assert.ok(run.log.records.some((r) => r.msg === 'rewrite'), 'enforce rewrote something');
+      if (name === 'enforce')
+        assert.ok(
+          run.log.records.some((r) => r.msg === 'rewrite'),
+          'enforce rewrote something',
+        );
     });
 
     test('no canary in any log line', () => {
@@ -281,9 +334,16 @@ describe('requests the proxy quotes back in its findings', () => {
       res.end('{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}');
     });
     const { lines, log, stream } = rawAndParsed();
-    const proxy = await createProxy({ upstream: new URL('/mcp', upstream.url), logger: createLogger({ destination: stream, level: 'trace' }) }).listen(0, '127.0.0.1');
+    const proxy = await createProxy({
+      upstream: new URL('/mcp', upstream.url),
+      logger: createLogger({ destination: stream, level: 'trace' }),
+    }).listen(0, '127.0.0.1');
     try {
-      const res = await request(proxy.url, { method: 'POST', body, headers: { 'content-type': 'application/json', accept: ACCEPT, authorization: `Bearer ${CANARY.bearer}`, ...headers } });
+      const res = await request(proxy.url, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json', accept: ACCEPT, authorization: `Bearer ${CANARY.bearer}`, ...headers },
+      });
       await res.body.text();
       await log.waitFor((r) => r.msg === 'violation');
     } finally {
@@ -297,29 +357,20 @@ describe('requests the proxy quotes back in its findings', () => {
     assert.deepEqual(hits, []);
   };
 
-  test(
-    'a 2026-07-28 tools/call without _meta',
-    async () => {
-      const body = JSON.stringify({ jsonrpc: '2.0', id: 'm-1', method: 'tools/call', params: { name: 'lookup', arguments: ARGS } });
-      noCanary(await linesFor(body, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'lookup' }));
-    },
-  );
+  test('a 2026-07-28 tools/call without _meta', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 'm-1', method: 'tools/call', params: { name: 'lookup', arguments: ARGS } });
+    noCanary(await linesFor(body, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'lookup' }));
+  });
 
-  test(
-    'a tools/call whose id is not a string or number',
-    async () => {
-      const body = JSON.stringify({ jsonrpc: '2.0', id: { n: 1 }, method: 'tools/call', params: { name: 'lookup', arguments: ARGS } });
-      noCanary(await linesFor(body));
-    },
-  );
+  test('a tools/call whose id is not a string or number', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: { n: 1 }, method: 'tools/call', params: { name: 'lookup', arguments: ARGS } });
+    noCanary(await linesFor(body));
+  });
 
-  test(
-    'a tools/call that is not valid JSON',
-    async () => {
-      const body = `{"jsonrpc":"2.0","id":"j-1","method":"tools/call","params":{"name":"lookup","arguments":{"pin":'${CANARY.pin}'}}}`;
-      noCanary(await linesFor(body));
-    },
-  );
+  test('a tools/call that is not valid JSON', async () => {
+    const body = `{"jsonrpc":"2.0","id":"j-1","method":"tools/call","params":{"name":"lookup","arguments":{"pin":'${CANARY.pin}'}}}`;
+    noCanary(await linesFor(body));
+  });
 
   test('a well-formed tools/call with the same arguments: nothing quoted (the control for the three above)', async () => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 'c-1', method: 'tools/call', params: { name: 'lookup', arguments: ARGS } });
@@ -364,7 +415,10 @@ const C4 = {
 const JWT = `eyJhbGciOiJIUzI1NiJ9.${JWT_PAYLOAD}.${JWT_SIG}`;
 
 /** Every item-4 canary in `text`, by name. */
-const leaked4 = (text: string): string[] => Object.entries(C4).filter(([, v]) => text.includes(v)).map(([k]) => k);
+const leaked4 = (text: string): string[] =>
+  Object.entries(C4)
+    .filter(([, v]) => text.includes(v))
+    .map(([k]) => k);
 const hits4 = (what: string, text: string): string[] =>
   text.split('\n').flatMap((line, i) => leaked4(line).map((k) => `${what} line ${i}: ${k}: ${line.slice(0, 300)}`));
 /** Asserts that no text holds a canary; the message names every canary found, and where. */
@@ -384,7 +438,11 @@ function nest(levels: number, bottom: unknown): unknown {
 const dsn = (password: string, host: string): string => `pool error: postgres://app:${password}@${host}:5432/prod`;
 
 const ITEM4_TOOLS = [
-  { name: 'lookup', description: 'Looks something up', inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } },
+  {
+    name: 'lookup',
+    description: 'Looks something up',
+    inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+  },
   { name: 'fail', description: 'Fails with the database error', inputSchema: { type: 'object' } },
   { name: 'fail_null', description: 'Fails, with id null', inputSchema: { type: 'object' } },
 ];
@@ -405,13 +463,22 @@ const item4Server: RawHandler = (req, res, body) => {
   }
   const reply = (result: unknown): void => json(res, 200, { jsonrpc: '2.0', id: m.id, result });
   const error = (id: unknown, message: string): void => json(res, 200, { jsonrpc: '2.0', id, error: { code: -32603, message } });
-  if (m.method === 'initialize') return reply({ protocolVersion: VERSION, capabilities: { tools: {} }, serverInfo: { name: 'item4-server', version: '1.0.0' } });
+  if (m.method === 'initialize')
+    return reply({ protocolVersion: VERSION, capabilities: { tools: {} }, serverInfo: { name: 'item4-server', version: '1.0.0' } });
   if (m.method === 'tools/list') return reply({ tools: ITEM4_TOOLS });
-  if (m.method !== 'tools/call') return json(res, 200, { jsonrpc: '2.0', id: m.id, error: { code: -32601, message: `Method not found (${dsn(C4.checkPw, 'db-check.internal')})` } });
+  if (m.method !== 'tools/call')
+    return json(res, 200, {
+      jsonrpc: '2.0',
+      id: m.id,
+      error: { code: -32601, message: `Method not found (${dsn(C4.checkPw, 'db-check.internal')})` },
+    });
   if (m.params?.name === 'fail') return error(m.id, dsn(C4.beforePw, 'db-primary.internal'));
   if (m.params?.name === 'fail_null') return error(null, dsn(C4.evidencePw, 'db-replica.internal'));
   if (m.params?.name === 'lookup') return reply({ content: [{ type: 'text', text: 'Found 1 row' }] });
-  return reply({ content: [{ type: 'text', text: `Unknown tool: ${String(m.params?.name)} (${dsn(C4.checkPw, 'db-check.internal')})` }], isError: true });
+  return reply({
+    content: [{ type: 'text', text: `Unknown tool: ${String(m.params?.name)} (${dsn(C4.checkPw, 'db-check.internal')})` }],
+    isError: true,
+  });
 };
 
 /** A shipped policy with capture on (and `arguments` in place of its log.arguments), in the temp dir; returns its path too. */
@@ -432,14 +499,22 @@ interface Item4Run extends Run {
 }
 
 /** The requests of one channel each, through a proxy whose upstream URL carries a password; replay of the capture after. */
-async function runItem4(name: 'audit' | 'enforce', args: 'redacted' | 'full', calls: Array<{ arguments: unknown } & { name: string }>): Promise<Item4Run> {
+async function runItem4(
+  name: 'audit' | 'enforce',
+  args: 'redacted' | 'full',
+  calls: Array<{ arguments: unknown } & { name: string }>,
+): Promise<Item4Run> {
   const { policy, file } = await item4Policy(name, args);
   const upstream = await startRawServer(item4Server);
   const { lines, log, stream } = rawAndParsed();
   const target = new URL('/mcp', upstream.url);
   target.username = 'app';
   target.password = C4.upstreamPw;
-  const proxy = await createProxy({ upstream: target, logger: createLogger({ destination: stream, level: 'trace' }), policy: () => policy }).listen(0, '127.0.0.1');
+  const proxy = await createProxy({
+    upstream: target,
+    logger: createLogger({ destination: stream, level: 'trace' }),
+    policy: () => policy,
+  }).listen(0, '127.0.0.1');
   try {
     const headers = { 'content-type': 'application/json', accept: ACCEPT, 'mcp-protocol-version': VERSION, [SESSION_HEADER]: SESSION };
     let id = 0;
@@ -447,14 +522,25 @@ async function runItem4(name: 'audit' | 'enforce', args: 'redacted' | 'full', ca
       const res = await request(new URL('/mcp', proxy.url), { method: 'POST', body: JSON.stringify(message), headers });
       return res.body.text();
     };
-    await post({ jsonrpc: '2.0', id: ++id, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'item4-client', version: '1' } } });
+    await post({
+      jsonrpc: '2.0',
+      id: ++id,
+      method: 'initialize',
+      params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'item4-client', version: '1' } },
+    });
     await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
     await post({ jsonrpc: '2.0', id: ++id, method: 'tools/list', params: {} });
     for (const call of calls) await post({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: call });
     await post({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: 'fail', arguments: {} } });
     await post({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: 'fail_null', arguments: {} } });
     // Not JSON-RPC 2.0: the request-envelope rule quotes it.
-    await post({ jsonrpc: '1.0', id: { session: C4.envelopeId }, method: 'tools/call', params: { name: 'lookup', arguments: { query: 'q' } }, auth: C4.envelope });
+    await post({
+      jsonrpc: '1.0',
+      id: { session: C4.envelopeId },
+      method: 'tools/call',
+      params: { name: 'lookup', arguments: { query: 'q' } },
+      auth: C4.envelope,
+    });
     const query = `auth_token=${C4.authToken}&private_token=${C4.privateToken}&X-Amz-Signature=${C4.amzSig}&jwt=${C4.jwtQuery}&pwd=${C4.pwd}&page=2`;
     await (await request(new URL(`/files/report.csv?${query}`, proxy.url))).body.text();
     await log.waitFor((r) => r.msg === 'passthrough');
@@ -467,7 +553,12 @@ async function runItem4(name: 'audit' | 'enforce', args: 'redacted' | 'full', ca
   const replay = { text: '', json: '' };
   for (const format of ['text', 'json'] as const) {
     let err = '';
-    const code = await runReplayCommand(captureFile, { policy: file, format }, { write: (t: string) => void (replay[format] += t) }, { write: (t: string) => void (err += t) });
+    const code = await runReplayCommand(
+      captureFile,
+      { policy: file, format },
+      { write: (t: string) => void (replay[format] += t) },
+      { write: (t: string) => void (err += t) },
+    );
     assert.equal(code, 0, err);
   }
   return { upstream, lines, log, captureText: await readFile(captureFile, 'utf8'), captureFile, policyFile: file, replay };
@@ -478,8 +569,15 @@ async function checkReports(url: URL): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const format of ['table', 'json', 'sarif', 'junit', 'markdown']) {
     let text = '';
-    const program = new Command('mcp-warden').exitOverride().configureOutput({ writeOut: () => undefined, writeErr: (t) => void (text += t) });
-    registerCheckCommand(program, { stdout: (t) => void (text += t), stderr: (t) => void (text += t), exit: () => undefined, isTTY: false });
+    const program = new Command('mcp-warden')
+      .exitOverride()
+      .configureOutput({ writeOut: () => undefined, writeErr: (t) => void (text += t) });
+    registerCheckCommand(program, {
+      stdout: (t) => void (text += t),
+      stderr: (t) => void (text += t),
+      exit: () => undefined,
+      isTTY: false,
+    });
     await program.parseAsync(['node', 'mcp-warden', 'check', url.href, '--probe-timeout', '2s', '--timeout', '20s', '-f', format]);
     out[format] = text;
   }
@@ -491,16 +589,24 @@ describe('issue 10 item 4: a distinct canary through every channel that leaked',
   let full: Item4Run;
   before(async () => {
     // Under enforce.yaml (arguments redacted): the error-text, envelope, deep-argument and query channels.
-    enforce = await runItem4('enforce', 'redacted', [{ name: 'lookup', arguments: { query: 'weather', deep: nest(40, { note: C4.deep }) } }]);
+    enforce = await runItem4('enforce', 'redacted', [
+      { name: 'lookup', arguments: { query: 'weather', deep: nest(40, { note: C4.deep }) } },
+    ]);
     // Under audit.yaml with log.arguments: full: a JWT and connection-string passwords, at the top and 40 levels deep.
-    const args = { query: 'weather in Paris', session: JWT, dsn: `postgres://app:${C4.fullDsnPw}@db/x`, deep: nest(40, { dsn: `postgres://app:${C4.fullDeepPw}@db/x`, note: 'kept as sent' }) };
+    const args = {
+      query: 'weather in Paris',
+      session: JWT,
+      dsn: `postgres://app:${C4.fullDsnPw}@db/x`,
+      deep: nest(40, { dsn: `postgres://app:${C4.fullDeepPw}@db/x`, note: 'kept as sent' }),
+    };
     full = await runItem4('audit', 'full', [{ name: 'lookup', arguments: args }]);
   });
 
   test('the canaries did travel: the server received or sent every one of them', () => {
     for (const run of [enforce, full]) {
       const sent = run.upstream.requests.map((r) => `${r.url} ${r.body.toString()}`).join('\n');
-      for (const k of ['envelope', 'envelopeId', 'authToken', 'privateToken', 'amzSig', 'jwtQuery', 'pwd'] as const) assert.ok(sent.includes(C4[k]), k);
+      for (const k of ['envelope', 'envelopeId', 'authToken', 'privateToken', 'amzSig', 'jwtQuery', 'pwd'] as const)
+        assert.ok(sent.includes(C4[k]), k);
     }
     assert.ok(enforce.upstream.requests.some((r) => r.body.toString().includes(C4.deep)));
     const sent = full.upstream.requests.map((r) => r.body.toString()).join('\n');
@@ -509,14 +615,31 @@ describe('issue 10 item 4: a distinct canary through every channel that leaked',
 
   test('every channel was exercised: rewrite, violations, request-envelope, deep arguments, pass-through, capture, replay', () => {
     const recs = enforce.log.records;
-    assert.ok(recs.some((r) => r.msg === 'rewrite' && String(r.before).includes('postgres://app:[REDACTED]@db-primary.internal')), 'a rewrite whose before copy quotes the error');
-    assert.ok(recs.some((r) => r.msg === 'violation' && String(r.evidence).includes('postgres://app:[REDACTED]@db-replica.internal')), 'violation evidence quoting the error');
-    assert.ok(recs.some((r) => r.msg === 'violation' && r.rule === 'request-envelope' && String(r.evidence).includes('"auth":"[REDACTED]"')), 'request-envelope evidence');
+    assert.ok(
+      recs.some((r) => r.msg === 'rewrite' && String(r.before).includes('postgres://app:[REDACTED]@db-primary.internal')),
+      'a rewrite whose before copy quotes the error',
+    );
+    assert.ok(
+      recs.some((r) => r.msg === 'violation' && String(r.evidence).includes('postgres://app:[REDACTED]@db-replica.internal')),
+      'violation evidence quoting the error',
+    );
+    assert.ok(
+      recs.some((r) => r.msg === 'violation' && r.rule === 'request-envelope' && String(r.evidence).includes('"auth":"[REDACTED]"')),
+      'request-envelope evidence',
+    );
     const deep = recs.find((r) => r.msg === 'exchange' && r.tool === 'lookup' && typeof r.arguments === 'object');
-    assert.match(JSON.stringify(deep?.arguments), new RegExp(`^\\{"query":"\\[REDACTED\\]","deep":${'\\{"level":'.repeat(40)}\\{"note":"\\[REDACTED\\]"\\}`));
+    assert.match(
+      JSON.stringify(deep?.arguments),
+      new RegExp(`^\\{"query":"\\[REDACTED\\]","deep":${'\\{"level":'.repeat(40)}\\{"note":"\\[REDACTED\\]"\\}`),
+    );
     const pass = recs.find((r) => r.msg === 'passthrough');
-    assert.equal(pass?.path, '/files/report.csv?auth_token=[REDACTED]&private_token=[REDACTED]&X-Amz-Signature=[REDACTED]&jwt=[REDACTED]&pwd=[REDACTED]&page=2');
-    const logged = full.log.records.find((r) => r.msg === 'exchange' && r.tool === 'lookup') as { arguments?: Record<string, unknown> } | undefined;
+    assert.equal(
+      pass?.path,
+      '/files/report.csv?auth_token=[REDACTED]&private_token=[REDACTED]&X-Amz-Signature=[REDACTED]&jwt=[REDACTED]&pwd=[REDACTED]&page=2',
+    );
+    const logged = full.log.records.find((r) => r.msg === 'exchange' && r.tool === 'lookup') as
+      | { arguments?: Record<string, unknown> }
+      | undefined;
     assert.equal(logged?.arguments?.query, 'weather in Paris', 'full is full');
     assert.equal(logged?.arguments?.session, '[REDACTED]');
     assert.equal(logged?.arguments?.dsn, 'postgres://app:[REDACTED]@db/x');
@@ -545,7 +668,14 @@ describe('issue 10 item 4: a distinct canary through every channel that leaked',
   });
 
   test('no canary in the replay reports of the capture, text and json', () => {
-    noCanary4([enforce, full].flatMap((run, i): Array<[string, string]> => [[`replay text ${i}`, run.replay.text], [`replay json ${i}`, run.replay.json]]));
+    noCanary4(
+      [enforce, full].flatMap(
+        (run, i): Array<[string, string]> => [
+          [`replay text ${i}`, run.replay.text],
+          [`replay json ${i}`, run.replay.json],
+        ],
+      ),
+    );
   });
 
   test('no canary in the replay reports of a capture written elsewhere, unmasked', async () => {
@@ -560,7 +690,15 @@ describe('issue 10 item 4: a distinct canary through every channel that leaked',
     const outs: Array<[string, string]> = [];
     for (const format of ['text', 'json'] as const) {
       let out = '';
-      assert.equal(await runReplayCommand(file, { policy: enforce.policyFile, format }, { write: (t: string) => void (out += t) }, { write: () => undefined }), 0);
+      assert.equal(
+        await runReplayCommand(
+          file,
+          { policy: enforce.policyFile, format },
+          { write: (t: string) => void (out += t) },
+          { write: () => undefined },
+        ),
+        0,
+      );
       assert.match(out, format === 'text' ? /would rewrite 1/ : /"rewrite": 1/);
       outs.push([`replay ${format}`, out]);
     }
@@ -571,7 +709,10 @@ describe('issue 10 item 4: a distinct canary through every channel that leaked',
     const server = await startRawServer(item4Server);
     try {
       const reports = await checkReports(new URL('/mcp', server.url));
-      assert.ok(server.requests.some((r) => r.body.toString().includes('"method":"mcp-warden/')) || server.requests.length > 3, 'check probed the server');
+      assert.ok(
+        server.requests.some((r) => r.body.toString().includes('"method":"mcp-warden/')) || server.requests.length > 3,
+        'check probed the server',
+      );
       assert.match(reports.json!, /postgres:\/\/app:\[REDACTED\]@db-check\.internal/, 'the report quotes the error, masked');
       noCanary4(Object.entries(reports).map(([format, text]) => [`check ${format}`, text]));
     } finally {

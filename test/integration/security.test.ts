@@ -16,7 +16,10 @@ after(async () => {
   for (const s of started.reverse()) await s.close();
 });
 
-async function setup(handler: RawHandler, options: Parameters<typeof startProxy>[1] = {}): Promise<{ upstream: RawServer; proxy: TestProxy }> {
+async function setup(
+  handler: RawHandler,
+  options: Parameters<typeof startProxy>[1] = {},
+): Promise<{ upstream: RawServer; proxy: TestProxy }> {
   const upstream = await startRawServer(handler);
   started.push(upstream);
   const proxy = await startProxy(new URL('/mcp', upstream.url), options);
@@ -40,22 +43,29 @@ function rawExchange(port: number, bytes: string, timeoutMs = 5000): Promise<str
   );
 }
 
-const jsonRpcBody = (raw: string): { jsonrpc: string; id: unknown; error: { code: number; message: string } } => JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4));
+const jsonRpcBody = (raw: string): { jsonrpc: string; id: unknown; error: { code: number; message: string } } =>
+  JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4));
 
-describe('Host: the client\'s reaches the upstream (its DNS-rebinding check needs it)', () => {
+describe("Host: the client's reaches the upstream (its DNS-rebinding check needs it)", () => {
   test('the upstream sees the Host the client sent, on the MCP endpoint and the pass-through', async () => {
     const { upstream, proxy } = await setup(jsonRpcResult({ content: [] }));
     const host = `localhost:${proxy.url.port}`;
     await (await post(proxy.url, rpc(1), { host })).body.text();
     await (await request(new URL('/.well-known/oauth-authorization-server', proxy.url), { headers: { host } })).body.text();
-    assert.deepEqual(upstream.requests.map((r) => r.headers.host), [host, host]);
+    assert.deepEqual(
+      upstream.requests.map((r) => r.headers.host),
+      [host, host],
+    );
   });
 
-  test('hostHeader: upstream sends the upstream URL\'s host instead (virtual-hosted upstreams)', async () => {
+  test("hostHeader: upstream sends the upstream URL's host instead (virtual-hosted upstreams)", async () => {
     const { upstream, proxy } = await setup(jsonRpcResult({ content: [] }), { hostHeader: 'upstream' });
     await (await post(proxy.url, rpc(1))).body.text();
     await (await request(new URL('/other', proxy.url))).body.text();
-    assert.deepEqual(upstream.requests.map((r) => r.headers.host), [upstream.url.host, upstream.url.host]);
+    assert.deepEqual(
+      upstream.requests.map((r) => r.headers.host),
+      [upstream.url.host, upstream.url.host],
+    );
   });
 });
 
@@ -63,7 +73,11 @@ describe('Host and Origin guard', () => {
   const refusedWith403 = async (res: Awaited<ReturnType<typeof request>>, reason: RegExp): Promise<void> => {
     assert.equal(res.statusCode, 403);
     assert.match(String(res.headers['content-type']), /application\/json/);
-    const body = (await res.body.json()) as { jsonrpc: string; id: unknown; error: { code: number; message: string; data: { reason: string } } };
+    const body = (await res.body.json()) as {
+      jsonrpc: string;
+      id: unknown;
+      error: { code: number; message: string; data: { reason: string } };
+    };
     assert.equal(body.jsonrpc, '2.0');
     assert.equal(body.id, null);
     assert.equal(body.error.code, -32600);
@@ -73,7 +87,10 @@ describe('Host and Origin guard', () => {
   test('on loopback, a foreign Host gets 403 JSON-RPC and never reaches the upstream; loopback names pass', async () => {
     const { upstream, proxy } = await setup(jsonRpcResult({ content: [] }));
     await refusedWith403(await post(proxy.url, rpc(1), { host: 'evil.example.com' }), /FORBIDDEN_HOST/);
-    await refusedWith403(await request(new URL('/.well-known/oauth-protected-resource', proxy.url), { headers: { host: 'evil.example.com:80' } }), /FORBIDDEN_HOST/);
+    await refusedWith403(
+      await request(new URL('/.well-known/oauth-protected-resource', proxy.url), { headers: { host: 'evil.example.com:80' } }),
+      /FORBIDDEN_HOST/,
+    );
     assert.equal(upstream.requests.length, 0);
     for (const host of [`127.0.0.1:${proxy.url.port}`, `localhost:${proxy.url.port}`, 'LOCALHOST', `[::1]:${proxy.url.port}`]) {
       const res = await post(proxy.url, rpc(1), { host });
@@ -100,7 +117,9 @@ describe('Host and Origin guard', () => {
   });
 
   test('configured lists replace the defaults; * allows any', async () => {
-    const { proxy } = await setup(jsonRpcResult({ content: [] }), { guard: { allowedHosts: ['mcp.example.com'], allowedOrigins: ['https://app.example.com'] } });
+    const { proxy } = await setup(jsonRpcResult({ content: [] }), {
+      guard: { allowedHosts: ['mcp.example.com'], allowedOrigins: ['https://app.example.com'] },
+    });
     const ok = await post(proxy.url, rpc(1), { host: 'mcp.example.com', origin: 'https://app.example.com' });
     assert.equal(ok.statusCode, 200);
     await ok.body.text();
@@ -163,7 +182,10 @@ describe('OAuth metadata at a custom location', () => {
         res.end(doc);
         return;
       }
-      res.writeHead(401, { 'www-authenticate': `Bearer resource_metadata="${origin}/custom/metadata/location.json"`, 'content-type': 'application/json' });
+      res.writeHead(401, {
+        'www-authenticate': `Bearer resource_metadata="${origin}/custom/metadata/location.json"`,
+        'content-type': 'application/json',
+      });
       res.end('{"error":"unauthorized"}');
     });
     origin = upstream.url.origin;
@@ -178,7 +200,7 @@ describe('OAuth metadata at a custom location', () => {
 });
 
 describe('one client cannot crowd out another', () => {
-  test('a session flooding open requests evicts its own, not another session\'s', async () => {
+  test("a session flooding open requests evicts its own, not another session's", async () => {
     // The upstream holds every call of `slow` until released; `quick` is answered at once.
     const held: Array<() => void> = [];
     const answer = jsonRpcResult({ content: [{ type: 'text', text: 'ok' }] });
@@ -189,16 +211,34 @@ describe('one client cannot crowd out another', () => {
       },
       { limits: { maxOpenRequests: 40, maxOpenRequestsPerSession: 10 } },
     );
-    const calm = post(proxy.url, JSON.stringify({ jsonrpc: '2.0', id: 'calm', method: 'tools/call', params: { name: 'slow', arguments: {} } }), { 'mcp-session-id': 'calm' });
-    await within(2000, 'calm held', (async () => { while (held.length < 1) await sleep(5); })());
-    const flood = Array.from({ length: 60 }, (_, i) =>
-      post(proxy.url, JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'slow', arguments: {} } }), { 'mcp-session-id': 'flood' }),
+    const calm = post(
+      proxy.url,
+      JSON.stringify({ jsonrpc: '2.0', id: 'calm', method: 'tools/call', params: { name: 'slow', arguments: {} } }),
+      { 'mcp-session-id': 'calm' },
     );
-    await within(5000, 'all held', (async () => { while (held.length < 61) await sleep(5); })());
+    await within(
+      2000,
+      'calm held',
+      (async () => {
+        while (held.length < 1) await sleep(5);
+      })(),
+    );
+    const flood = Array.from({ length: 60 }, (_, i) =>
+      post(proxy.url, JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'slow', arguments: {} } }), {
+        'mcp-session-id': 'flood',
+      }),
+    );
+    await within(
+      5000,
+      'all held',
+      (async () => {
+        while (held.length < 61) await sleep(5);
+      })(),
+    );
     for (const release of held) release();
     await Promise.all([calm, ...flood].map(async (p) => (await p).body.text()));
     const calmRecord = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 'calm');
-    assert.equal(calmRecord.outcome, 'result', 'the calm session\'s answer is still judged');
+    assert.equal(calmRecord.outcome, 'result', "the calm session's answer is still judged");
     const evicted = proxy.exchanges().filter((r) => r.expired === 'capacity');
     assert.equal(evicted.length, 50);
     assert.ok(evicted.every((r) => r.session === 'flood'));
@@ -218,14 +258,29 @@ describe('one client cannot crowd out another', () => {
 
   test('connections that never send a request head are closed after the header timeout, and their sockets destroyed', async () => {
     const { proxy } = await setup(jsonRpcResult({}), { limits: { clientHeadersTimeoutMs: 300 } });
-    const open = (): Promise<number> => new Promise((resolve, reject) => proxy.server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
+    const open = (): Promise<number> =>
+      new Promise((resolve, reject) => proxy.server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
     // Clients that never read either: the proxy must not wait for them to close their side.
     const sockets = await Promise.all(
-      Array.from({ length: 50 }, () => new Promise<Socket>((resolve) => { const s = connect(Number(proxy.url.port), '127.0.0.1', () => resolve(s)); s.on('error', () => {}); s.pause(); })),
+      Array.from(
+        { length: 50 },
+        () =>
+          new Promise<Socket>((resolve) => {
+            const s = connect(Number(proxy.url.port), '127.0.0.1', () => resolve(s));
+            s.on('error', () => {});
+            s.pause();
+          }),
+      ),
     );
     await sleep(50);
     assert.equal(await open(), 50);
-    await within(4000, 'idle sockets destroyed', (async () => { while ((await open()) > 0) await sleep(50); })());
+    await within(
+      4000,
+      'idle sockets destroyed',
+      (async () => {
+        while ((await open()) > 0) await sleep(50);
+      })(),
+    );
     for (const s of sockets) s.destroy();
     const res = await post(proxy.url, rpc(1));
     assert.equal(res.statusCode, 200, 'a real client still gets through');
@@ -235,7 +290,14 @@ describe('one client cannot crowd out another', () => {
   test('past the connection cap a newcomer gets 503 JSON-RPC with Retry-After and is closed', async () => {
     const { proxy } = await setup(jsonRpcResult({}), { limits: { maxConnections: 3 } });
     const holders = await Promise.all(
-      Array.from({ length: 3 }, () => new Promise<Socket>((resolve) => { const s = connect(Number(proxy.url.port), '127.0.0.1', () => resolve(s)); s.on('error', () => {}); })),
+      Array.from(
+        { length: 3 },
+        () =>
+          new Promise<Socket>((resolve) => {
+            const s = connect(Number(proxy.url.port), '127.0.0.1', () => resolve(s));
+            s.on('error', () => {});
+          }),
+      ),
     );
     await sleep(50);
     const raw = await rawExchange(Number(proxy.url.port), `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: 2\r\n\r\n{}`);
@@ -263,7 +325,12 @@ describe('Expect: 100-continue', () => {
         let continued = false;
         const req = httpRequest(proxy.url, {
           method: 'POST',
-          headers: { expect: '100-continue', 'content-type': 'application/json', accept: ACCEPT, 'content-length': Buffer.byteLength(body) },
+          headers: {
+            expect: '100-continue',
+            'content-type': 'application/json',
+            accept: ACCEPT,
+            'content-length': Buffer.byteLength(body),
+          },
         });
         req.on('continue', () => {
           continued = true;
@@ -285,10 +352,15 @@ describe('Expect: 100-continue', () => {
   });
 });
 
-describe('the proxy\'s own answers to malformed HTTP are JSON-RPC errors with the right status', () => {
+describe("the proxy's own answers to malformed HTTP are JSON-RPC errors with the right status", () => {
   for (const [name, bytes, status, reason] of [
     ['a garbage request line', 'NOT AN HTTP REQUEST\r\n\r\n', 400, 'WARDEN_BAD_REQUEST'],
-    ['headers over 16 KiB', `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'WARDEN_HEADERS_TOO_LARGE'],
+    [
+      'headers over 16 KiB',
+      `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      431,
+      'WARDEN_HEADERS_TOO_LARGE',
+    ],
   ] as const) {
     test(`${name}: ${status}`, async () => {
       const { proxy } = await setup(jsonRpcResult({}));

@@ -30,9 +30,17 @@ assert.ok(bare.ok);
 const enforceBare = bare.policy;
 
 type PolicyName = 'audit' | 'enforce.yaml' | 'enforce, rules logged';
-const POLICIES: Record<PolicyName, Policy | undefined> = { audit: undefined, 'enforce.yaml': enforceYaml, 'enforce, rules logged': enforceBare };
+const POLICIES: Record<PolicyName, Policy | undefined> = {
+  audit: undefined,
+  'enforce.yaml': enforceYaml,
+  'enforce, rules logged': enforceBare,
+};
 
-async function setup(handler: RawHandler, policy: PolicyName, limits: Parameters<typeof startProxy>[1] extends infer O ? (O extends { limits?: infer L } ? L : never) : never = {}): Promise<TestProxy> {
+async function setup(
+  handler: RawHandler,
+  policy: PolicyName,
+  limits: Parameters<typeof startProxy>[1] extends infer O ? (O extends { limits?: infer L } ? L : never) : never = {},
+): Promise<TestProxy> {
   const upstream = await startRawServer(handler);
   const p = POLICIES[policy];
   const proxy = await startProxy(new URL('/mcp', upstream.url), { limits, ...(p ? { policy: () => p } : {}) });
@@ -47,8 +55,10 @@ interface RpcError {
 }
 
 const NOTE = 'data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"one"}}\n\n';
-const progress = (n: number) => `id: ${n}\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":${n}}}\n\n`;
-const answer = (id: unknown) => `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'ok' }] } })}\n\n`;
+const progress = (n: number) =>
+  `id: ${n}\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":${n}}}\n\n`;
+const answer = (id: unknown) =>
+  `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'ok' }] } })}\n\n`;
 
 /** The events of a whole body, once it ended. */
 async function eventsOf(body: { text(): Promise<string> }): Promise<SseEvent[]> {
@@ -84,7 +94,7 @@ describe('a request the proxy gives up on gets a JSON-RPC error with its id on t
       assert.equal(res.statusCode, 200);
       assert.equal(res.headers['content-type'], 'text/event-stream');
       const text = await within(5000, 'the stream to end', res.body.text());
-      assert.ok(text.startsWith(NOTE), 'the server\'s event first, byte for byte');
+      assert.ok(text.startsWith(NOTE), "the server's event first, byte for byte");
       const events = await sseReader(new Response(text).body).rest();
       assert.equal(events.length, 2);
       assert.equal(events[1]!.event, 'message');
@@ -97,7 +107,10 @@ describe('a request the proxy gives up on gets a JSON-RPC error with its id on t
   }
 
   test('audit: the upstream resets the stream (TCP RST): the complete events, then the error (WARDEN_UPSTREAM_RESET)', async () => {
-    const proxy = await setup(byTool({ rst: resetAfter(`${progress(1)}: keepalive\n\n${progress(2)}data: {"jsonrpc":"2.0","id":"rst","res`, { rst: true }) }), 'audit');
+    const proxy = await setup(
+      byTool({ rst: resetAfter(`${progress(1)}: keepalive\n\n${progress(2)}data: {"jsonrpc":"2.0","id":"rst","res`, { rst: true }) }),
+      'audit',
+    );
     const res = await post(proxy.url, call('rst', 'rst'));
     const text = await within(5000, 'the stream to end', res.body.text());
     const sent = `${progress(1)}: keepalive\n\n${progress(2)}`;
@@ -144,7 +157,10 @@ describe('a request the proxy gives up on gets a JSON-RPC error with its id on t
 
   test('the upstream falls silent in the middle of an event over the audit limit: that event is closed under a type clients ignore, then the error', async () => {
     const partial = `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"data":"${'x'.repeat(4000)}`;
-    const proxy = await setup(byTool({ big: sseEvents([NOTE, partial], 5, { end: false }) }), 'audit', { upstreamBodyTimeoutMs: 150, auditEventBytes: 1024 });
+    const proxy = await setup(byTool({ big: sseEvents([NOTE, partial], 5, { end: false }) }), 'audit', {
+      upstreamBodyTimeoutMs: 150,
+      auditEventBytes: 1024,
+    });
     const res = await post(proxy.url, call('big', 'big'));
     const text = await within(5000, 'the stream to end', res.body.text());
     assert.ok(text.startsWith(NOTE + partial), 'what the server sent, as it came');
@@ -190,7 +206,11 @@ describe('a request the proxy gives up on gets a JSON-RPC error with its id on t
     const res = await post(proxy.url, call('resume', 'idle'), { 'mcp-session-id': 'legacy-1', 'mcp-protocol-version': '2025-06-18' });
     assert.equal(await within(5000, 'the stream to end', res.body.text()), progress(1));
     await proxy.log.waitFor((r) => r.msg === 'stream broken');
-    assert.equal(proxy.exchanges().find((r) => r.id === 'resume'), undefined, 'not given up on');
+    assert.equal(
+      proxy.exchanges().find((r) => r.id === 'resume'),
+      undefined,
+      'not given up on',
+    );
   });
 
   test('the same proxy serves normally after each of these', async () => {
@@ -201,7 +221,10 @@ describe('a request the proxy gives up on gets a JSON-RPC error with its id on t
 });
 
 /** A handler that writes each part when the test lets it (the first at once), then ends. */
-function paced(headers: Record<string, string | string[]>, parts: readonly string[]): { handler: RawHandler; next: () => void; done: () => void } {
+function paced(
+  headers: Record<string, string | string[]>,
+  parts: readonly string[],
+): { handler: RawHandler; next: () => void; done: () => void } {
   const gates: Array<() => void> = [];
   const waits = parts.map((_, k) => (k === 0 ? Promise.resolve() : new Promise<void>((r) => gates.push(r))));
   const handler: RawHandler = async (_req, res) => {

@@ -20,7 +20,8 @@ const post = (request: string, response: string): PostSubject => ({
 });
 const req = (id: string) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}`;
 const res = (id: string) => `{"jsonrpc":"2.0","id":${id},"result":{}}`;
-const fired = (request: string[], response: string[]) => batchDuplicateAnswer.check(post(`[${request.join(',')}]`, `[${response.join(',')}]`)).map((r) => r.pointer);
+const fired = (request: string[], response: string[]) =>
+  batchDuplicateAnswer.check(post(`[${request.join(',')}]`, `[${response.join(',')}]`)).map((r) => r.pointer);
 
 test('two integers beyond 2^53 that JSON.parse rounds to one double are two ids: one answer each is silent', () => {
   assert.deepEqual(fired([req('9007199254740993'), req('9007199254740992')], [res('9007199254740993'), res('9007199254740992')]), []);

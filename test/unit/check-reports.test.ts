@@ -84,12 +84,39 @@ function probe(id: string, verdict: Verdict, findings: ProbeResult['findings'] =
   };
 }
 
-const ERROR = { rule: 'unknown-method-wrong-code', severity: 'error' as const, message: 'x was answered with -32000 "<b>Not found</b>" | instead of -32601', pointer: '/response/error/code', evidence: '{"code":-32000,"message":"<b>Not found</b> \u0001"}', fix: 'answer with -32601 & nothing else' };
-const WARNING = { rule: 'legacy-range-code', severity: 'warning' as const, message: 'error code -32000 is in the legacy range', pointer: '/response/error/code', evidence: '-32000', fix: 'use -32600' };
-const TIMEOUT = { rule: 'probe/ping', severity: 'error' as const, message: 'no complete answer within 300 ms', pointer: '/response', evidence: 'no answer (timed out)', fix: 'answer every request promptly' };
+const ERROR = {
+  rule: 'unknown-method-wrong-code',
+  severity: 'error' as const,
+  message: 'x was answered with -32000 "<b>Not found</b>" | instead of -32601',
+  pointer: '/response/error/code',
+  evidence: '{"code":-32000,"message":"<b>Not found</b> \u0001"}',
+  fix: 'answer with -32601 & nothing else',
+};
+const WARNING = {
+  rule: 'legacy-range-code',
+  severity: 'warning' as const,
+  message: 'error code -32000 is in the legacy range',
+  pointer: '/response/error/code',
+  evidence: '-32000',
+  fix: 'use -32600',
+};
+const TIMEOUT = {
+  rule: 'probe/ping',
+  severity: 'error' as const,
+  message: 'no complete answer within 300 ms',
+  pointer: '/response',
+  evidence: 'no answer (timed out)',
+  fix: 'answer every request promptly',
+};
 
 function report(over: Partial<CheckReport> = {}): CheckReport {
-  const probes = over.probes ?? [probe('initialize', 'pass'), probe('unknown-method', 'fail', [ERROR, WARNING]), probe('wrong-accept', 'warn', [WARNING]), probe('ping', 'timeout', [TIMEOUT]), probe('tools-list', 'skip')];
+  const probes = over.probes ?? [
+    probe('initialize', 'pass'),
+    probe('unknown-method', 'fail', [ERROR, WARNING]),
+    probe('wrong-accept', 'warn', [WARNING]),
+    probe('ping', 'timeout', [TIMEOUT]),
+    probe('tools-list', 'skip'),
+  ];
   const reach = over.reach ?? { status: 'ok' as const, detail: undefined, challenge: undefined };
   const summary = summarize(probes);
   return {
@@ -108,7 +135,15 @@ function report(over: Partial<CheckReport> = {}): CheckReport {
 }
 
 const needsCredentials = (): CheckReport =>
-  report({ probes: [probe('discover', 'skip')], reach: { status: 'needs-credentials', detail: 'HTTP 401 to server/discover', challenge: 'Bearer resource_metadata="http://127.0.0.1:3000/.well-known/oauth-protected-resource"' }, exitCode: 2 });
+  report({
+    probes: [probe('discover', 'skip')],
+    reach: {
+      status: 'needs-credentials',
+      detail: 'HTTP 401 to server/discover',
+      challenge: 'Bearer resource_metadata="http://127.0.0.1:3000/.well-known/oauth-protected-resource"',
+    },
+    exitCode: 2,
+  });
 
 test('summary, verdict counts and exit codes', () => {
   const r = report();
@@ -117,13 +152,23 @@ test('summary, verdict counts and exit codes', () => {
   assert.equal(summaryLine(r), '5 probes under 2025-11-25: 1 pass, 1 warn, 1 fail, 1 timeout, 1 skip; 2 errors, 2 warnings (exit 1)');
   assert.equal(exitCodeOf('ok', summarize([probe('a', 'pass'), probe('b', 'warn', [WARNING])])), 0);
   assert.equal(exitCodeOf('needs-credentials', summarize([])), 2);
-  assert.match(summaryLine(needsCredentials()), /^needs credentials: HTTP 401 to server\/discover \(WWW-Authenticate: Bearer resource_metadata=.*\); pass them with --header 'Authorization: Bearer \.\.\.' \(exit 2\)$/);
+  assert.match(
+    summaryLine(needsCredentials()),
+    /^needs credentials: HTTP 401 to server\/discover \(WWW-Authenticate: Bearer resource_metadata=.*\); pass them with --header 'Authorization: Bearer \.\.\.' \(exit 2\)$/,
+  );
 });
 
 test('SARIF validates against the SARIF 2.1.0 schema, one result per finding, rules described', () => {
   const validate = sarifValidator();
   for (const r of [report(), needsCredentials(), report({ probes: [] })]) {
-    const log = JSON.parse(renderSarif(r)) as { version: string; runs: Array<{ results: Array<{ ruleId: string; ruleIndex: number; level: string }>; tool: { driver: { rules: Array<{ id: string }> } }; invocations: Array<{ exitCode: number }> }> };
+    const log = JSON.parse(renderSarif(r)) as {
+      version: string;
+      runs: Array<{
+        results: Array<{ ruleId: string; ruleIndex: number; level: string }>;
+        tool: { driver: { rules: Array<{ id: string }> } };
+        invocations: Array<{ exitCode: number }>;
+      }>;
+    };
     assert.ok(validate(log), JSON.stringify(validate.errors, null, 1));
     const run = log.runs[0]!;
     assert.equal(run.invocations[0]!.exitCode, r.exitCode);
@@ -138,8 +183,18 @@ test('SARIF validates against the SARIF 2.1.0 schema, one result per finding, ru
   assert.equal(validate(noMessage), false);
   assert.equal(validate({ ...JSON.parse(renderSarif(report())), extra: 1 }), false);
   const run = (JSON.parse(renderSarif(report())) as { runs: Array<{ results: Array<{ ruleId: string; level: string }> }> }).runs[0]!;
-  assert.deepEqual(run.results.map((x) => [x.ruleId, x.level]), [['unknown-method-wrong-code', 'error'], ['legacy-range-code', 'warning'], ['legacy-range-code', 'warning'], ['probe/ping', 'error']]);
-  const reach = (JSON.parse(renderSarif(needsCredentials())) as { runs: Array<{ results: Array<{ ruleId: string; message: { text: string } }> }> }).runs[0]!;
+  assert.deepEqual(
+    run.results.map((x) => [x.ruleId, x.level]),
+    [
+      ['unknown-method-wrong-code', 'error'],
+      ['legacy-range-code', 'warning'],
+      ['legacy-range-code', 'warning'],
+      ['probe/ping', 'error'],
+    ],
+  );
+  const reach = (
+    JSON.parse(renderSarif(needsCredentials())) as { runs: Array<{ results: Array<{ ruleId: string; message: { text: string } }> }> }
+  ).runs[0]!;
   assert.equal(reach.results[0]!.ruleId, 'reach/needs-credentials');
   assert.match(reach.results[0]!.message.text, /WWW-Authenticate: Bearer resource_metadata=/);
 });
@@ -152,9 +207,15 @@ test('JUnit XML parses back: one testcase per probe, failures, errors and skips 
   assert.equal(root.name, 'testsuites');
   const [suite] = children(root, 'testsuite');
   assert.ok(suite);
-  assert.deepEqual([suite.attributes.tests, suite.attributes.failures, suite.attributes.errors, suite.attributes.skipped], ['5', '1', '1', '1']);
+  assert.deepEqual(
+    [suite.attributes.tests, suite.attributes.failures, suite.attributes.errors, suite.attributes.skipped],
+    ['5', '1', '1', '1'],
+  );
   const cases = children(suite, 'testcase');
-  assert.deepEqual(cases.map((c) => c.attributes.name), r.probes.map((p) => `${p.probe}: ${p.title}`));
+  assert.deepEqual(
+    cases.map((c) => c.attributes.name),
+    r.probes.map((p) => `${p.probe}: ${p.title}`),
+  );
   const kinds = cases.map((c) => c.children.map((x) => x.name).join(','));
   assert.deepEqual(kinds, ['', 'failure', 'system-out', 'error', 'skipped']);
   const failure = children(cases[1]!, 'failure')[0]!;

@@ -29,7 +29,17 @@ describe('parseUrl', () => {
   });
 
   test('other schemes and non-URLs are rejected with the expected form', () => {
-    for (const bad of ['', '127.0.0.1:3000', '/mcp', 'ftp://example.com', 'ws://localhost/mcp', 'file:///etc/passwd', 'javascript:alert(1)', 'http://', 'not a url']) {
+    for (const bad of [
+      '',
+      '127.0.0.1:3000',
+      '/mcp',
+      'ftp://example.com',
+      'ws://localhost/mcp',
+      'file:///etc/passwd',
+      'javascript:alert(1)',
+      'http://',
+      'not a url',
+    ]) {
       rejects(parseUrl, bad, /http\(s\) URL/);
     }
   });
@@ -58,25 +68,31 @@ describe('parseListen', () => {
     assert.deepEqual(parseListen('0'), { host: '127.0.0.1', port: 0 });
   });
 
-  test(
-    'a bare port listens on 127.0.0.1',
-    {},
-    () => {
-      assert.deepEqual(parseListen('8787'), { host: '127.0.0.1', port: 8787 });
-      assert.deepEqual(parseListen('80'), { host: '127.0.0.1', port: 80 });
-    },
-  );
+  test('a bare port listens on 127.0.0.1', {}, () => {
+    assert.deepEqual(parseListen('8787'), { host: '127.0.0.1', port: 8787 });
+    assert.deepEqual(parseListen('80'), { host: '127.0.0.1', port: 80 });
+  });
 
-  test(
-    'host and port run together, or a bare port out of range, are rejected',
-    {},
-    () => {
-      for (const bad of ['99999', 'localhost8080', '[::1]8080']) rejects(parseListen, bad, /host:port/);
-    },
-  );
+  test('host and port run together, or a bare port out of range, are rejected', {}, () => {
+    for (const bad of ['99999', 'localhost8080', '[::1]8080']) rejects(parseListen, bad, /host:port/);
+  });
 
   test('bad values throw InvalidArgumentError naming host:port', () => {
-    for (const bad of ['', ':', 'localhost', 'localhost:', 'host:65536', 'host:99999', 'host:-1', 'host:80x', 'host:8 0', '::1:8080', '[::1]', '[::1]:', 'a:b:80']) {
+    for (const bad of [
+      '',
+      ':',
+      'localhost',
+      'localhost:',
+      'host:65536',
+      'host:99999',
+      'host:-1',
+      'host:80x',
+      'host:8 0',
+      '::1:8080',
+      '[::1]',
+      '[::1]:',
+      'a:b:80',
+    ]) {
       rejects(parseListen, bad, /host:port/);
     }
   });
@@ -112,7 +128,23 @@ describe('parseSize', () => {
   });
 
   test('bad values throw InvalidArgumentError naming the expected form', () => {
-    for (const bad of ['', 'abc', 'mb', '-1', '-1kb', '4tb', '4 m i b', '1e6', '.5mb', '1.mb', '4mb!', '4,096', '0x10', 'Infinity', '4 mib 2']) {
+    for (const bad of [
+      '',
+      'abc',
+      'mb',
+      '-1',
+      '-1kb',
+      '4tb',
+      '4 m i b',
+      '1e6',
+      '.5mb',
+      '1.mb',
+      '4mb!',
+      '4,096',
+      '0x10',
+      'Infinity',
+      '4 mib 2',
+    ]) {
       rejects(parseSize, bad, /size such as/);
     }
   });

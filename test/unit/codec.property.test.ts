@@ -27,7 +27,11 @@ import { SseRelaySplitter, type SseRelayPiece } from '../../src/codec/sse-splitt
 const UNLIMITED = 1 << 30;
 
 /** What a splitter returns for `chunks`, calling `check` after every push with the bytes pushed and returned so far. */
-function drive<P extends { raw: Buffer }>(s: { push(chunk: Buffer): P[]; end(): P[] }, chunks: readonly Buffer[], check: (pushed: number, returned: number) => void): P[] {
+function drive<P extends { raw: Buffer }>(
+  s: { push(chunk: Buffer): P[]; end(): P[] },
+  chunks: readonly Buffer[],
+  check: (pushed: number, returned: number) => void,
+): P[] {
   const out: P[] = [];
   let pushed = 0;
   let returned = 0;
@@ -44,7 +48,9 @@ function drive<P extends { raw: Buffer }>(s: { push(chunk: Buffer): P[]; end(): 
 
 /** What the splitter returns for `chunks`, checking after every push that it holds at most `bound` bytes. */
 const split = (chunks: readonly Buffer[], max: number, bound = Infinity): SsePiece[] =>
-  drive(new SseSplitter(max), chunks, (pushed, returned) => assert.ok(pushed - returned <= bound, `the splitter holds ${pushed - returned} bytes, more than ${bound}`));
+  drive(new SseSplitter(max), chunks, (pushed, returned) =>
+    assert.ok(pushed - returned <= bound, `the splitter holds ${pushed - returned} bytes, more than ${bound}`),
+  );
 
 /** The pieces put back into blocks: a block piece is one; oversize pieces up to the one marked last are one. */
 function blocksOf(pieces: readonly SsePiece[]): Array<{ raw: Buffer; oversize: boolean }> {
@@ -139,7 +145,10 @@ describe('SseSplitter and parseBlock: streams cut at arbitrary chunk boundaries'
         const pieces = split(cutAt(bytes, plan(bytes)), UNLIMITED);
         assert.ok(Buffer.concat(pieces.map((p) => p.raw)).equals(bytes), 'the pieces do not concatenate to the input');
         const cut = blocksOf(pieces);
-        assert.ok(cut.every((b) => !b.oversize), 'an oversize piece below the limit');
+        assert.ok(
+          cut.every((b) => !b.oversize),
+          'an oversize piece below the limit',
+        );
         assert.deepEqual(hex(cut.map((b) => b.raw)), hex(whole.map((p) => p.raw)), 'the blocks depend on the cut');
         assert.deepEqual(hex(whole.map((p) => p.raw)), hex(referenceBlocks(bytes)), 'the blocks differ from the line rules');
         cut.forEach((b, k) => {
@@ -155,7 +164,8 @@ describe('SseSplitter and parseBlock: streams cut at arbitrary chunk boundaries'
       fc.property(sseBytes(), cutPlan, fc.integer({ min: 1, max: 48 }), (bytes, plan, max) => {
         const pieces = split(cutAt(bytes, plan(bytes)), max, max);
         assert.ok(Buffer.concat(pieces.map((p) => p.raw)).equals(bytes), 'the pieces do not concatenate to the input');
-        for (const p of pieces) if (p.kind === 'block') assert.ok(p.raw.length <= max, `a whole block of ${p.raw.length} bytes over the limit ${max}`);
+        for (const p of pieces)
+          if (p.kind === 'block') assert.ok(p.raw.length <= max, `a whole block of ${p.raw.length} bytes over the limit ${max}`);
         const blocks = blocksOf(pieces);
         const reference = referenceBlocks(bytes);
         assert.deepEqual(hex(blocks.map((b) => b.raw)), hex(reference), 'the blocks differ from the line rules');
@@ -181,22 +191,19 @@ describe('SseSplitter and parseBlock: streams cut at arbitrary chunk boundaries'
     );
   });
 
-  test(
-    'parseBlock reads a block that starts with a BOM after the stream start as the event-stream rules do',
-    () => {
-      fc.assert(
-        fc.property(sseText({ strayBom: true }), (text) => {
-          const bytes = Buffer.from(text, 'utf8');
-          const blocks = blocksOf(split([bytes], UNLIMITED));
-          blocks.forEach((b, k) => {
-            const decoded = (k === 0 ? STREAM_START : MID_STREAM).decode(b.raw);
-            assert.deepEqual(parseBlock(b.raw, k === 0), expectedEvent(decoded), `block ${k}: ${JSON.stringify(b.raw.toString('utf8'))}`);
-          });
-        }),
-        runs(2_000),
-      );
-    },
-  );
+  test('parseBlock reads a block that starts with a BOM after the stream start as the event-stream rules do', () => {
+    fc.assert(
+      fc.property(sseText({ strayBom: true }), (text) => {
+        const bytes = Buffer.from(text, 'utf8');
+        const blocks = blocksOf(split([bytes], UNLIMITED));
+        blocks.forEach((b, k) => {
+          const decoded = (k === 0 ? STREAM_START : MID_STREAM).decode(b.raw);
+          assert.deepEqual(parseBlock(b.raw, k === 0), expectedEvent(decoded), `block ${k}: ${JSON.stringify(b.raw.toString('utf8'))}`);
+        });
+      }),
+      runs(2_000),
+    );
+  });
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -307,7 +314,11 @@ describe('classify and classifyPayload: arbitrary values', () => {
   });
 
   test('classifyPayload: an array is a batch of each element classified, anything else one message', () => {
-    const payloadValue = fc.oneof(nearMissMessage(), fc.array(fc.oneof(nearMissMessage(), fc.jsonValue({ maxDepth: 2 })), { maxLength: 5 }), fc.jsonValue({ maxDepth: 3 }));
+    const payloadValue = fc.oneof(
+      nearMissMessage(),
+      fc.array(fc.oneof(nearMissMessage(), fc.jsonValue({ maxDepth: 2 })), { maxLength: 5 }),
+      fc.jsonValue({ maxDepth: 3 }),
+    );
     fc.assert(
       fc.property(payloadValue, (v) => {
         const p = classifyPayload(v);
@@ -341,8 +352,14 @@ const isUtf8 = (b: Uint8Array): boolean => {
 /** Bytes of every kind: random, JSON (with a BOM, padding, a flipped/inserted/cut byte), HTML, empty. */
 const bodyBytes: fc.Arbitrary<Uint8Array> = fc.oneof(
   fc.uint8Array({ maxLength: 64 }),
-  fc.tuple(fc.oneof(nearMissMessage(true), fc.jsonValue({ stringUnit: 'binary', maxDepth: 3 })), fc.constantFrom('', '\uFEFF', ' \n\t', '\uFEFF \r\n'), fc.constantFrom('', ' ', '\n', '\r\n\t'), fc.option(fc.tuple(fc.nat(), fc.nat({ max: 2 }), fc.integer({ min: 0, max: 255 })), { freq: 2 })).map(
-    ([v, before, after, edit]) => {
+  fc
+    .tuple(
+      fc.oneof(nearMissMessage(true), fc.jsonValue({ stringUnit: 'binary', maxDepth: 3 })),
+      fc.constantFrom('', '\uFEFF', ' \n\t', '\uFEFF \r\n'),
+      fc.constantFrom('', ' ', '\n', '\r\n\t'),
+      fc.option(fc.tuple(fc.nat(), fc.nat({ max: 2 }), fc.integer({ min: 0, max: 255 })), { freq: 2 }),
+    )
+    .map(([v, before, after, edit]) => {
       const bytes = [...Buffer.from(before + JSON.stringify(v) + after, 'utf8')];
       if (edit) {
         const [at, how, byte] = edit;
@@ -352,9 +369,20 @@ const bodyBytes: fc.Arbitrary<Uint8Array> = fc.oneof(
         else bytes.length = i;
       }
       return Uint8Array.from(bytes);
-    },
-  ),
-  fc.constantFrom('<!DOCTYPE html><html><body>502 Bad Gateway</body></html>', '  <html>', '<?xml version="1.0"?><x/>', '', ' \r\n ', 'null', '[]', '[{}]', '{"jsonrpc":"2.0"}').map((s) => Buffer.from(s, 'utf8')),
+    }),
+  fc
+    .constantFrom(
+      '<!DOCTYPE html><html><body>502 Bad Gateway</body></html>',
+      '  <html>',
+      '<?xml version="1.0"?><x/>',
+      '',
+      ' \r\n ',
+      'null',
+      '[]',
+      '[{}]',
+      '{"jsonrpc":"2.0"}',
+    )
+    .map((s) => Buffer.from(s, 'utf8')),
 );
 
 /** decodeJson's answer agrees with what the bytes are. */
@@ -397,22 +425,29 @@ describe('decodeJson and decodeJsonText: arbitrary bytes and text', () => {
 
   test('decodeJsonText never throws on any string; JSON text round-trips to the same classification', () => {
     fc.assert(
-      fc.property(fc.oneof(unicodeText(40), fc.jsonValue({ stringUnit: 'binary', maxDepth: 3 }).map((v) => JSON.stringify(v)), nearMissMessage(true).map((v) => JSON.stringify(v))), (text) => {
-        const d = decodeJsonText(text);
-        let parsed: unknown;
-        let parses = true;
-        try {
-          parsed = JSON.parse(text.trim());
-        } catch {
-          parses = false;
-        }
-        if (!parses || text.trim().startsWith('<') || text.trim() === '') {
-          assert.equal(d.ok, false);
-          return;
-        }
-        assert.ok(d.ok, `valid JSON not decoded: ${text}`);
-        assert.deepEqual(d.payload, classifyPayload(parsed));
-      }),
+      fc.property(
+        fc.oneof(
+          unicodeText(40),
+          fc.jsonValue({ stringUnit: 'binary', maxDepth: 3 }).map((v) => JSON.stringify(v)),
+          nearMissMessage(true).map((v) => JSON.stringify(v)),
+        ),
+        (text) => {
+          const d = decodeJsonText(text);
+          let parsed: unknown;
+          let parses = true;
+          try {
+            parsed = JSON.parse(text.trim());
+          } catch {
+            parses = false;
+          }
+          if (!parses || text.trim().startsWith('<') || text.trim() === '') {
+            assert.equal(d.ok, false);
+            return;
+          }
+          assert.ok(d.ok, `valid JSON not decoded: ${text}`);
+          assert.deepEqual(d.payload, classifyPayload(parsed));
+        },
+      ),
       runs(10_000),
     );
   });
@@ -422,8 +457,11 @@ describe('decodeJson and decodeJsonText: arbitrary bytes and text', () => {
 // SSE, as the relay splits it: comment lines at a block's start come out on their own (issue 16)
 
 /** What SseRelaySplitter returns for `chunks`, checking after every push what it holds and what it returned. */
-const relaySplit = (chunks: readonly Buffer[], max: number, check: (pushed: number, returned: number) => void = () => {}): SseRelayPiece[] =>
-  drive(new SseRelaySplitter(max), chunks, check);
+const relaySplit = (
+  chunks: readonly Buffer[],
+  max: number,
+  check: (pushed: number, returned: number) => void = () => {},
+): SseRelayPiece[] => drive(new SseRelaySplitter(max), chunks, check);
 
 interface Unit {
   kind: 'comment' | 'block' | 'oversize';
@@ -505,16 +543,20 @@ function referenceUnits(b: Buffer): { units: Array<{ comment: boolean; raw: Buff
 
 const fieldsOf = (e: SseEvent) => ({ event: e.event, data: e.data, id: e.id, retry: e.retry });
 
-describe('SseRelaySplitter: comment lines at a block\'s start come out as soon as they are complete, at any cut', () => {
+describe("SseRelaySplitter: comment lines at a block's start come out as soon as they are complete, at any cut", () => {
   test('the pieces concatenate to the input, are the same units for every cut, follow the line rules, and each block reads as the whole block it came from', () => {
     fc.assert(
       fc.property(sseBytes(), cutPlan, (bytes, plan) => {
         const pieces = relaySplit(cutAt(bytes, plan(bytes)), UNLIMITED);
         assert.ok(Buffer.concat(pieces.map((p) => p.raw)).equals(bytes), 'the pieces do not concatenate to the input');
         const units = relayUnits(pieces);
-        assert.ok(units.every((u) => u.kind !== 'oversize'), 'an oversize piece below the limit');
+        assert.ok(
+          units.every((u) => u.kind !== 'oversize'),
+          'an oversize piece below the limit',
+        );
         const whole = relayUnits(relaySplit([bytes], UNLIMITED));
-        const shown = (us: ReadonlyArray<{ kind?: string; comment?: boolean; raw: Buffer }>) => us.map((u) => `${u.kind === 'comment' || u.comment ? 'C' : 'B'}:${u.raw.toString('hex')}`);
+        const shown = (us: ReadonlyArray<{ kind?: string; comment?: boolean; raw: Buffer }>) =>
+          us.map((u) => `${u.kind === 'comment' || u.comment ? 'C' : 'B'}:${u.raw.toString('hex')}`);
         assert.deepEqual(shown(units), shown(whole), 'the units depend on the cut');
         assert.deepEqual(shown(units), shown(referenceUnits(bytes).units), 'the units differ from the line rules');
         // Every block of SseSplitter is some comment lines and then (unless they were all) one block here, read the same.
@@ -539,13 +581,14 @@ describe('SseRelaySplitter: comment lines at a block\'s start come out as soon a
     );
   });
 
-  test('a comment line at a block\'s start is returned once its terminator arrives, without waiting for a blank line', () => {
+  test("a comment line at a block's start is returned once its terminator arrives, without waiting for a blank line", () => {
     fc.assert(
       fc.property(sseBytes(), cutPlan, (bytes, plan) => {
         const { ready } = referenceUnits(bytes);
         relaySplit(cutAt(bytes, plan(bytes)), UNLIMITED, (pushed, returned) => {
           const due = ready.filter((p) => p < pushed).at(-1);
-          if (due !== undefined) assert.ok(returned > due, `a comment line ended at byte ${due} of the ${pushed} pushed; only ${returned} returned`);
+          if (due !== undefined)
+            assert.ok(returned > due, `a comment line ended at byte ${due} of the ${pushed} pushed; only ${returned} returned`);
         });
       }),
       runs(5_000),
@@ -556,9 +599,12 @@ describe('SseRelaySplitter: comment lines at a block\'s start come out as soon a
     fc.assert(
       fc.property(sseBytes(), cutPlan, fc.integer({ min: 1, max: 48 }), (bytes, plan, max) => {
         const bound = Math.max(max, 4);
-        const pieces = relaySplit(cutAt(bytes, plan(bytes)), max, (pushed, returned) => assert.ok(pushed - returned <= bound, `the splitter holds ${pushed - returned} bytes, more than ${bound}`));
+        const pieces = relaySplit(cutAt(bytes, plan(bytes)), max, (pushed, returned) =>
+          assert.ok(pushed - returned <= bound, `the splitter holds ${pushed - returned} bytes, more than ${bound}`),
+        );
         assert.ok(Buffer.concat(pieces.map((p) => p.raw)).equals(bytes), 'the pieces do not concatenate to the input');
-        for (const p of pieces) if (p.kind === 'block') assert.ok(p.raw.length <= max, `a whole block of ${p.raw.length} bytes over the limit ${max}`);
+        for (const p of pieces)
+          if (p.kind === 'block') assert.ok(p.raw.length <= max, `a whole block of ${p.raw.length} bytes over the limit ${max}`);
         const units = relayUnits(pieces);
         const reference = referenceUnits(bytes).units;
         assert.deepEqual(
@@ -567,7 +613,8 @@ describe('SseRelaySplitter: comment lines at a block\'s start come out as soon a
           'the units differ from the line rules',
         );
         units.forEach((x, k) => {
-          if (x.kind !== 'comment') assert.equal(x.kind === 'oversize', x.raw.length > max, `unit ${k} (${x.raw.length} bytes, limit ${max}) is ${x.kind}`);
+          if (x.kind !== 'comment')
+            assert.equal(x.kind === 'oversize', x.raw.length > max, `unit ${k} (${x.raw.length} bytes, limit ${max}) is ${x.kind}`);
         });
       }),
       runs(8_000),

@@ -12,7 +12,8 @@ const known = (header: string): Extract<Coding, { kind: 'known' }> => {
 
 describe('codingOf', () => {
   test('no header, identity, or only identity in a list: identity', () => {
-    for (const h of [undefined, 'identity', ' Identity ', 'identity, identity', '']) assert.deepEqual(codingOf(h), { kind: 'identity' }, String(h));
+    for (const h of [undefined, 'identity', ' Identity ', 'identity, identity', ''])
+      assert.deepEqual(codingOf(h), { kind: 'identity' }, String(h));
   });
   test('names are case-insensitive, x-gzip is gzip, lists are in the order applied', () => {
     assert.deepEqual(codingOf('GZIP'), { kind: 'known', name: 'GZIP', codings: ['gzip'] });

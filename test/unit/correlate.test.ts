@@ -93,7 +93,10 @@ describe('Correlator: client requests answered by the server', () => {
     correlator.request(request(1, 'ping'), 'client', flow, 10, 0);
     assert.equal(correlator.response(result(99, {}), 'server', flow, 10, 1), undefined);
     assert.equal(correlator.response(error(null, -32700), 'server', flow, 10, 1), undefined);
-    assert.equal(correlator.response(classify({ jsonrpc: '2.0', error: { code: -32700, message: 'x' } }), 'server', flow, 10, 1), undefined);
+    assert.equal(
+      correlator.response(classify({ jsonrpc: '2.0', error: { code: -32700, message: 'x' } }), 'server', flow, 10, 1),
+      undefined,
+    );
     assert.equal(correlator.response(result(null, {}), 'server', flow, 10, 1), undefined);
     assert.equal(table.size, 1);
   });
@@ -128,14 +131,14 @@ describe('Correlator: client requests answered by the server', () => {
     assert.equal(correlator.response(result('x3', {}), 'server', flow, 10, 1), undefined);
   });
 
-  test('on a POST\'s response only that POST\'s requests are answered; a GET stream answers any of the session', () => {
+  test("on a POST's response only that POST's requests are answered; a GET stream answers any of the session", () => {
     const { correlator, flowOf, sessions } = setup();
     const headers = { 'mcp-session-id': 's' };
     const postA = resolveFlow(headers, [], sessions, 1, 0, true);
     const postB = resolveFlow(headers, [], sessions, 2, 0, true);
     correlator.request(request(1, 'a'), 'client', postA, 10, 0);
     correlator.request(request(2, 'b'), 'client', postB, 10, 0);
-    assert.equal(correlator.response(result(1, {}), 'server', postB, 10, 1), undefined, 'B\'s response cannot answer A');
+    assert.equal(correlator.response(result(1, {}), 'server', postB, 10, 1), undefined, "B's response cannot answer A");
     assert.equal(correlator.abandon(postB.scope, 'client', 1, 1, 'invalid-response', postB.exchange), undefined, 'nor end it');
     const get = flowOf(headers);
     assert.equal(correlator.response(result(1, {}), 'server', get, 10, 2)?.request.method, 'a');
@@ -297,7 +300,7 @@ describe('Correlator learns session facts', () => {
     assert.equal(sessions.find('sid:sess-2', 2)?.protocolVersion, '2025-06-18');
   });
 
-  test('initialize without a session id (stateless server) teaches the credential\'s entry', () => {
+  test("initialize without a session id (stateless server) teaches the credential's entry", () => {
     const { correlator, sessions, flowOf } = setup();
     const flow = flowOf({ authorization: 'Bearer t' }, 1);
     correlator.request(request(1, 'initialize', initParams), 'client', flow, 10, 0);
@@ -325,7 +328,19 @@ describe('Correlator learns session facts', () => {
     const { correlator, flowOf } = setup();
     const flow = flowOf({ 'mcp-session-id': 's1' });
     correlator.request(request(1, 'tools/list'), 'client', flow, 10, 0);
-    correlator.response(result(1, { tools: [{ name: 'a', inputSchema: { type: 'object' } }, { name: 'b', inputSchema: {} }], nextCursor: 'c1' }), 'server', flow, 10, 1);
+    correlator.response(
+      result(1, {
+        tools: [
+          { name: 'a', inputSchema: { type: 'object' } },
+          { name: 'b', inputSchema: {} },
+        ],
+        nextCursor: 'c1',
+      }),
+      'server',
+      flow,
+      10,
+      1,
+    );
     assert.deepEqual([...flow.session.tools.keys()], ['a', 'b']);
     assert.equal(flow.session.toolsComplete, false, 'a nextCursor means more pages');
     correlator.request(request(2, 'tools/list', { cursor: 'c1' }), 'client', flow, 10, 2);
@@ -353,7 +368,13 @@ describe('Correlator learns session facts', () => {
     const { correlator, flowOf } = setup();
     const flow = flowOf({ authorization: 'Bearer t' });
     correlator.request(request(1, 'server/discover'), 'client', flow, 10, 0);
-    correlator.response(result(1, { capabilities: { tools: {}, prompts: { listChanged: true } }, supportedVersions: ['2026-07-28'] }), 'server', flow, 10, 1);
+    correlator.response(
+      result(1, { capabilities: { tools: {}, prompts: { listChanged: true } }, supportedVersions: ['2026-07-28'] }),
+      'server',
+      flow,
+      10,
+      1,
+    );
     assert.deepEqual(flow.session.serverCapabilities, { tools: {}, prompts: { listChanged: true } });
   });
 
@@ -361,7 +382,13 @@ describe('Correlator learns session facts', () => {
     const { correlator, flowOf } = setup();
     const flow = flowOf();
     correlator.request(request(1, 'resources/list'), 'client', flow, 10, 0);
-    correlator.response(result(1, { tools: [{ name: 'a' }], capabilities: { x: {} }, protocolVersion: '2025-06-18' }), 'server', flow, 10, 1);
+    correlator.response(
+      result(1, { tools: [{ name: 'a' }], capabilities: { x: {} }, protocolVersion: '2025-06-18' }),
+      'server',
+      flow,
+      10,
+      1,
+    );
     assert.equal(flow.session.tools.size, 0);
     assert.equal(flow.session.serverCapabilities, undefined);
     assert.equal(flow.session.protocolVersion, undefined);
@@ -437,7 +464,11 @@ describe('RequestTable', () => {
     assert.equal(table.size, 0);
     table.add({ ...open(8), exchange: 3 }, 2);
     table.add({ ...open(8), exchange: 3, method: 'again' }, 3);
-    assert.deepEqual(unanswered.map((u) => u.why), ['replaced'], 'an id twice in one POST (a batch) replaces');
+    assert.deepEqual(
+      unanswered.map((u) => u.why),
+      ['replaced'],
+      'an id twice in one POST (a batch) replaces',
+    );
     assert.equal(table.take('x:1', 'client', 8, undefined, 3)?.method, 'again');
   });
 
@@ -456,13 +487,16 @@ describe('RequestTable', () => {
     assert.equal(table.take('x:1', 'client', 2)?.method, 'm2');
   });
 
-  test('past its own bound a session loses its oldest request, and nobody else\'s', () => {
+  test("past its own bound a session loses its oldest request, and nobody else's", () => {
     const unanswered: OpenRequest[] = [];
     const table = new RequestTable(100, 60_000, (req) => unanswered.push(req), 3);
     const other = { ...open(1, 'sid:calm'), owner: 'sid:calm' };
     table.add(other, 0);
     for (let i = 0; i < 10; i++) table.add({ ...open(i, 'sid:flood'), owner: 'sid:flood' }, i);
-    assert.deepEqual(unanswered.map((r) => r.id), [0, 1, 2, 3, 4, 5, 6]);
+    assert.deepEqual(
+      unanswered.map((r) => r.id),
+      [0, 1, 2, 3, 4, 5, 6],
+    );
     assert.equal(table.size, 4);
     assert.equal(table.take('sid:calm', 'client', 1), other);
   });
@@ -477,7 +511,10 @@ describe('RequestTable', () => {
     table.sweep(99);
     assert.equal(unanswered.length, 0);
     table.sweep(100);
-    assert.deepEqual(unanswered.map((u) => [u.req.id, u.why]), [[1, 'client-closed']]);
+    assert.deepEqual(
+      unanswered.map((u) => [u.req.id, u.why]),
+      [[1, 'client-closed']],
+    );
     assert.equal(table.size, 0);
   });
 
@@ -490,7 +527,10 @@ describe('RequestTable', () => {
     assert.equal(table.size, 5);
     assert.ok(!unanswered.includes(calm));
     assert.equal(table.take('sid:calm', 'client', 'c'), calm);
-    assert.deepEqual(unanswered.map((r) => r.id), [0, 1, 2, 3]);
+    assert.deepEqual(
+      unanswered.map((r) => r.id),
+      [0, 1, 2, 3],
+    );
   });
 
   test('an id reused while its request is still open reports the old request as "replaced"', () => {
@@ -498,7 +538,10 @@ describe('RequestTable', () => {
     const first = open(1);
     table.add(first, 0);
     table.add(open(1), 1);
-    assert.deepEqual(unanswered.map((u) => [u.req, u.why]), [[first, 'replaced']]);
+    assert.deepEqual(
+      unanswered.map((u) => [u.req, u.why]),
+      [[first, 'replaced']],
+    );
     assert.equal(table.size, 1);
   });
 
@@ -568,13 +611,20 @@ describe('declaredVersion', () => {
   });
 
   test('_meta wins over the initialize proposal', () => {
-    assert.equal(declaredVersion(request(1, 'initialize', { protocolVersion: '2025-06-18', _meta: { [META_KEY]: '2026-07-28' } })), '2026-07-28');
+    assert.equal(
+      declaredVersion(request(1, 'initialize', { protocolVersion: '2025-06-18', _meta: { [META_KEY]: '2026-07-28' } })),
+      '2026-07-28',
+    );
   });
 
   test('nothing declared gives undefined', () => {
     assert.equal(declaredVersion(request(1, 'tools/list')), undefined);
     assert.equal(declaredVersion(request(1, 'tools/list', { protocolVersion: '2025-06-18' })), undefined, 'only initialize proposes');
-    assert.equal(declaredVersion(request(1, 'tools/list', { _meta: { protocolVersion: '2026-07-28' } })), undefined, 'the key is namespaced');
+    assert.equal(
+      declaredVersion(request(1, 'tools/list', { _meta: { protocolVersion: '2026-07-28' } })),
+      undefined,
+      'the key is namespaced',
+    );
     assert.equal(declaredVersion(request(1, 'tools/list', { _meta: { [META_KEY]: 20260728 } })), undefined);
     assert.equal(declaredVersion(request(1, 'tools/list', { _meta: [] })), undefined);
     assert.equal(declaredVersion(request(1, 'initialize', { protocolVersion: 1 })), undefined);
@@ -606,7 +656,7 @@ describe('resolveFlow', () => {
   const META_KEY = 'io.modelcontextprotocol/protocolVersion';
   const modern = (id: JsonRpcId, v = '2026-07-28') => request(id, 'tools/list', { _meta: { [META_KEY]: v } });
 
-  test('without Mcp-Session-Id the scope is the exchange and the session is the credential\'s', () => {
+  test("without Mcp-Session-Id the scope is the exchange and the session is the credential's", () => {
     const { sessions } = setup();
     const flow = resolveFlow({ authorization: 'Bearer a' }, [], sessions, 7, 0);
     assert.equal(flow.scope, 'x:7');
@@ -620,7 +670,7 @@ describe('resolveFlow', () => {
     assert.notEqual(resolveFlow({ authorization: 'Bearer b' }, [], sessions, 9, 1).session, flow.session);
   });
 
-  test('with Mcp-Session-Id the scope and the session are the session\'s', () => {
+  test("with Mcp-Session-Id the scope and the session are the session's", () => {
     const { sessions } = setup();
     const flow = resolveFlow({ 'mcp-session-id': 'abc', authorization: 'Bearer a' }, [], sessions, 7, 0);
     assert.equal(flow.scope, 'sid:abc');
@@ -631,7 +681,7 @@ describe('resolveFlow', () => {
     assert.equal(sessions.find('sid:abc', 1), undefined);
   });
 
-  test('a session is remembered only from a server\'s answer on it, never from a client\'s id', () => {
+  test("a session is remembered only from a server's answer on it, never from a client's id", () => {
     const { sessions, correlator } = setup();
     for (let i = 0; i < 50; i++) resolveFlow({ 'mcp-session-id': `forged-${i}` }, [], sessions, i, 0);
     assert.equal(sessions.size, 0);
@@ -642,7 +692,7 @@ describe('resolveFlow', () => {
     assert.ok(resolveFlow({ 'mcp-session-id': 'issued' }, [], sessions, 100, 2).session.tools.has('echo'));
   });
 
-  test('1: a legacy session\'s negotiated version beats the message and the header', () => {
+  test("1: a legacy session's negotiated version beats the message and the header", () => {
     const { sessions } = setup();
     sessions.setVersion(sessions.open('sid:abc', 'abc', 0), '2025-06-18');
     const flow = resolveFlow({ 'mcp-session-id': 'abc', 'mcp-protocol-version': '2025-03-26' }, [modern(1)], sessions, 1, 1);
@@ -655,7 +705,7 @@ describe('resolveFlow', () => {
     assert.equal(flow.protocolVersion, '2026-07-28');
   });
 
-  test('2: without a session, the message beats the header and the credential\'s entry', () => {
+  test("2: without a session, the message beats the header and the credential's entry", () => {
     const { sessions } = setup();
     sessions.setVersion(sessions.open(sessionKey(undefined, 'Bearer a'), undefined, 0), '2025-06-18');
     const flow = resolveFlow({ authorization: 'Bearer a', 'mcp-protocol-version': '2025-11-25' }, [modern(1)], sessions, 1, 1);
@@ -664,13 +714,19 @@ describe('resolveFlow', () => {
 
   test('2: the first message that declares a version counts', () => {
     const { sessions } = setup();
-    const flow = resolveFlow({}, [request(1, 'ping'), notification('notifications/initialized'), modern(2, '2026-07-28'), modern(3, '2099-01-01')], sessions, 1, 0);
+    const flow = resolveFlow(
+      {},
+      [request(1, 'ping'), notification('notifications/initialized'), modern(2, '2026-07-28'), modern(3, '2099-01-01')],
+      sessions,
+      1,
+      0,
+    );
     assert.equal(flow.protocolVersion, '2026-07-28');
     const init = resolveFlow({}, [request(1, 'initialize', { protocolVersion: '2025-03-26' })], sessions, 2, 0);
     assert.equal(init.protocolVersion, '2025-03-26');
   });
 
-  test('3: the MCP-Protocol-Version header beats the credential\'s negotiated version', () => {
+  test("3: the MCP-Protocol-Version header beats the credential's negotiated version", () => {
     const { sessions } = setup();
     sessions.setVersion(sessions.open(sessionKey(undefined, 'Bearer a'), undefined, 0), '2025-06-18');
     const flow = resolveFlow({ authorization: 'Bearer a', 'mcp-protocol-version': '2025-11-25' }, [request(1, 'ping')], sessions, 1, 1);
@@ -703,7 +759,7 @@ describe('Correlator: notifications', () => {
     const flow = flowOf({ 'mcp-session-id': 'S' });
     flow.session.toolsComplete = true;
     correlator.notification(notification('notifications/tools/list_changed') as Extract<Message, { kind: 'notification' }>, 'client', flow);
-    assert.equal(flow.session.toolsComplete, true, 'a client cannot change the server\'s list');
+    assert.equal(flow.session.toolsComplete, true, "a client cannot change the server's list");
     correlator.notification(notification('notifications/tools/list_changed') as Extract<Message, { kind: 'notification' }>, 'server', flow);
     assert.equal(flow.session.toolsComplete, false);
   });

@@ -28,8 +28,18 @@ const SID = 'session-1';
 /** An engine under `policy`, with a clock the test moves, and a session already initialized. */
 function engineUnder(policy: Policy, limits: Partial<typeof DEFAULT_LIMITS> = {}) {
   let clock = 1_000;
-  const engine = new Engine({ limits: { ...DEFAULT_LIMITS, ...limits }, runtime: runtimeFactory(() => {}), policy: () => policy, now: () => clock });
-  const headers = { 'mcp-session-id': SID, 'mcp-protocol-version': VERSION, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const engine = new Engine({
+    limits: { ...DEFAULT_LIMITS, ...limits },
+    runtime: runtimeFactory(() => {}),
+    policy: () => policy,
+    now: () => clock,
+  });
+  const headers = {
+    'mcp-session-id': SID,
+    'mcp-protocol-version': VERSION,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+  };
   const session = engine.sessions.open(`sid:${SID}`, SID, clock);
   session.protocolVersion = VERSION;
   return {
@@ -51,8 +61,14 @@ function engineUnder(policy: Policy, limits: Partial<typeof DEFAULT_LIMITS> = {}
   };
 }
 
-const call = (id: number | string, name = 'weather', args: unknown = { city: 'Paris' }) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
-const exchangesOf = (judged: readonly Judged[]): Array<{ judged: JudgedExchange; http: ExchangeHttp }> => judged.flatMap((j) => (j.kind === 'exchange' ? [j] : []));
+const call = (id: number | string, name = 'weather', args: unknown = { city: 'Paris' }) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
+const exchangesOf = (judged: readonly Judged[]): Array<{ judged: JudgedExchange; http: ExchangeHttp }> =>
+  judged.flatMap((j) => (j.kind === 'exchange' ? [j] : []));
 const rulesOf = (j: JudgedExchange): string[] => j.findings.map((f) => f.rule);
 const sseHttp: ExchangeHttp = { status: 200, transport: 'sse' };
 const sseFrame: ResponseHttp = { status: 200, contentType: 'text/event-stream', transport: 'sse' };
@@ -61,7 +77,17 @@ const event = (message: unknown) => {
   const raw = Buffer.from(`event: message\ndata: ${data}\n\n`);
   return { data, size: raw.length, raw };
 };
-const streamEnded = { clientGone: false, canAnswer: true, sawEventId: false, unaudited: 0, withheld: 0, unreadCoding: false, error: undefined, undecodable: undefined, decoded: false };
+const streamEnded = {
+  clientGone: false,
+  canAnswer: true,
+  sawEventId: false,
+  unaudited: 0,
+  withheld: 0,
+  unreadCoding: false,
+  error: undefined,
+  undecodable: undefined,
+  decoded: false,
+};
 const replyJson = (plan: Plan<{ kind: string } | Reply>): unknown => {
   assert.ok('body' in plan.deliver, `a reply, not ${plan.deliver.kind}`);
   return JSON.parse(plan.deliver.body.toString('utf8'));
@@ -100,7 +126,10 @@ describe('the engine under audit: delivered first, judged after', () => {
     assert.deepEqual(body.deliver, { kind: 'as-is' });
     const [done] = exchangesOf(body.judged());
     assert.equal(done?.judged.exchange.outcome, 'result');
-    assert.deepEqual(done?.judged.findings.filter((f) => f.severity !== 'info'), []);
+    assert.deepEqual(
+      done?.judged.findings.filter((f) => f.severity !== 'info'),
+      [],
+    );
   });
 });
 
@@ -145,7 +174,10 @@ describe('the engine under enforce: judged first, the plan delivers what the pol
     const text = (body.deliver as { body: Buffer }).body.toString('utf8');
     assert.ok(text.startsWith(`[${answered},`), text);
     const batch = JSON.parse(text) as Array<{ id: number; error?: { code: number } }>;
-    assert.deepEqual(batch.map((m) => m.id), [1, 2]);
+    assert.deepEqual(
+      batch.map((m) => m.id),
+      [1, 2],
+    );
     assert.notEqual(batch[1]?.error?.code, -32050);
     const decisions = exchangesOf(body.judged()).map((e) => [e.judged.exchange.outcome, e.judged.decision.kind]);
     assert.deepEqual(decisions, [
@@ -176,12 +208,28 @@ describe('SSE through the engine', () => {
     plan.judged();
     t.engine.upstreamAnswered(x, 200, { 'content-type': 'text/event-stream' });
     assert.deepEqual(t.engine.streamPlan(x, 'identity'), { readAfterWrite: false, decode: false, withholdOversize: false });
-    const note = t.engine.serverEvent(x, event({ jsonrpc: '2.0', method: 'notifications/progress', params: { progress: 1 } }), sseHttp, sseFrame, undefined);
+    const note = t.engine.serverEvent(
+      x,
+      event({ jsonrpc: '2.0', method: 'notifications/progress', params: { progress: 1 } }),
+      sseHttp,
+      sseFrame,
+      undefined,
+    );
     assert.equal(note.write, undefined);
     assert.deepEqual(exchangesOf(note.judged), []);
-    const broken = t.engine.serverEvent(x, event({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'boom' } }), sseHttp, sseFrame, undefined);
+    const broken = t.engine.serverEvent(
+      x,
+      event({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'boom' } }),
+      sseHttp,
+      sseFrame,
+      undefined,
+    );
     assert.ok(broken.write, 'the event is rewritten');
-    const data = broken.write!.toString('utf8').split('\n').find((l) => l.startsWith('data: '))!.slice(6);
+    const data = broken
+      .write!.toString('utf8')
+      .split('\n')
+      .find((l) => l.startsWith('data: '))!
+      .slice(6);
     assert.equal((JSON.parse(data) as { id: number }).id, 3);
     const end = t.engine.streamEnd(x, streamEnded, sseHttp, sseFrame);
     assert.deepEqual(end.answers, []);
@@ -248,11 +296,19 @@ describe('failures and time', () => {
     const a = audit.post([call(1), call(2)]);
     a.plan.judged();
     const failed = audit.engine.failure(a.x, new ProxyError('WARDEN_UPSTREAM_UNREACHABLE'), false, undefined);
-    assert.deepEqual(failed.deliver, { kind: 'proxy-error', error: failed.deliver.kind === 'proxy-error' ? failed.deliver.error : undefined, ids: [1, 2], batch: true });
-    assert.deepEqual(exchangesOf(failed.judged).map((e) => [e.judged.exchange.outcome, e.http.proxyError]), [
-      ['no-response', 'WARDEN_UPSTREAM_UNREACHABLE'],
-      ['no-response', 'WARDEN_UPSTREAM_UNREACHABLE'],
-    ]);
+    assert.deepEqual(failed.deliver, {
+      kind: 'proxy-error',
+      error: failed.deliver.kind === 'proxy-error' ? failed.deliver.error : undefined,
+      ids: [1, 2],
+      batch: true,
+    });
+    assert.deepEqual(
+      exchangesOf(failed.judged).map((e) => [e.judged.exchange.outcome, e.http.proxyError]),
+      [
+        ['no-response', 'WARDEN_UPSTREAM_UNREACHABLE'],
+        ['no-response', 'WARDEN_UPSTREAM_UNREACHABLE'],
+      ],
+    );
 
     const enforce = engineUnder(ENFORCE);
     const e = enforce.post(call(1));

@@ -35,7 +35,11 @@ test('a credential right after a newline is found, in a value and in JSON text w
   const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlMTIz';
   const key = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
   const text = `Error: boom\n${jwt}\nBearer cnry-nl-bearer1\n\t${key}\npostgres://app:cnry-nl-pw@db/x`;
-  for (const out of [excerpt({ stack: text }, 10_000), excerpt(JSON.stringify({ stack: text }), 10_000), redactText(JSON.stringify(text))]) {
+  for (const out of [
+    excerpt({ stack: text }, 10_000),
+    excerpt(JSON.stringify({ stack: text }), 10_000),
+    redactText(JSON.stringify(text)),
+  ]) {
     for (const secret of [jwt, key, 'cnry-nl-bearer1', 'cnry-nl-pw']) assert.ok(!out.includes(secret), `${secret} in ${out}`);
     assert.match(out, /Error: boom/);
   }
@@ -73,7 +77,17 @@ test('a value too deep for JSON.stringify is excerpted as nothing, never as a cr
 });
 
 test('requestExcerpt keeps the envelope and hides params and every member beyond it', () => {
-  const out = requestExcerpt({ jsonrpc: '1.0', id: 'r-1', method: 'tools/call', params: { name: 'lookup', arguments: { note: 'cnry-a' } }, auth: 'cnry-b', extra: { t: 'cnry-c', n: 3 } }, 1000);
+  const out = requestExcerpt(
+    {
+      jsonrpc: '1.0',
+      id: 'r-1',
+      method: 'tools/call',
+      params: { name: 'lookup', arguments: { note: 'cnry-a' } },
+      auth: 'cnry-b',
+      extra: { t: 'cnry-c', n: 3 },
+    },
+    1000,
+  );
   for (const secret of ['cnry-a', 'cnry-b', 'cnry-c']) assert.ok(!out.includes(secret), out);
   assert.match(out, /"jsonrpc":"1.0","id":"r-1","method":"tools\/call"/);
   assert.match(out, /"extra":\{"t":"\[REDACTED\]","n":3\}/);

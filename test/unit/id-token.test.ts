@@ -12,7 +12,23 @@ import { parseBlock } from '../../src/codec/sse.ts';
 import { encodeBody, encodeSseEvent, messageText, sseEvent, withIdToken } from '../../src/rewrite/encode.ts';
 import type { ResponseMessage } from '../../src/rewrite/types.ts';
 
-const ODD_IDS = ['1.0', '1e2', '1E+2', '-0', '0.5', '12345678901234567890', '9007199254740993', '-9007199254740993', '"\\u0041"', '"a\\/b"', '"\\"q\\""', '"é"', '"\\ud800"', 'null', '7'];
+const ODD_IDS = [
+  '1.0',
+  '1e2',
+  '1E+2',
+  '-0',
+  '0.5',
+  '12345678901234567890',
+  '9007199254740993',
+  '-9007199254740993',
+  '"\\u0041"',
+  '"a\\/b"',
+  '"\\"q\\""',
+  '"é"',
+  '"\\ud800"',
+  'null',
+  '7',
+];
 
 const messagesOf = (text: string): Message[] => {
   const d = decodeJsonText(text);
@@ -38,10 +54,16 @@ describe('idTokenOf: the id as it came', () => {
   });
 
   test('a batch: each element its own token and bytes; no id, no token; a message not decoded from text has none', () => {
-    const body = '[ {"jsonrpc":"2.0","id":1.0,"result":1} ,{"jsonrpc":"2.0","method":"notifications/x"}, 5, {"jsonrpc":"2.0","id":"\\u0041","error":{"code":1,"message":"m"}}]';
+    const body =
+      '[ {"jsonrpc":"2.0","id":1.0,"result":1} ,{"jsonrpc":"2.0","method":"notifications/x"}, 5, {"jsonrpc":"2.0","id":"\\u0041","error":{"code":1,"message":"m"}}]';
     const ms = messagesOf(body);
     assert.deepEqual(ms.map(idTokenOf), ['1.0', undefined, undefined, '"\\u0041"']);
-    assert.deepEqual(ms.map(rawTextOf), ['{"jsonrpc":"2.0","id":1.0,"result":1}', '{"jsonrpc":"2.0","method":"notifications/x"}', '5', '{"jsonrpc":"2.0","id":"\\u0041","error":{"code":1,"message":"m"}}']);
+    assert.deepEqual(ms.map(rawTextOf), [
+      '{"jsonrpc":"2.0","id":1.0,"result":1}',
+      '{"jsonrpc":"2.0","method":"notifications/x"}',
+      '5',
+      '{"jsonrpc":"2.0","id":"\\u0041","error":{"code":1,"message":"m"}}',
+    ]);
     assert.equal(idTokenOf(classify({ jsonrpc: '2.0', id: 1, result: 1 })), undefined);
     assert.deepEqual(messageSpans('[]', true), []);
   });
@@ -65,8 +87,14 @@ describe('idTokenOf: the id as it came', () => {
         const text = batch ? `[${objects.join(' ,\n')}]` : objects[0]!;
         const spans = messageSpans(text, batch);
         const expected = batch ? objects : [objects[0]!];
-        assert.deepEqual(spans.map((s) => s.token), (batch ? parts : [parts[0]!]).map(([id]) => id));
-        assert.deepEqual(spans.map((s) => text.slice(s.start, s.end)), expected);
+        assert.deepEqual(
+          spans.map((s) => s.token),
+          (batch ? parts : [parts[0]!]).map(([id]) => id),
+        );
+        assert.deepEqual(
+          spans.map((s) => text.slice(s.start, s.end)),
+          expected,
+        );
       }),
       { numRuns: 500 },
     );
@@ -104,7 +132,7 @@ describe('idKey: big ids stay apart, equal ones meet', () => {
   });
 });
 
-describe('encoding: a rewritten message carries the request\'s id token', () => {
+describe("encoding: a rewritten message carries the request's id token", () => {
   const error = (id: unknown): ResponseMessage => ({ jsonrpc: '2.0', id: id as number, error: { code: -32603, message: 'x' } });
 
   test('every spelling, verbatim, where the token still reads as the id', () => {
@@ -130,22 +158,34 @@ describe('encoding: a rewritten message carries the request\'s id token', () => 
     const d = decodeJsonText(text);
     assert.ok(d.ok);
     const [first, second] = d.payload.messages;
-    const replacement = withIdToken({ jsonrpc: '2.0', id: 'B', error: { code: -32603, message: 'm', data: { originalCode: -32050 } } } as ResponseMessage, '"\\u0042"');
+    const replacement = withIdToken(
+      { jsonrpc: '2.0', id: 'B', error: { code: -32603, message: 'm', data: { originalCode: -32050 } } } as ResponseMessage,
+      '"\\u0042"',
+    );
     const out = rewriteBody(d, [{ target: second, message: replacement }])!.toString('utf8');
-    assert.equal(out, '[{"jsonrpc":"2.0","id":1.0,"result":{"a":1e2}},{"jsonrpc":"2.0","id":"\\u0042","error":{"code":-32603,"message":"m","data":{"originalCode":-32050}}}]');
+    assert.equal(
+      out,
+      '[{"jsonrpc":"2.0","id":1.0,"result":{"a":1e2}},{"jsonrpc":"2.0","id":"\\u0042","error":{"code":-32603,"message":"m","data":{"originalCode":-32050}}}]',
+    );
     assert.ok(first);
   });
 
   test('in an SSE event, a batch whose kept messages have line breaks goes out as several data lines, read back whole', () => {
-    const data = '[\n  {"jsonrpc": "2.0",\r\n "id": 1, "result": {}},\n  {"jsonrpc": "2.0", "id": 2, "error": {"code": -32050, "message": "m"}}\n]';
+    const data =
+      '[\n  {"jsonrpc": "2.0",\r\n "id": 1, "result": {}},\n  {"jsonrpc": "2.0", "id": 2, "error": {"code": -32050, "message": "m"}}\n]';
     const d = decodeJsonText(data);
     assert.ok(d.ok);
-    const body = rewriteBody(d, [{ target: d.payload.messages[1], message: { jsonrpc: '2.0', id: 2, error: { code: -32603, message: 'm' } } as ResponseMessage }])!.toString('utf8');
+    const body = rewriteBody(d, [
+      { target: d.payload.messages[1], message: { jsonrpc: '2.0', id: 2, error: { code: -32603, message: 'm' } } as ResponseMessage },
+    ])!.toString('utf8');
     assert.match(body, /\n/);
     const event = encodeSseEvent(Buffer.from('event: message\nid: 9\ndata: x\n\n'), body);
     const parsed = parseBlock(event);
     assert.equal(parsed.id, '9');
-    assert.deepEqual(JSON.parse(parsed.data!), [{ jsonrpc: '2.0', id: 1, result: {} }, { jsonrpc: '2.0', id: 2, error: { code: -32603, message: 'm' } }]);
+    assert.deepEqual(JSON.parse(parsed.data!), [
+      { jsonrpc: '2.0', id: 1, result: {} },
+      { jsonrpc: '2.0', id: 2, error: { code: -32603, message: 'm' } },
+    ]);
     assert.deepEqual(JSON.parse(parseBlock(sseEvent(body)).data!), JSON.parse(parsed.data!));
   });
 });

@@ -153,7 +153,11 @@ describe('proxyErrorBody', () => {
     assert.deepEqual(parsed, {
       jsonrpc: '2.0',
       id: 7,
-      error: { code: -32603, message: 'Upstream MCP server did not respond in time', data: { reason: 'WARDEN_UPSTREAM_TIMEOUT', by: 'mcp-warden' } },
+      error: {
+        code: -32603,
+        message: 'Upstream MCP server did not respond in time',
+        data: { reason: 'WARDEN_UPSTREAM_TIMEOUT', by: 'mcp-warden' },
+      },
     });
   });
 

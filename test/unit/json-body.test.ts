@@ -62,7 +62,12 @@ describe('not UTF-8', () => {
 });
 
 describe('HTML', () => {
-  for (const body of ['<!DOCTYPE html><html><body>502 Bad Gateway</body></html>', '<html>', '\n  <html><head></head></html>', '<?xml version="1.0"?><a/>']) {
+  for (const body of [
+    '<!DOCTYPE html><html><body>502 Bad Gateway</body></html>',
+    '<html>',
+    '\n  <html><head></head></html>',
+    '<?xml version="1.0"?><a/>',
+  ]) {
     test(`${JSON.stringify(body.slice(0, 24))} is html`, () => {
       assert.equal(problem(decodeJsonText(body)), 'html');
       assert.equal(problem(decodeJson(utf8(body))), 'html');

@@ -72,7 +72,7 @@ describe('classify: valid messages', () => {
     assert.deepEqual(m.data, { field: 'x' });
   });
 
-  test('an error keeps whatever code/message it has (judging them is not the classifier\'s job)', () => {
+  test("an error keeps whatever code/message it has (judging them is not the classifier's job)", () => {
     const m = c('{"jsonrpc":"2.0","id":4,"error":{"code":"oops"}}');
     assert.equal(m.kind, 'error');
     if (m.kind !== 'error') return;
@@ -158,7 +158,16 @@ describe('classify: invalid shapes', () => {
   });
 
   test('missing or wrong jsonrpc, with the id still read when it is readable', () => {
-    for (const jsonrpc of ['', '"jsonrpc":"1.0",', '"jsonrpc":2.0,', '"jsonrpc":2,', '"jsonrpc":"2",', '"jsonrpc":null,', '"jsonrpc":"2.0 ",', '"JSONRPC":"2.0",']) {
+    for (const jsonrpc of [
+      '',
+      '"jsonrpc":"1.0",',
+      '"jsonrpc":2.0,',
+      '"jsonrpc":2,',
+      '"jsonrpc":"2",',
+      '"jsonrpc":null,',
+      '"jsonrpc":"2.0 ",',
+      '"JSONRPC":"2.0",',
+    ]) {
       const m = expectInvalid(`{${jsonrpc}"id":9,"method":"ping"}`, /jsonrpc/);
       assert.equal(m.id, 9, jsonrpc);
     }

@@ -16,7 +16,13 @@ import type { RuleInfo } from '../../src/rules/types.ts';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 const rule = (id: string, group: string, severity: RuleInfo['severity'] = 'error', party: RuleInfo['party'] = 'server'): RuleInfo => ({
-  id, group, severity, party, versions: ['2025-11-25'], summary: `the ${id} rule`, source: 'test',
+  id,
+  group,
+  severity,
+  party,
+  versions: ['2025-11-25'],
+  summary: `the ${id} rule`,
+  source: 'test',
 });
 
 const TEST_RULES: readonly RuleInfo[] = [
@@ -58,17 +64,17 @@ describe('setting(): resolution order', () => {
     ].join('\n'),
   );
 
-  test('the rule\'s own entry wins over its group\'s', () => {
+  test("the rule's own entry wins over its group's", () => {
     assert.deepEqual(policy.setting(scope('unknown-tool-as-result')), { action: 'block', severity: 'error' });
     assert.deepEqual(policy.setting(scope('legacy-range-code')), { action: 'log', severity: 'info' });
   });
 
-  test('without an entry of its own, the group\'s entry applies', () => {
+  test("without an entry of its own, the group's entry applies", () => {
     assert.deepEqual(policy.setting(scope('unknown-tool-as-iserror')), { action: 'rewrite', severity: 'error' });
     assert.deepEqual(policy.setting(scope('error-data-required')), { action: 'rewrite', severity: 'info' });
   });
 
-  test('without a matching entry, defaults.action applies with the rule\'s own severity', () => {
+  test("without a matching entry, defaults.action applies with the rule's own severity", () => {
     assert.deepEqual(policy.setting(scope('accept-header')), { action: 'off', severity: 'error' });
     assert.deepEqual(policy.setting(scope('leaked-path', 'tools/call', 'x')), { action: 'off', severity: 'warning' });
   });
@@ -86,7 +92,9 @@ describe('setting(): resolution order', () => {
   });
 
   test('an entry without an action (or severity) leaves it to the next level', () => {
-    const p = load('defaults: { action: block }\nrules:\n  codes: { action: rewrite, severity: info }\n  legacy-range-code: { severity: error }\n  error-data-required: log\n');
+    const p = load(
+      'defaults: { action: block }\nrules:\n  codes: { action: rewrite, severity: info }\n  legacy-range-code: { severity: error }\n  error-data-required: log\n',
+    );
     assert.deepEqual(p.setting(scope('legacy-range-code')), { action: 'rewrite', severity: 'error' });
     assert.deepEqual(p.setting(scope('error-data-required')), { action: 'log', severity: 'info' });
     const q = load('rules:\n  html-body: { severity: info }\n');
@@ -104,7 +112,8 @@ describe('setting(): resolution order', () => {
 describe('globs', () => {
   test('* matches any run of characters (slashes too), ? exactly one, the rest literally', () => {
     const re = globsToRegExp(['tools/*', 'send_?', 'a.b', '(x)+', 'notify_*_now']);
-    for (const yes of ['tools/call', 'tools/', 'tools/a/b', 'send_1', 'a.b', '(x)+', 'notify__now', 'notify_a_b_now']) assert.ok(re.test(yes), yes);
+    for (const yes of ['tools/call', 'tools/', 'tools/a/b', 'send_1', 'a.b', '(x)+', 'notify__now', 'notify_a_b_now'])
+      assert.ok(re.test(yes), yes);
     for (const no of ['tool/call', 'xtools/call', 'send_', 'send_12', 'aXb', 'xx', 'notify_now', 'Tools/call']) assert.ok(!re.test(no), no);
     assert.ok(globsToRegExp(['*']).test(''));
     assert.ok(globsToRegExp(['?']).test('é'));
@@ -128,12 +137,21 @@ describe('compiled settings', () => {
     assert.ok(result.ok);
     const p = result.policy;
     assert.equal(p.upstream.url?.href, 'http://127.0.0.1:3000/mcp');
-    assert.deepEqual({ ...p.upstream, url: undefined }, { url: undefined, headersTimeoutMs: 30_000, bodyTimeoutMs: 0, connectTimeoutMs: 1500 });
+    assert.deepEqual(
+      { ...p.upstream, url: undefined },
+      { url: undefined, headersTimeoutMs: 30_000, bodyTimeoutMs: 0, connectTimeoutMs: 1500 },
+    );
     assert.deepEqual(p.limits, { maxRequestBytes: 1024 * 1024, auditBodyBytes: 512_000, auditEventBytes: 2048 });
     assert.deepEqual(p.log, { level: 'debug', arguments: 'full' });
     assert.equal(p.redactionMarker, '<hidden>');
-    assert.deepEqual(p.patterns.leaks.map((l) => [l.rule, l.re.source, l.re.flags]), [['leaked-path', '\\bvault-[a-z]+', 'g']]);
-    assert.deepEqual(p.patterns.silentSuccess.map((re) => [re.source, re.flags]), [['^\\s*oops\\b', 'im']]);
+    assert.deepEqual(
+      p.patterns.leaks.map((l) => [l.rule, l.re.source, l.re.flags]),
+      [['leaked-path', '\\bvault-[a-z]+', 'g']],
+    );
+    assert.deepEqual(
+      p.patterns.silentSuccess.map((re) => [re.source, re.flags]),
+      [['^\\s*oops\\b', 'im']],
+    );
     assert.ok(p.patterns.silentSuccess[0]!.test('fine\n  OOPS, that failed'));
     assert.equal(p.patterns.replaceSilentSuccess, true);
     assert.deepEqual(p.capture, { path: '/etc/warden/cap/x.jsonl' });
@@ -142,7 +160,10 @@ describe('compiled settings', () => {
 
   test('empty sections are the defaults', () => {
     const p = load('upstream:\nlimits:\nlog:\npatterns:\n  leaks:\n  silentSuccess:\ncapture:\ndefaults:\nrules:\n');
-    assert.deepEqual([p.upstream, p.limits, p.log, p.capture, p.patterns.leaks, p.warnings], [{}, {}, { arguments: 'redacted' }, undefined, [], []]);
+    assert.deepEqual(
+      [p.upstream, p.limits, p.log, p.capture, p.patterns.leaks, p.warnings],
+      [{}, {}, { arguments: 'redacted' }, undefined, [], []],
+    );
   });
 });
 
@@ -205,13 +226,30 @@ describe('warnings', () => {
 describe('shipped policies', () => {
   const BLOCKED = ['unreadable-request', 'unreadable-response'];
   const SAFE = [
-    'unknown-tool-as-iserror', 'unknown-tool-as-result', 'unknown-tool-wrong-code',
-    'html-body', 'empty-body', 'non-json-body', 'not-jsonrpc-body', 'non-utf8-body', 'no-response', 'parse-error-unanswered',
-    'leaked-stack-trace', 'leaked-path', 'leaked-private-address', 'leaked-internal-host',
+    'unknown-tool-as-iserror',
+    'unknown-tool-as-result',
+    'unknown-tool-wrong-code',
+    'html-body',
+    'empty-body',
+    'non-json-body',
+    'not-jsonrpc-body',
+    'non-utf8-body',
+    'no-response',
+    'parse-error-unanswered',
+    'leaked-stack-trace',
+    'leaked-path',
+    'leaked-private-address',
+    'leaked-internal-host',
     'silent-success',
-    'retired-code', 'resource-not-found-code', 'reserved-code', 'legacy-range-code', 'unknown-method-wrong-code', 'error-id-null',
+    'retired-code',
+    'resource-not-found-code',
+    'reserved-code',
+    'legacy-range-code',
+    'unknown-method-wrong-code',
+    'error-id-null',
     'answer-id-type',
-    'unknown-method-status', 'error-status-pairing',
+    'unknown-method-status',
+    'error-status-pairing',
     'result-type-missing',
   ];
 
@@ -222,7 +260,8 @@ describe('shipped policies', () => {
     assert.equal(p.mode, 'audit');
     assert.deepEqual(p.warnings, []);
     assert.equal(p.capture, undefined);
-    for (const r of RULES) assert.deepEqual(p.setting(scope(r.id, 'tools/call', 'send_email')), { action: 'log', severity: r.severity }, r.id);
+    for (const r of RULES)
+      assert.deepEqual(p.setting(scope(r.id, 'tools/call', 'send_email')), { action: 'log', severity: r.severity }, r.id);
   });
 
   test('config/enforce.yaml: enforce mode, every safe normalisation rewritten, what cannot be read whole blocked, everything else logged, no warnings', async () => {
@@ -236,19 +275,32 @@ describe('shipped policies', () => {
       const expected = SAFE.includes(r.id) ? 'rewrite' : BLOCKED.includes(r.id) ? 'block' : 'log';
       assert.deepEqual(p.setting(scope(r.id, 'tools/call', 'send_email')), { action: expected, severity: r.severity }, r.id);
     }
-    for (const id of SAFE) assert.ok(RULES.some((r) => r.id === id), `${id} is a rule`);
-    assert.ok(RULES.filter((r) => r.party === 'client' && !BLOCKED.includes(r.id)).every((r) => p.setting(scope(r.id)).action === 'log'), 'client-side findings are logged');
+    for (const id of SAFE)
+      assert.ok(
+        RULES.some((r) => r.id === id),
+        `${id} is a rule`,
+      );
+    assert.ok(
+      RULES.filter((r) => r.party === 'client' && !BLOCKED.includes(r.id)).every((r) => p.setting(scope(r.id)).action === 'log'),
+      'client-side findings are logged',
+    );
   });
 });
 
 describe('the JSON Schema', () => {
   test('config/policy.schema.json is what `mcp-warden policy schema` prints', () => {
     const committed = readFileSync(`${ROOT}config/policy.schema.json`, 'utf8');
-    assert.equal(committed, policySchemaJson(RULES), 'regenerate with: node --import tsx src/cli.ts policy schema > config/policy.schema.json');
+    assert.equal(
+      committed,
+      policySchemaJson(RULES),
+      'regenerate with: node --import tsx src/cli.ts policy schema > config/policy.schema.json',
+    );
   });
 
   test('the rules keys are every rule id and every group, each described', () => {
-    const schema = buildPolicySchema(RULES) as { properties: { rules: { propertyNames: { enum: string[] }; properties: Record<string, { description: string }> } } };
+    const schema = buildPolicySchema(RULES) as {
+      properties: { rules: { propertyNames: { enum: string[] }; properties: Record<string, { description: string }> } };
+    };
     const names = [...new Set([...RULES.map((r) => r.id), ...ruleGroups(RULES)])];
     assert.deepEqual([...schema.properties.rules.propertyNames.enum].sort(), names.sort());
     assert.deepEqual(Object.keys(schema.properties.rules.properties).sort(), names.sort());
@@ -268,16 +320,23 @@ describe('a rule entry as a list of settings', () => {
       { mode: 'enforce', rules: { 'silent-success': [{ action: 'off', tools: ['run_tests', 'search_*'] }, 'rewrite'] } },
       { source: 'test' },
     );
-    const at = (tool: string) => p.setting({ rule: 'silent-success', group: 'silent-success', severity: 'warning', method: 'tools/call', tool }).action;
+    const at = (tool: string) =>
+      p.setting({ rule: 'silent-success', group: 'silent-success', severity: 'warning', method: 'tools/call', tool }).action;
     assert.deepEqual([at('run_tests'), at('search_logs'), at('read_file')], ['off', 'off', 'rewrite']);
   });
 
-  test('a group\'s list, and a rule\'s list falling back to it when none of its settings match', () => {
+  test("a group's list, and a rule's list falling back to it when none of its settings match", () => {
     const p = compilePolicy(
-      { mode: 'enforce', rules: { leaks: [{ action: 'log', tools: ['ping'] }, 'rewrite'], 'leaked-path': [{ action: 'off', tools: ['read_file'] }] } },
+      {
+        mode: 'enforce',
+        rules: { leaks: [{ action: 'log', tools: ['ping'] }, 'rewrite'], 'leaked-path': [{ action: 'off', tools: ['read_file'] }] },
+      },
       { source: 'test' },
     );
     const at = (rule: string, tool: string) => p.setting({ rule, group: 'leaks', severity: 'warning', method: 'tools/call', tool }).action;
-    assert.deepEqual([at('leaked-path', 'read_file'), at('leaked-path', 'ping'), at('leaked-path', 'fetch'), at('leaked-stack-trace', 'ping')], ['off', 'log', 'rewrite', 'log']);
+    assert.deepEqual(
+      [at('leaked-path', 'read_file'), at('leaked-path', 'ping'), at('leaked-path', 'fetch'), at('leaked-stack-trace', 'ping')],
+      ['off', 'log', 'rewrite', 'log'],
+    );
   });
 });

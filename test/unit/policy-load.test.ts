@@ -41,18 +41,20 @@ const yaml = (lines: string[]): string => `${lines.join('\n')}\n`;
 describe('wrong types', () => {
   test('scalars, lists and mappings where another kind is expected', () => {
     assert.deepEqual(
-      errors(yaml([
-        'mode: 3',
-        'upstream: [a, b]',
-        'log:',
-        '  arguments: yes',
-        'patterns:',
-        '  silentSuccess:',
-        '    replace: "true"',
-        'rules:',
-        '  html-body: 42',
-        '  silent-success: { action: rewrite, tools: send_* }',
-      ])),
+      errors(
+        yaml([
+          'mode: 3',
+          'upstream: [a, b]',
+          'log:',
+          '  arguments: yes',
+          'patterns:',
+          '  silentSuccess:',
+          '    replace: "true"',
+          'rules:',
+          '  html-body: 42',
+          '  silent-success: { action: rewrite, tools: send_* }',
+        ]),
+      ),
       [
         'config/x.yaml:1:7: mode: expected one of audit|enforce, found 3',
         'config/x.yaml:2:11: upstream: expected a mapping, found a list',
@@ -66,16 +68,18 @@ describe('wrong types', () => {
 
   test('a misspelt value suggests the closest allowed one', () => {
     assert.deepEqual(
-      errors(yaml([
-        'mode: enforc',
-        'log:',
-        '  level: warning',
-        'defaults:',
-        '  action: rewrit',
-        'rules:',
-        '  html-body: blok',
-        '  silent-success: { action: log, severity: warn }',
-      ])),
+      errors(
+        yaml([
+          'mode: enforc',
+          'log:',
+          '  level: warning',
+          'defaults:',
+          '  action: rewrit',
+          'rules:',
+          '  html-body: blok',
+          '  silent-success: { action: log, severity: warn }',
+        ]),
+      ),
       [
         'config/x.yaml:1:7: mode: expected one of audit|enforce, found "enforc"; did you mean "enforce"?',
         'config/x.yaml:3:10: log.level: expected one of trace|debug|info|warn|error, found "warning"; did you mean "warn"?',
@@ -94,11 +98,14 @@ describe('wrong types', () => {
   });
 
   test('empty lists and entries that set nothing', () => {
-    assert.deepEqual(errors(yaml(['rules:', '  html-body: { action: block, methods: [] }', '  codes: { tools: [send_email] }', 'capture: {}'])), [
-      "config/x.yaml:2:40: rules.html-body.methods: expected at least one name pattern such as 'tools/call', found an empty list (leave methods out to match every name)",
-      'config/x.yaml:3:10: rules.codes: the entry sets neither action nor severity; allowed: { action: off|log|rewrite|block, severity: error|warning|info, methods: [...], tools: [...] }',
-      'config/x.yaml:4:10: capture: missing key "path"; required: path',
-    ]);
+    assert.deepEqual(
+      errors(yaml(['rules:', '  html-body: { action: block, methods: [] }', '  codes: { tools: [send_email] }', 'capture: {}'])),
+      [
+        "config/x.yaml:2:40: rules.html-body.methods: expected at least one name pattern such as 'tools/call', found an empty list (leave methods out to match every name)",
+        'config/x.yaml:3:10: rules.codes: the entry sets neither action nor severity; allowed: { action: off|log|rewrite|block, severity: error|warning|info, methods: [...], tools: [...] }',
+        'config/x.yaml:4:10: capture: missing key "path"; required: path',
+      ],
+    );
   });
 });
 
@@ -116,24 +123,29 @@ describe('unknown rule ids and groups', () => {
     const result = loadPolicyText('rules:\n  unknown-tol: rewrite\n', 'p.yaml');
     assert.equal(result.ok, false);
     const text = result.ok ? '' : formatPolicyError(result.errors[0]!);
-    assert.match(text, /^p\.yaml:2:3: rules\.unknown-tol: unknown rule or group "unknown-tol"; allowed: a rule id \(see mcp-warden rules\) or a group: unknown-tool, .*\bleaks\b.*; did you mean "unknown-tool"\?$/);
+    assert.match(
+      text,
+      /^p\.yaml:2:3: rules\.unknown-tol: unknown rule or group "unknown-tol"; allowed: a rule id \(see mcp-warden rules\) or a group: unknown-tool, .*\bleaks\b.*; did you mean "unknown-tool"\?$/,
+    );
   });
 });
 
 describe('unknown keys', () => {
   test('at the top level, in a section, in a list item and in a rule entry, with the allowed keys', () => {
     assert.deepEqual(
-      errors(yaml([
-        'mode: audit',
-        'rulez: {}',
-        'upstream:',
-        '  timout: 5s',
-        'patterns:',
-        '  leaks:',
-        '    - { rule: leaked-path, pattern: secret-dir, flags: i }',
-        'rules:',
-        '  silent-success: { action: rewrite, tool: [send_email] }',
-      ])),
+      errors(
+        yaml([
+          'mode: audit',
+          'rulez: {}',
+          'upstream:',
+          '  timout: 5s',
+          'patterns:',
+          '  leaks:',
+          '    - { rule: leaked-path, pattern: secret-dir, flags: i }',
+          'rules:',
+          '  silent-success: { action: rewrite, tool: [send_email] }',
+        ]),
+      ),
       [
         'config/x.yaml:2:1: rulez: unknown key "rulez" at the top level; allowed: mode, upstream, security, limits, log, redaction, patterns, capture, defaults, rules; did you mean "rules"?',
         'config/x.yaml:4:3: upstream.timout: unknown key "timout" in upstream; allowed: url, timeout, idleTimeout, connectTimeout, hostHeader; did you mean "timeout"?',
@@ -147,16 +159,18 @@ describe('unknown keys', () => {
 describe('bad patterns', () => {
   test('invalid regular expressions, a backspace from double quotes, patterns that match everything', () => {
     assert.deepEqual(
-      errors(yaml([
-        'patterns:',
-        '  leaks:',
-        "    - rule: leaked-internal-host",
-        "      pattern: '\\bvault-(prod'",
-        '    - rule: leaked-path',
-        '      pattern: "\\bsecrets\\b"',
-        '  silentSuccess:',
-        "    add: ['^oops[', 'fail|', '(?<name>x']",
-      ])),
+      errors(
+        yaml([
+          'patterns:',
+          '  leaks:',
+          '    - rule: leaked-internal-host',
+          "      pattern: '\\bvault-(prod'",
+          '    - rule: leaked-path',
+          '      pattern: "\\bsecrets\\b"',
+          '  silentSuccess:',
+          "    add: ['^oops[', 'fail|', '(?<name>x']",
+        ]),
+      ),
       [
         'config/x.yaml:4:16: patterns.leaks[0].pattern: invalid regular expression: Unterminated group, found "\\bvault-(prod"',
         'config/x.yaml:6:16: patterns.leaks[1].pattern: the pattern holds a backspace character: in double quotes YAML reads "\\b" as a backspace; write the pattern in single quotes (\'\\bword\\b\')',
@@ -169,14 +183,16 @@ describe('bad patterns', () => {
 
   test('a leak pattern must name a leak rule', () => {
     assert.deepEqual(
-      errors(yaml([
-        'patterns:',
-        '  leaks:',
-        "    - { rule: html-body, pattern: 'x' }",
-        "    - { rule: leaked-paths, pattern: 'x' }",
-        "    - { rule: leaks, pattern: 'x' }",
-        "    - { pattern: 'x' }",
-      ])),
+      errors(
+        yaml([
+          'patterns:',
+          '  leaks:',
+          "    - { rule: html-body, pattern: 'x' }",
+          "    - { rule: leaked-paths, pattern: 'x' }",
+          "    - { rule: leaks, pattern: 'x' }",
+          "    - { pattern: 'x' }",
+        ]),
+      ),
       [
         'config/x.yaml:3:15: patterns.leaks[0].rule: "html-body" is not a leak rule (its group is bodies); allowed: leaked-path, leaked-internal-host',
         'config/x.yaml:4:15: patterns.leaks[1].rule: unknown leak rule "leaked-paths"; allowed: leaked-path, leaked-internal-host; did you mean "leaked-path"?',
@@ -194,19 +210,21 @@ describe('bad patterns', () => {
 });
 
 describe('bad durations, sizes and URLs', () => {
-  test('each is checked by the command line\'s parser and named with what it accepts', () => {
+  test("each is checked by the command line's parser and named with what it accepts", () => {
     assert.deepEqual(
-      errors(yaml([
-        'upstream:',
-        '  url: localhost:3000/mcp',
-        '  timeout: 1h',
-        '  idleTimeout: -5',
-        '  connectTimeout: true',
-        'limits:',
-        '  maxRequestBody: 4 megs',
-        '  auditBody: 1.5.2kb',
-        '  auditEvent: [1]',
-      ])),
+      errors(
+        yaml([
+          'upstream:',
+          '  url: localhost:3000/mcp',
+          '  timeout: 1h',
+          '  idleTimeout: -5',
+          '  connectTimeout: true',
+          'limits:',
+          '  maxRequestBody: 4 megs',
+          '  auditBody: 1.5.2kb',
+          '  auditEvent: [1]',
+        ]),
+      ),
       [
         'config/x.yaml:2:8: upstream.url: expected an http(s) URL such as http://127.0.0.1:3000/mcp, found "localhost:3000/mcp"',
         'config/x.yaml:3:12: upstream.timeout: expected a duration such as 500ms, 30s, 5m or a number of milliseconds, found "1h"',
@@ -220,12 +238,25 @@ describe('bad durations, sizes and URLs', () => {
   });
 
   test('good ones load', () => {
-    assert.deepEqual(errors(yaml(['upstream:', '  url: https://mcp.example.com/mcp', '  timeout: 500ms', '  idleTimeout: 0', 'limits:', '  auditBody: 512kb', '  auditEvent: 1048576'])), []);
+    assert.deepEqual(
+      errors(
+        yaml([
+          'upstream:',
+          '  url: https://mcp.example.com/mcp',
+          '  timeout: 500ms',
+          '  idleTimeout: 0',
+          'limits:',
+          '  auditBody: 512kb',
+          '  auditEvent: 1048576',
+        ]),
+      ),
+      [],
+    );
   });
 });
 
 describe('YAML syntax', () => {
-  test('syntax errors carry the yaml parser\'s line and column', () => {
+  test("syntax errors carry the yaml parser's line and column", () => {
     assert.deepEqual(errors(yaml(['mode: audit', 'rules: [unknown-tool', 'defaults: {}'])), [
       'config/x.yaml:3:1: YAML syntax error: Flow sequence in block collection must be sufficiently indented and end with a ]',
     ]);
@@ -241,15 +272,23 @@ describe('YAML syntax', () => {
   });
 
   test('an empty file, a list, two documents, a key that is not a name', () => {
-    assert.deepEqual(errors(''), ['config/x.yaml:1:1: the policy is empty; expected a mapping such as "mode: audit" (write {} for every default)']);
-    assert.deepEqual(errors('# nothing but a comment\n'), ['config/x.yaml:1:1: the policy is empty; expected a mapping such as "mode: audit" (write {} for every default)']);
+    assert.deepEqual(errors(''), [
+      'config/x.yaml:1:1: the policy is empty; expected a mapping such as "mode: audit" (write {} for every default)',
+    ]);
+    assert.deepEqual(errors('# nothing but a comment\n'), [
+      'config/x.yaml:1:1: the policy is empty; expected a mapping such as "mode: audit" (write {} for every default)',
+    ]);
     assert.deepEqual(errors('- mode: audit\n'), [
       'config/x.yaml:1:1: expected a mapping of policy keys (mode, upstream, security, limits, log, redaction, patterns, capture, defaults, rules), found a list',
     ]);
-    assert.deepEqual(errors('mode: audit\n---\nmode: enforce\n'), ['config/x.yaml:2:1: the file holds more than one YAML document (---); a policy is one document']);
+    assert.deepEqual(errors('mode: audit\n---\nmode: enforce\n'), [
+      'config/x.yaml:2:1: the file holds more than one YAML document (---); a policy is one document',
+    ]);
     assert.deepEqual(errors('rules:\n  [html-body]: block\n'), ['config/x.yaml:2:3: expected a plain key (a name), found a list']);
     assert.deepEqual(errors('mode: !enforce audit\n'), ['config/x.yaml:1:7: YAML syntax error: Unresolved tag: !enforce']);
-    assert.deepEqual(errors('mode: audit\nrules: *missing\n'), ['config/x.yaml:2:8: YAML: Unresolved alias (the anchor must be set before the alias): missing']);
+    assert.deepEqual(errors('mode: audit\nrules: *missing\n'), [
+      'config/x.yaml:2:8: YAML: Unresolved alias (the anchor must be set before the alias): missing',
+    ]);
     assert.deepEqual(errors('{}\n'), []);
   });
 });
@@ -272,9 +311,9 @@ test('several errors at once: all of them, in file order', () => {
     '  codez: log',
     'patterns:',
     '  leaks:',
-    "    - rule: leaked-internal-host",
+    '    - rule: leaked-internal-host',
     "      pattern: '\\bvault-[a-z0-9-]+\\b'",
-    "    - rule: leaked-path",
+    '    - rule: leaked-path',
     "      pattern: '['",
   ]);
   assert.deepEqual(errors(text, 'config/enforce-typo.yaml'), [

@@ -32,14 +32,22 @@ const post = (request: string, status: number, response?: string): PostSubject =
   session: session(),
 });
 const decided = (s: PostSubject, policy = enforce) =>
-  decidePost(police(engine.evaluate(s, 'server'), policy, { method: undefined, tool: undefined }, (r) => engine.groupOf(r)), s, policy);
+  decidePost(
+    police(engine.evaluate(s, 'server'), policy, { method: undefined, tool: undefined }, (r) => engine.groupOf(r)),
+    s,
+    policy,
+  );
 
 test('a body that did not parse, answered with an empty 200 or 400: -32700 with id null on 400, valid in every version', () => {
   for (const status of [200, 202, 400]) {
     const d = decided(post('{"jsonrpc":', status));
     assert.equal(d.kind, 'mutate', String(status));
     if (d.kind !== 'mutate') continue;
-    assert.deepEqual(d.message, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error', data: { reason: 'parse-error-unanswered', upstreamStatus: status } } });
+    assert.deepEqual(d.message, {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: 'Parse error', data: { reason: 'parse-error-unanswered', upstreamStatus: status } },
+    });
     assert.equal(d.status, 400);
     assert.deepEqual(d.rules, ['parse-error-unanswered']);
     // id null is what JSON-RPC 2.0 gives an unreadable request; the 2025-11-25+ schemas want it absent or an id, so only the error part is checked there.
@@ -48,7 +56,10 @@ test('a body that did not parse, answered with an empty 200 or 400: -32700 with 
 });
 
 test('passes: the right answer, a readable request, audit mode, a rejection before the body is read', () => {
-  assert.equal(decided(post('{"jsonrpc":', 400, '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}')).kind, 'pass');
+  assert.equal(
+    decided(post('{"jsonrpc":', 400, '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}')).kind,
+    'pass',
+  );
   assert.equal(decided(post('{"jsonrpc":"2.0","id":1,"method":"ping"}', 400)).kind, 'pass');
   assert.equal(decided(post('{"jsonrpc":', 400), audit.policy).kind, 'pass');
   assert.equal(decided(post('{"jsonrpc":', 415)).kind, 'pass');

@@ -35,7 +35,15 @@ test('rebaseUrl: replaces a matching origin, keeps path, query and fragment byte
 });
 
 test('rebaseUrl: other origins, relative and malformed values are untouched', () => {
-  for (const value of ['http://127.0.0.1:3001/mcp', 'https://127.0.0.1:3000/mcp', 'https://auth.example/authorize', '/mcp', 'not a url', 'http://[bad/x', '']) {
+  for (const value of [
+    'http://127.0.0.1:3001/mcp',
+    'https://127.0.0.1:3000/mcp',
+    'https://auth.example/authorize',
+    '/mcp',
+    'not a url',
+    'http://[bad/x',
+    '',
+  ]) {
     assert.equal(rebaseUrl(value, UP, PUB), value);
   }
 });

@@ -22,7 +22,10 @@ test('every option of `mcp-warden proxy` is documented', () => {
   const rows = readme.split('\n').filter((line) => line.startsWith('| `-'));
   for (const option of proxy.options) {
     const flag = new RegExp(`(^|[\\s\`,])${option.long}([\\s\`]|$)`);
-    assert.ok(rows.some((row) => flag.test(row)), `README's option table misses ${option.long}`);
+    assert.ok(
+      rows.some((row) => flag.test(row)),
+      `README's option table misses ${option.long}`,
+    );
   }
 });
 

@@ -10,7 +10,10 @@ import { hideText, mapDeep, maskSecrets, maskShapes, REDACT_BOUNDS, TOO_DEEP, TO
 import { REDACTED, redactTarget } from '../../src/sinks/logger.ts';
 import { loggedArguments, loggedHeaders, redactUrl } from '../../src/sinks/redact.ts';
 
-const params = { name: 'login', arguments: { user: 'ada', password: 'hunter2', nested: { api_key: 'k-1', count: 3, list: [{ access_token: 't' }] } } };
+const params = {
+  name: 'login',
+  arguments: { user: 'ada', password: 'hunter2', nested: { api_key: 'k-1', count: 3, list: [{ access_token: 't' }] } },
+};
 
 test('one marker: the text redactor and the logger (pino censor) write the same', () => {
   assert.equal(TEXT_MARKER, REDACTED);
@@ -19,10 +22,46 @@ test('one marker: the text redactor and the logger (pino censor) write the same'
 describe('credential names', () => {
   test('names that hold credentials, in every spelling', () => {
     for (const name of [
-      'password', 'passwd', 'PGPASSWORD', 'db.password', 'pwd', 'Pwd', 'pass', 'secret', 'client_secret', 'clientSecret', 'AWS_SECRET_ACCESS_KEY',
-      'token', 'access_token', 'accessToken', 'id_token', 'refresh_token', 'auth_token', 'private_token', 'X-Auth-Token', 'x-amz-security-token',
-      'jwt', 'api_key', 'apiKey', 'apikey', 'x-api-key', 'privateKey', 'signature', 'X-Amz-Signature', 'sig', 'X-Amz-Credential', 'credentials',
-      'authorization', 'Proxy-Authorization', 'cookie', 'set-cookie', 'auth', 'basic_auth', 'pin', 'otp', 'passphrase',
+      'password',
+      'passwd',
+      'PGPASSWORD',
+      'db.password',
+      'pwd',
+      'Pwd',
+      'pass',
+      'secret',
+      'client_secret',
+      'clientSecret',
+      'AWS_SECRET_ACCESS_KEY',
+      'token',
+      'access_token',
+      'accessToken',
+      'id_token',
+      'refresh_token',
+      'auth_token',
+      'private_token',
+      'X-Auth-Token',
+      'x-amz-security-token',
+      'jwt',
+      'api_key',
+      'apiKey',
+      'apikey',
+      'x-api-key',
+      'privateKey',
+      'signature',
+      'X-Amz-Signature',
+      'sig',
+      'X-Amz-Credential',
+      'credentials',
+      'authorization',
+      'Proxy-Authorization',
+      'cookie',
+      'set-cookie',
+      'auth',
+      'basic_auth',
+      'pin',
+      'otp',
+      'passphrase',
     ]) {
       assert.ok(isSecretName(name), name);
     }
@@ -30,16 +69,48 @@ describe('credential names', () => {
 
   test('names that merely contain a telling word keep their values', () => {
     for (const name of [
-      'max_tokens', 'tokens', 'maxTokens', 'tokenizer', 'token_type', 'progressToken', 'nextPageToken', 'NextToken', 'pageToken', 'author', 'oauth',
-      'authority', 'sortKey', 'publicKey', 'key', 'keys', 'primary_key', 'spin', 'mapping', 'passwordHint', 'password_policy', 'bypass', 'compass',
-      'session', 'mcp-session-id', 'sessionId', 'code', 'description', 'design', 'signed', 'cursor', 'id', 'name', '',
+      'max_tokens',
+      'tokens',
+      'maxTokens',
+      'tokenizer',
+      'token_type',
+      'progressToken',
+      'nextPageToken',
+      'NextToken',
+      'pageToken',
+      'author',
+      'oauth',
+      'authority',
+      'sortKey',
+      'publicKey',
+      'key',
+      'keys',
+      'primary_key',
+      'spin',
+      'mapping',
+      'passwordHint',
+      'password_policy',
+      'bypass',
+      'compass',
+      'session',
+      'mcp-session-id',
+      'sessionId',
+      'code',
+      'description',
+      'design',
+      'signed',
+      'cursor',
+      'id',
+      'name',
+      '',
     ]) {
       assert.ok(!isSecretName(name), name);
     }
   });
 
   test('a URL has a few more: ?key= (Google), ?code= (OAuth), ?sig= (Azure SAS)', () => {
-    for (const name of ['key', 'code', 'sig', 'auth_token', 'private_token', 'X-Amz-Signature', 'jwt', 'pwd']) assert.ok(isSecretQueryName(name), name);
+    for (const name of ['key', 'code', 'sig', 'auth_token', 'private_token', 'X-Amz-Signature', 'jwt', 'pwd'])
+      assert.ok(isSecretQueryName(name), name);
     for (const name of ['lang', 'state', 'page', 'q', 'redirect_uri', 'max_tokens']) assert.ok(!isSecretQueryName(name), name);
   });
 });
@@ -55,12 +126,16 @@ describe('credential shapes in text', () => {
   test('JWTs (JWS and JWE)', () => {
     const jws = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlMTIz';
     assert.equal(masked(`jwt ${jws} at 10:30`, jws), 'jwt [REDACTED] at 10:30');
-    const jwe = 'eyJhbGciOiJSU0EtT0FFUCJ9.OKOawDo13gRp2ojaHV7LFpZcgV7T6DVZ.48V1_ALb6US04U3b.5eym8TW_c8SuK0ltJ3rpYIzOeDQz7TALvtu6UG9oMo4vpzs9tX_EFShS8iB7j6ji.XFBoMYUZodetZdvTiFvSkQ';
+    const jwe =
+      'eyJhbGciOiJSU0EtT0FFUCJ9.OKOawDo13gRp2ojaHV7LFpZcgV7T6DVZ.48V1_ALb6US04U3b.5eym8TW_c8SuK0ltJ3rpYIzOeDQz7TALvtu6UG9oMo4vpzs9tX_EFShS8iB7j6ji.XFBoMYUZodetZdvTiFvSkQ';
     assert.equal(masked(jwe, 'OKOawDo13gRp', '48V1_ALb6US04U3b', 'XFBoMYUZodetZdvTiFvSkQ'), REDACTED);
   });
 
   test('scheme://user:password@ keeps the user and the host', () => {
-    assert.equal(masked('pool error: postgres://app:PASSWORD@db-primary:5432/prod', 'PASSWORD'), 'pool error: postgres://app:[REDACTED]@db-primary:5432/prod');
+    assert.equal(
+      masked('pool error: postgres://app:PASSWORD@db-primary:5432/prod', 'PASSWORD'),
+      'pool error: postgres://app:[REDACTED]@db-primary:5432/prod',
+    );
     assert.equal(redactText('postgres://admin:p@ss@db:5432/x'), 'postgres://admin:[REDACTED]@db:5432/x');
     assert.equal(redactText('redis://:pw@cache:6379'), 'redis://:[REDACTED]@cache:6379');
     assert.equal(redactText('jdbc:oracle:thin:scott/tiger@//h:1521/svc'), 'jdbc:oracle:thin:scott/[REDACTED]@//h:1521/svc');
@@ -68,10 +143,18 @@ describe('credential shapes in text', () => {
 
   test('keys of well-known services, by prefix', () => {
     for (const key of [
-      'AKIAIOSFODNN7EXAMPLE', 'ASIAY34FZKBOKMUTVV7A', 'ghp_abcdefghijklmnopqrstuvwxyz0123456789', 'gho_16C7e42F292c6912E7710c838347Ae178B4a',
-      'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ', 'xoxb-1234567890-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx',
-      'xoxp-1234567890-abcdefghij', 'sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8t', 'sk_live_51H8abcDEF1234567890xyz', 'AIzaSyD-1234567890abcdefghijklmnopqrstu',
-      'glpat-xxxxxxxxxxxxxxxxxxxx', 'npm_abcdefghijklmnopqrstuvwxyz0123456789',
+      'AKIAIOSFODNN7EXAMPLE',
+      'ASIAY34FZKBOKMUTVV7A',
+      'ghp_abcdefghijklmnopqrstuvwxyz0123456789',
+      'gho_16C7e42F292c6912E7710c838347Ae178B4a',
+      'github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ',
+      'xoxb-1234567890-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx',
+      'xoxp-1234567890-abcdefghij',
+      'sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8t',
+      'sk_live_51H8abcDEF1234567890xyz',
+      'AIzaSyD-1234567890abcdefghijklmnopqrstu',
+      'glpat-xxxxxxxxxxxxxxxxxxxx',
+      'npm_abcdefghijklmnopqrstuvwxyz0123456789',
     ]) {
       assert.equal(masked(`key ${key}.`, key), 'key [REDACTED].', key);
     }
@@ -81,9 +164,14 @@ describe('credential shapes in text', () => {
     assert.equal(masked('Authorization: Bearer abc.def-123', 'abc.def-123'), 'Authorization: Bearer [REDACTED]');
     assert.equal(masked('Basic dXNlcjpwYXNzd29yZA==', 'dXNlcjpw'), 'Basic [REDACTED]');
     assert.equal(masked('authorization: bearer sometoken', 'sometoken'), 'authorization: bearer [REDACTED]');
-    for (const prose of ['HTTP Basic Authentication failed', 'the bearer of bad news', 'Bearer tokens expire', 'basic usage']) assert.equal(redactText(prose), prose);
+    for (const prose of ['HTTP Basic Authentication failed', 'the bearer of bad news', 'Bearer tokens expire', 'basic usage'])
+      assert.equal(redactText(prose), prose);
     // A challenge names parameters, not credentials.
-    for (const challenge of ['Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"', 'Bearer realm=example, error="invalid_token"', 'Basic realm="api"']) {
+    for (const challenge of [
+      'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"',
+      'Bearer realm=example, error="invalid_token"',
+      'Basic realm="api"',
+    ]) {
       assert.equal(redactText(challenge), challenge);
     }
   });
@@ -137,14 +225,24 @@ describe('credential shapes in text', () => {
   });
 
   test('a PEM private key goes whole, to its END line or to the end of the text', () => {
-    assert.equal(redactText('key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----\nok'), 'key:\n[REDACTED]\nok');
+    assert.equal(
+      redactText('key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----\nok'),
+      'key:\n[REDACTED]\nok',
+    );
     assert.equal(redactText('-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhk…'), REDACTED);
   });
 
   test('idempotent, and linear on hostile text', () => {
     const once = redactText('password=x1 postgres://a:b@h ghp_abcdefghijklmnopqrstuvwxyz0123456789');
     assert.equal(redactText(once), once);
-    for (const hostile of ['a:'.repeat(50_000), 'password='.repeat(20_000), 'postgres://'.repeat(20_000), 'eyJ'.repeat(50_000), 'A1b2'.repeat(50_000), `${'a_'.repeat(50_000)}=`]) {
+    for (const hostile of [
+      'a:'.repeat(50_000),
+      'password='.repeat(20_000),
+      'postgres://'.repeat(20_000),
+      'eyJ'.repeat(50_000),
+      'A1b2'.repeat(50_000),
+      `${'a_'.repeat(50_000)}=`,
+    ]) {
       const started = performance.now();
       redactText(hostile);
       assert.ok(performance.now() - started < 1000, `${hostile.slice(0, 12)}… took ${performance.now() - started} ms`);
@@ -180,13 +278,21 @@ describe('the walker', () => {
     assert.deepEqual(out, ['a', 'b', TOO_MANY, TOO_MANY]);
   });
 
-  test('a number under a credential name goes only when it is a PIN or a password; a report\'s own keys are not judged by maskShapes', () => {
-    assert.deepEqual(maskSecrets({ pass: 14, fail: 0, pin: 1234, password: 5678, pass_phrase: 'x' }), { pass: 14, fail: 0, pin: REDACTED, password: REDACTED, pass_phrase: REDACTED });
+  test("a number under a credential name goes only when it is a PIN or a password; a report's own keys are not judged by maskShapes", () => {
+    assert.deepEqual(maskSecrets({ pass: 14, fail: 0, pin: 1234, password: 5678, pass_phrase: 'x' }), {
+      pass: 14,
+      fail: 0,
+      pin: REDACTED,
+      password: REDACTED,
+      pass_phrase: REDACTED,
+    });
     assert.deepEqual(maskShapes({ password: 'kept', dsn: 'postgres://a:b@h/d' }), { password: 'kept', dsn: 'postgres://a:[REDACTED]@h/d' });
   });
 
   test('hideText keeps shape and types, never text', () => {
-    assert.deepEqual(hideText({ a: ['x', 1, true, null, { b: 'y', pin: 1234 }] }), { a: [REDACTED, 1, true, null, { b: REDACTED, pin: REDACTED }] });
+    assert.deepEqual(hideText({ a: ['x', 1, true, null, { b: 'y', pin: 1234 }] }), {
+      a: [REDACTED, 1, true, null, { b: REDACTED, pin: REDACTED }],
+    });
   });
 });
 
@@ -205,14 +311,26 @@ describe('what records make of arguments, targets and URLs', () => {
       password: REDACTED,
       nested: { api_key: REDACTED, count: 3, list: [{ access_token: REDACTED }] },
     });
-    assert.deepEqual(loggedArguments({ arguments: { Authorization: 'Bearer x', token: 'y', tokens: 2 } }, 'full'), { Authorization: REDACTED, token: REDACTED, tokens: 2 });
-    const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlMTIz';
-    assert.deepEqual(loggedArguments({ arguments: { query: 'weather in Paris', session: jwt, dsn: 'postgres://app:pw@db/x', id: '550e8400-e29b-41d4-a716-446655440000' } }, 'full'), {
-      query: 'weather in Paris',
-      session: REDACTED,
-      dsn: 'postgres://app:[REDACTED]@db/x',
-      id: '550e8400-e29b-41d4-a716-446655440000',
+    assert.deepEqual(loggedArguments({ arguments: { Authorization: 'Bearer x', token: 'y', tokens: 2 } }, 'full'), {
+      Authorization: REDACTED,
+      token: REDACTED,
+      tokens: 2,
     });
+    const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlMTIz';
+    assert.deepEqual(
+      loggedArguments(
+        {
+          arguments: { query: 'weather in Paris', session: jwt, dsn: 'postgres://app:pw@db/x', id: '550e8400-e29b-41d4-a716-446655440000' },
+        },
+        'full',
+      ),
+      {
+        query: 'weather in Paris',
+        session: REDACTED,
+        dsn: 'postgres://app:[REDACTED]@db/x',
+        id: '550e8400-e29b-41d4-a716-446655440000',
+      },
+    );
   });
 
   test('arguments off, or a request without arguments, log nothing', () => {
@@ -222,7 +340,13 @@ describe('what records make of arguments, targets and URLs', () => {
   });
 
   test('Mcp-Param-* headers are tool arguments: hidden, or minus credentials when arguments are logged in full', () => {
-    const headers = { 'mcp-method': 'tools/call', 'mcp-name': 'lookup', 'mcp-param-region': 'eu-west', 'mcp-param-dsn': 'postgres://a:pw@h/d', 'mcp-session-id': 's-1' };
+    const headers = {
+      'mcp-method': 'tools/call',
+      'mcp-name': 'lookup',
+      'mcp-param-region': 'eu-west',
+      'mcp-param-dsn': 'postgres://a:pw@h/d',
+      'mcp-session-id': 's-1',
+    };
     assert.deepEqual(loggedHeaders(headers), { ...headers, 'mcp-param-region': REDACTED, 'mcp-param-dsn': REDACTED });
     assert.deepEqual(loggedHeaders(headers, 'full'), { ...headers, 'mcp-param-dsn': `postgres://a:${REDACTED}@h/d` });
     assert.equal(loggedHeaders({ 'mcp-name': 'file:///x?token=t1' })['mcp-name'], `file:///x?token=${REDACTED}`);
@@ -236,18 +360,32 @@ describe('what records make of arguments, targets and URLs', () => {
       `/x?auth_token=${REDACTED}&private_token=${REDACTED}&X-Amz-Signature=${REDACTED}&jwt=${REDACTED}&pwd=${REDACTED}&key=${REDACTED}&code=${REDACTED}&sig=${REDACTED}&page=2`,
     );
     // Encoded names, and values that are credentials whatever their name.
-    assert.equal(redactTarget('/x?access%5Ftoken=a1&t=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl&u=postgres%3A%2F%2Fa%3Ab%40h'), `/x?access%5Ftoken=${REDACTED}&t=${REDACTED}&u=${REDACTED}`);
+    assert.equal(
+      redactTarget('/x?access%5Ftoken=a1&t=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl&u=postgres%3A%2F%2Fa%3Ab%40h'),
+      `/x?access%5Ftoken=${REDACTED}&t=${REDACTED}&u=${REDACTED}`,
+    );
     // A credential in the path, and a fragment (OAuth's implicit flow).
     assert.equal(redactTarget('/hooks/ghp_abcdefghijklmnopqrstuvwxyz0123456789/run'), `/hooks/${REDACTED}/run`);
     assert.equal(redactTarget('/cb#access_token=a1&state=s'), `/cb#access_token=${REDACTED}&state=s`);
     // What is no credential stays.
-    for (const target of ['/.well-known/oauth-protected-resource/mcp', '/mcp?lang=en&page=2&q=a+b', '/oauth/callback?state=s1&redirect_uri=http%3A%2F%2F127.0.0.1%2Fcb']) assert.equal(redactTarget(target), target);
+    for (const target of [
+      '/.well-known/oauth-protected-resource/mcp',
+      '/mcp?lang=en&page=2&q=a+b',
+      '/oauth/callback?state=s1&redirect_uri=http%3A%2F%2F127.0.0.1%2Fcb',
+    ])
+      assert.equal(redactTarget(target), target);
   });
 
   test('redactUrl: userinfo password (or a lone username, a token then) and query credentials', () => {
-    assert.equal(redactUrl(new URL('http://app:s3cret@127.0.0.1:9/mcp?api_key=k&x=1')), `http://app:${REDACTED}@127.0.0.1:9/mcp?api_key=${REDACTED}&x=1`);
+    assert.equal(
+      redactUrl(new URL('http://app:s3cret@127.0.0.1:9/mcp?api_key=k&x=1')),
+      `http://app:${REDACTED}@127.0.0.1:9/mcp?api_key=${REDACTED}&x=1`,
+    );
     assert.equal(redactUrl('https://ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/x'), `https://${REDACTED}@github.com/x`);
-    assert.equal(redactUrl('https://x-access-token:t0k3n@github.com/org/repo.git'), `https://x-access-token:${REDACTED}@github.com/org/repo.git`);
+    assert.equal(
+      redactUrl('https://x-access-token:t0k3n@github.com/org/repo.git'),
+      `https://x-access-token:${REDACTED}@github.com/org/repo.git`,
+    );
     assert.equal(redactUrl(new URL('http://127.0.0.1:3000/mcp')), 'http://127.0.0.1:3000/mcp');
     assert.equal(redactUrl('postgres://app:pw@db:5432/prod'), `postgres://app:${REDACTED}@db:5432/prod`);
     assert.equal(redactUrl('not a url, password=pw'), `not a url, password=${REDACTED}`);

@@ -59,7 +59,11 @@ const initialize = (session: string | null = SESSION): string =>
   line({
     session,
     headers: {},
-    request: { id: 0, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'c', version: '1' } } },
+    request: {
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+    },
     response: { id: 0, result: { protocolVersion: VERSION, capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } } },
   });
 
@@ -91,16 +95,22 @@ describe('replayCapture: an unknown tool answered with isError', () => {
     assert.equal(report.policy.mode, 'enforce');
     assert.equal(report.policy.judgedAs, 'enforce');
     assert.deepEqual(report.lines, { total: 3, blank: 0, exchanges: 3, bad: 0 });
-    assert.deepEqual(report.exchanges.map((x) => [x.method, x.id, x.tool, x.session, x.protocolVersion]), [
-      ['initialize', 0, undefined, SESSION, VERSION],
-      ['tools/list', 1, undefined, SESSION, VERSION],
-      ['tools/call', 2, 'no_such_tool', SESSION, VERSION],
-    ]);
+    assert.deepEqual(
+      report.exchanges.map((x) => [x.method, x.id, x.tool, x.session, x.protocolVersion]),
+      [
+        ['initialize', 0, undefined, SESSION, VERSION],
+        ['tools/list', 1, undefined, SESSION, VERSION],
+        ['tools/call', 2, 'no_such_tool', SESSION, VERSION],
+      ],
+    );
     const [init, list, bad] = report.exchanges;
     assert.deepEqual([init?.decision, list?.decision], [{ kind: 'pass' }, { kind: 'pass' }]);
     assert.deepEqual([rulesOf(init), rulesOf(list)], [[], []]);
 
-    assert.deepEqual(bad?.findings.map((f) => [f.rule, f.severity, f.action]), [['unknown-tool-as-iserror', 'error', 'rewrite']]);
+    assert.deepEqual(
+      bad?.findings.map((f) => [f.rule, f.severity, f.action]),
+      [['unknown-tool-as-iserror', 'error', 'rewrite']],
+    );
     assert.match(bad!.findings[0]!.message, /which is not in the server's tools\/list/);
     const d = bad!.decision;
     assert.equal(d.kind, 'rewrite');
@@ -126,7 +136,10 @@ describe('replayCapture: an unknown tool answered with isError', () => {
     assert.equal(report.policy.mode, 'audit');
     assert.equal(report.policy.judgedAs, 'enforce');
     const bad = report.exchanges[2];
-    assert.deepEqual(bad?.findings.map((f) => [f.rule, f.severity, f.action]), [['unknown-tool-as-iserror', 'error', 'log']]);
+    assert.deepEqual(
+      bad?.findings.map((f) => [f.rule, f.severity, f.action]),
+      [['unknown-tool-as-iserror', 'error', 'log']],
+    );
     assert.deepEqual(bad?.decision, { kind: 'pass' });
     assert.deepEqual(report.summary.decisions, { pass: 3, rewrite: 0, block: 0 });
     assert.deepEqual(report.summary.byAction, { log: 1 });
@@ -161,7 +174,10 @@ describe('replayCapture: bad lines are counted, never fatal', () => {
     ];
     const report = await replayCapture(lines, await policyOf('config/enforce.yaml'));
     assert.deepEqual(report.lines, { total: 9, blank: 1, exchanges: 2, bad: 6 });
-    assert.deepEqual(report.badLines.map((b) => b.line), [2, 4, 5, 6, 7, 8]);
+    assert.deepEqual(
+      report.badLines.map((b) => b.line),
+      [2, 4, 5, 6, 7, 8],
+    );
     assert.match(report.badLines[0]!.reason, /^not JSON/);
     assert.equal(report.badLines[1]!.reason, 'capture version 2; this mcp-warden reads version 1');
     assert.equal(report.badLines[2]!.reason, 'not a capture record (not a JSON object)');
@@ -169,7 +185,13 @@ describe('replayCapture: bad lines are counted, never fatal', () => {
     assert.equal(report.badLines[4]!.reason, 'response.message does not answer request id 7');
     assert.match(report.badLines[5]!.reason, /^not JSON/);
     // The good lines around them were replayed; with no tools/list replayed, the server's own words say the tool is unknown.
-    assert.deepEqual(report.exchanges.map((x) => [x.line, x.method]), [[1, 'initialize'], [9, 'tools/call']]);
+    assert.deepEqual(
+      report.exchanges.map((x) => [x.line, x.method]),
+      [
+        [1, 'initialize'],
+        [9, 'tools/call'],
+      ],
+    );
     assert.match(report.exchanges[1]!.findings[0]!.message, /which the server itself calls unknown/);
     assert.equal(report.exchanges[1]!.decision.kind, 'rewrite');
   });
@@ -187,10 +209,13 @@ describe('replayCapture: bad lines are counted, never fatal', () => {
   });
 });
 
-describe('replayCapture: the session state is the proxy\'s', () => {
+describe("replayCapture: the session state is the proxy's", () => {
   test('a tool listed by tools/list is not flagged unknown, even when its error says "not found"', () => {
     // `lookup` is in the catalogue: its isError "Tool lookup not found" is the tool's own failure.
-    const withList = replayCaptureSync([initialize(), toolsList(['echo', 'lookup']), call(2, 'lookup', notFound('lookup'))], defaultPolicy());
+    const withList = replayCaptureSync(
+      [initialize(), toolsList(['echo', 'lookup']), call(2, 'lookup', notFound('lookup'))],
+      defaultPolicy(),
+    );
     assert.deepEqual(rulesOf(withList.exchanges[2]), []);
     // Without the tools/list line the catalogue is unknown, and the server's words decide.
     const without = replayCaptureSync([initialize(), call(2, 'lookup', notFound('lookup'))], defaultPolicy());
@@ -209,13 +234,24 @@ describe('replayCapture: the session state is the proxy\'s', () => {
     const other = '0b7f9e2a-1111-4c4c-8888-aaaaaaaaaaaa';
     const plain = { content: [{ type: 'text', text: 'done' }] };
     const report = await replayCapture(
-      [initialize(), toolsList(['echo']), initialize(other), call(5, 'ghost', plain, other), toolsList(['tool_a'], null), call(6, 'ghost', plain, null), call(7, 'tool_a', plain, null)],
+      [
+        initialize(),
+        toolsList(['echo']),
+        initialize(other),
+        call(5, 'ghost', plain, other),
+        toolsList(['tool_a'], null),
+        call(6, 'ghost', plain, null),
+        call(7, 'tool_a', plain, null),
+      ],
       defaultPolicy(),
     );
     assert.equal(report.sessions, 3);
     // `other` listed nothing, so its `ghost` is not known to be missing; the anonymous session listed tool_a only.
     assert.deepEqual(report.exchanges.map(rulesOf), [[], [], [], [], [], ['unknown-tool-as-result'], []]);
-    assert.deepEqual(report.exchanges.map((x) => x.session), [SESSION, SESSION, other, other, null, null, null]);
+    assert.deepEqual(
+      report.exchanges.map((x) => x.session),
+      [SESSION, SESSION, other, other, null, null, null],
+    );
   });
 
   test('the version is learned from the captured initialize, not read from the record', () => {
@@ -226,9 +262,20 @@ describe('replayCapture: the session state is the proxy\'s', () => {
       request: { id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {} } },
       response: { id: 0, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } } },
     });
-    const ping = line({ headers: { 'mcp-session-id': SESSION }, protocolVersion: null, request: { id: 1, method: 'ping' }, response: { id: 1, result: {} } });
+    const ping = line({
+      headers: { 'mcp-session-id': SESSION },
+      protocolVersion: null,
+      request: { id: 1, method: 'ping' },
+      response: { id: 1, result: {} },
+    });
     const report = replayCaptureSync([init, ping], defaultPolicy());
-    assert.deepEqual(report.exchanges.map((x) => [x.protocolVersion, x.capturedProtocolVersion]), [['2025-06-18', null], ['2025-06-18', null]]);
+    assert.deepEqual(
+      report.exchanges.map((x) => [x.protocolVersion, x.capturedProtocolVersion]),
+      [
+        ['2025-06-18', null],
+        ['2025-06-18', null],
+      ],
+    );
   });
 
   test('a capture that starts mid-session is judged by the version the proxy recorded', () => {
@@ -250,14 +297,22 @@ describe('replayCapture: the session state is the proxy\'s', () => {
 
 describe('replayCapture: unanswered exchanges and what a replay cannot judge', () => {
   test('an HTML answer (no response message) is judged with its body problem and rewritten under enforce', async () => {
-    const record = JSON.parse(line({ request: { id: 9, method: 'tools/call', params: { name: 'echo', arguments: {} } }, response: null, outcome: 'invalid-response', status: 500 })) as CaptureRecord;
+    const record = JSON.parse(
+      line({
+        request: { id: 9, method: 'tools/call', params: { name: 'echo', arguments: {} } },
+        response: null,
+        outcome: 'invalid-response',
+        status: 500,
+      }),
+    ) as CaptureRecord;
     record.response.bodyProblem = { problem: 'html', excerpt: '<html><body>Internal Server Error</body></html>' };
     const report = replayCaptureSync([initialize(), toolsList(['echo']), JSON.stringify(record)], await policyOf('config/enforce.yaml'));
     const x = report.exchanges[2]!;
     assert.equal(x.outcome, 'invalid-response');
     assert.deepEqual(rulesOf(x), ['html-body']);
     assert.equal(x.decision.kind, 'rewrite');
-    if (x.decision.kind === 'rewrite') assert.deepEqual([x.decision.message.id, x.decision.message.error?.code, x.decision.status], [9, -32603, 200]);
+    if (x.decision.kind === 'rewrite')
+      assert.deepEqual([x.decision.message.id, x.decision.message.error?.code, x.decision.status], [9, -32603, 200]);
   });
 
   test('the coverage names the judged rules and the families that are not', () => {
@@ -267,7 +322,10 @@ describe('replayCapture: unanswered exchanges and what a replay cannot judge', (
     assert.ok(judged.includes('unknown-tool-as-iserror'));
     const [post, client] = coverage.notJudged;
     assert.equal(post?.what, 'POST-level rules');
-    assert.deepEqual(post?.rules, RULES.filter((r) => r.subject === 'post').map((r) => r.id));
+    assert.deepEqual(
+      post?.rules,
+      RULES.filter((r) => r.subject === 'post').map((r) => r.id),
+    );
     assert.deepEqual(client?.rules, ['missing-request-meta', 'header-mismatch', 'request-id-in-flight']);
     assert.equal(coverage.judged.rules.length + (post?.rules.length ?? 0) + (client?.rules.length ?? 0), RULES.length);
   });

@@ -111,7 +111,10 @@ interface Exchange {
   policy: 'enforce' | 'blocking';
 }
 
-const toolName = fc.oneof(fc.constantFrom('echo', 'get_weather', 'delete_everything', 'send_email', 'a.b/c-d', ''), fc.string({ maxLength: 8 }));
+const toolName = fc.oneof(
+  fc.constantFrom('echo', 'get_weather', 'delete_everything', 'send_email', 'a.b/c-d', ''),
+  fc.string({ maxLength: 8 }),
+);
 
 /** A few small JSON values (for data, stray members, arguments). */
 const small = fc.jsonValue({ maxDepth: 2, stringUnit: 'binary' });
@@ -124,9 +127,15 @@ const textBlock = fc.oneof(
 /** A CallToolResult as a server may send it, and whether it is well shaped (resultType aside: the proxy may add it). */
 function toolResult(version: Version): fc.Arbitrary<{ result: unknown; wellShaped: boolean }> {
   const modern = version === MODERN;
-  const resultType = modern ? fc.constantFrom<string | undefined>('complete', 'complete', undefined) : fc.constantFrom<string | undefined>(undefined, undefined, 'complete');
+  const resultType = modern
+    ? fc.constantFrom<string | undefined>('complete', 'complete', undefined)
+    : fc.constantFrom<string | undefined>(undefined, undefined, 'complete');
   const good = fc
-    .record({ content: fc.array(textBlock, { maxLength: 3 }), isError: fc.constantFrom<boolean | undefined>(true, false, undefined, true), resultType })
+    .record({
+      content: fc.array(textBlock, { maxLength: 3 }),
+      isError: fc.constantFrom<boolean | undefined>(true, false, undefined, true),
+      resultType,
+    })
     .map(({ content, isError, resultType: type }) => ({
       result: { content, ...(isError === undefined ? {} : { isError }), ...(type === undefined ? {} : { resultType: type }) },
       wellShaped: true,
@@ -134,14 +143,26 @@ function toolResult(version: Version): fc.Arbitrary<{ result: unknown; wellShape
   const broken = fc
     .tuple(
       fc.oneof(
-        fc.record({ content: fc.array(textBlock, { maxLength: 2 }), isError: fc.constantFrom<unknown>('true', 'false', ' TRUE ', 1, 0, 'yes', null) }),
+        fc.record({
+          content: fc.array(textBlock, { maxLength: 2 }),
+          isError: fc.constantFrom<unknown>('true', 'false', ' TRUE ', 1, 0, 'yes', null),
+        }),
         fc.record({ content: fc.oneof(leakyText, small) }),
-        fc.record({ content: fc.array(fc.oneof(fc.record({ type: fc.constant('text') }), fc.record({ type: fc.constant('text'), text: small }), small), { maxLength: 2 }), isError: fc.boolean() }),
+        fc.record({
+          content: fc.array(
+            fc.oneof(fc.record({ type: fc.constant('text') }), fc.record({ type: fc.constant('text'), text: small }), small),
+            { maxLength: 2 },
+          ),
+          isError: fc.boolean(),
+        }),
         fc.oneof(leakyText, fc.integer(), fc.constant(null), fc.array(small, { maxLength: 2 }), fc.constant({})),
       ),
       fc.boolean(),
     )
-    .map(([result, typed]) => ({ result: modern && typed && isRecord(result) ? { ...result, resultType: 'complete' } : result, wellShaped: false }));
+    .map(([result, typed]) => ({
+      result: modern && typed && isRecord(result) ? { ...result, resultType: 'complete' } : result,
+      wellShaped: false,
+    }));
   const inputRequired = fc.constant({ result: { resultType: 'input_required', requestState: 'opaque-state' }, wellShaped: modern });
   return fc.oneof({ weight: 6, arbitrary: good }, { weight: 3, arbitrary: broken }, { weight: modern ? 1 : 0, arbitrary: inputRequired });
 }
@@ -151,7 +172,11 @@ function otherResult(version: Version): fc.Arbitrary<unknown> {
   const base = fc.oneof(
     fc.constant({}),
     fc.record({ contents: fc.array(fc.record({ uri: fc.constant('file:///x'), text: leakyText }), { maxLength: 2 }) }),
-    fc.record({ protocolVersion: fc.constantFrom(...ALL_VERSIONS, '1999-01-01'), capabilities: fc.constant({}), serverInfo: fc.constant({ name: 's', version: '1' }) }),
+    fc.record({
+      protocolVersion: fc.constantFrom(...ALL_VERSIONS, '1999-01-01'),
+      capabilities: fc.constant({}),
+      serverInfo: fc.constant({ name: 's', version: '1' }),
+    }),
     fc.record({ tools: fc.array(fc.record({ name: toolName, inputSchema: fc.constant({ type: 'object' }) }), { maxLength: 2 }) }),
     fc.dictionary(fc.string({ maxLength: 6 }), small, { maxKeys: 3, noNullPrototype: true }),
     fc.oneof(leakyText, fc.integer(), fc.constant(null), fc.array(small, { maxLength: 2 })),
@@ -163,21 +188,58 @@ function otherResult(version: Version): fc.Arbitrary<unknown> {
 /** Error codes: across the reserved range -32768..-32000 (every standard and spec-owned one among them), around it, anywhere, and not integers at all. */
 const errorCode: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: fc.integer({ min: -32768, max: -32000 }) },
-  { weight: 4, arbitrary: fc.constantFrom(-32700, -32600, -32601, -32602, -32603, -32002, -32042, -32020, -32021, -32022, -32000, -32001, -32019, -32099, -32100, -32768, -32800) },
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom(
+      -32700,
+      -32600,
+      -32601,
+      -32602,
+      -32603,
+      -32002,
+      -32042,
+      -32020,
+      -32021,
+      -32022,
+      -32000,
+      -32001,
+      -32019,
+      -32099,
+      -32100,
+      -32768,
+      -32800,
+    ),
+  },
   { weight: 2, arbitrary: fc.integer({ min: -33000, max: -31000 }) },
   { weight: 2, arbitrary: fc.oneof(fc.integer(), fc.constantFrom(0, 1, 400, 404, 500, -1, 2 ** 40, -(2 ** 53))) },
-  { weight: 1, arbitrary: fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom<unknown>(-32601.5, '-32601', 'oops', null, true, {}, [])) },
+  {
+    weight: 1,
+    arbitrary: fc.oneof(
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.constantFrom<unknown>(-32601.5, '-32601', 'oops', null, true, {}, []),
+    ),
+  },
 );
 
 const errorMessage: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 6, arbitrary: fc.oneof(leakyText, failureText) },
   { weight: 1, arbitrary: fc.constantFrom<unknown>('', 'Not supported', 'Method not found', 'Unknown tool: x', 'Resource not found') },
-  { weight: 1, arbitrary: fc.oneof(fc.integer(), fc.constant(null), fc.record({ text: leakyText }), fc.array(leakyText, { maxLength: 2 })) },
+  {
+    weight: 1,
+    arbitrary: fc.oneof(fc.integer(), fc.constant(null), fc.record({ text: leakyText }), fc.array(leakyText, { maxLength: 2 })),
+  },
 );
 
 const errorData: fc.Arbitrary<unknown> = fc.oneof(
   leakyText,
-  fc.record({ stack: leakyText, detail: fc.oneof(leakyText, small), nested: fc.record({ host: leak, more: fc.array(leakyText, { maxLength: 2 }) }) }, { requiredKeys: [] }),
+  fc.record(
+    {
+      stack: leakyText,
+      detail: fc.oneof(leakyText, small),
+      nested: fc.record({ host: leak, more: fc.array(leakyText, { maxLength: 2 }) }),
+    },
+    { requiredKeys: [] },
+  ),
   fc.array(fc.oneof(leakyText, small), { maxLength: 3 }),
   fc.constantFrom<unknown>(null, 0, true, { originalCode: 5 }, { uri: 'file:///x' }),
   small,
@@ -231,71 +293,119 @@ function answerFor(version: Version, method: string): fc.Arbitrary<Answer> {
     });
   const raw = fc
     .oneof(
-      fc.constantFrom('<!DOCTYPE html><html><body><h1>502 Bad Gateway</h1></body></html>', '<html><pre>Error: boom\n    at f (/app/src/x.js:1:2)</pre></html>').map((raw) => ({ raw, contentType: 'text/html' })),
+      fc
+        .constantFrom(
+          '<!DOCTYPE html><html><body><h1>502 Bad Gateway</h1></body></html>',
+          '<html><pre>Error: boom\n    at f (/app/src/x.js:1:2)</pre></html>',
+        )
+        .map((raw) => ({ raw, contentType: 'text/html' })),
       fc.constantFrom('', '   \r\n').map((raw) => ({ raw, contentType: 'application/json' })),
-      fc.oneof(leakyText, fc.constantFrom('Internal Server Error', '{"jsonrpc":"2.0",', 'ok')).map((raw) => ({ raw, contentType: 'text/plain' })),
+      fc
+        .oneof(leakyText, fc.constantFrom('Internal Server Error', '{"jsonrpc":"2.0",', 'ok'))
+        .map((raw) => ({ raw, contentType: 'text/plain' })),
       fc.uint8Array({ minLength: 1, maxLength: 24 }).map((b) => ({ raw: Uint8Array.from([0xff, ...b]), contentType: 'application/json' })),
       fc.oneof(small, fc.constant({ ok: true }), fc.constant([])).map((v) => ({ raw: JSON.stringify(v), contentType: 'application/json' })),
     )
     .map((body): Answer => ({ body, wellShaped: false }));
   const none = fc
-    .tuple(fc.constantFrom('WARDEN_UPSTREAM_UNREACHABLE', 'WARDEN_UPSTREAM_RESET', 'WARDEN_UPSTREAM_TIMEOUT', 'WARDEN_BODY_TOO_LARGE'), fc.constantFrom<number | undefined>(502, 504, undefined))
+    .tuple(
+      fc.constantFrom('WARDEN_UPSTREAM_UNREACHABLE', 'WARDEN_UPSTREAM_RESET', 'WARDEN_UPSTREAM_TIMEOUT', 'WARDEN_BODY_TOO_LARGE'),
+      fc.constantFrom<number | undefined>(502, 504, undefined),
+    )
     .map(([code, status]): Answer => ({ body: { none: code, status }, wellShaped: false }));
-  return fc.oneof({ weight: 6, arbitrary: results }, { weight: 6, arbitrary: errors }, { weight: 2, arbitrary: notJsonRpc }, { weight: 1, arbitrary: batch }, { weight: 2, arbitrary: raw }, { weight: 1, arbitrary: none });
+  return fc.oneof(
+    { weight: 6, arbitrary: results },
+    { weight: 6, arbitrary: errors },
+    { weight: 2, arbitrary: notJsonRpc },
+    { weight: 1, arbitrary: batch },
+    { weight: 2, arbitrary: raw },
+    { weight: 1, arbitrary: none },
+  );
 }
 
-const METHODS = ['tools/call', 'resources/read', 'resources/list', 'prompts/get', 'prompts/list', 'tools/list', 'completion/complete', 'logging/setLevel', 'ping', 'initialize', 'resources/subscribe', 'server/discover', 'tasks/get', 'x-custom/method'];
+const METHODS = [
+  'tools/call',
+  'resources/read',
+  'resources/list',
+  'prompts/get',
+  'prompts/list',
+  'tools/list',
+  'completion/complete',
+  'logging/setLevel',
+  'ping',
+  'initialize',
+  'resources/subscribe',
+  'server/discover',
+  'tasks/get',
+  'x-custom/method',
+];
 
 function paramsFor(method: string, tool: string): fc.Arbitrary<Record<string, unknown>> {
   const args = fc.dictionary(fc.string({ maxLength: 5 }), fc.oneof(leakyText, leak, small), { maxKeys: 3, noNullPrototype: true });
   if (method === 'tools/call') {
-    return fc.tuple(args, fc.boolean(), fc.nat({ max: 9 })).map(([a, hasArgs, n]) => ({ name: tool, ...(hasArgs ? { arguments: a } : {}), ...(n === 9 ? { task: {} } : {}) }));
+    return fc
+      .tuple(args, fc.boolean(), fc.nat({ max: 9 }))
+      .map(([a, hasArgs, n]) => ({ name: tool, ...(hasArgs ? { arguments: a } : {}), ...(n === 9 ? { task: {} } : {}) }));
   }
-  if (method === 'resources/read') return fc.oneof(fc.constantFrom('file:///home/u/x.txt', 'https://example.com/x', 'db://internal/x'), leak).map((uri) => ({ uri }));
-  if (method === 'initialize') return fc.constantFrom(...ALL_VERSIONS).map((v) => ({ protocolVersion: v, capabilities: {}, clientInfo: { name: 'c', version: '1' } }));
+  if (method === 'resources/read')
+    return fc.oneof(fc.constantFrom('file:///home/u/x.txt', 'https://example.com/x', 'db://internal/x'), leak).map((uri) => ({ uri }));
+  if (method === 'initialize')
+    return fc.constantFrom(...ALL_VERSIONS).map((v) => ({ protocolVersion: v, capabilities: {}, clientInfo: { name: 'c', version: '1' } }));
   return fc.oneof(fc.constant({}), fc.dictionary(fc.string({ maxLength: 5 }), small, { maxKeys: 2, noNullPrototype: true }));
 }
 
-const capabilities = fc.option(fc.subarray(['tools', 'resources', 'prompts', 'logging', 'completions', 'tasks']).map((keys) => Object.fromEntries(keys.map((k) => [k, {}]))), { nil: undefined });
+const capabilities = fc.option(
+  fc
+    .subarray(['tools', 'resources', 'prompts', 'logging', 'completions', 'tasks'])
+    .map((keys) => Object.fromEntries(keys.map((k) => [k, {}]))),
+  { nil: undefined },
+);
 
-const anyMethod = fc.oneof({ weight: 4, arbitrary: fc.constant('tools/call') }, { weight: 4, arbitrary: fc.constantFrom(...METHODS) }, { weight: 1, arbitrary: fc.string({ maxLength: 10 }) });
+const anyMethod = fc.oneof(
+  { weight: 4, arbitrary: fc.constant('tools/call') },
+  { weight: 4, arbitrary: fc.constantFrom(...METHODS) },
+  { weight: 1, arbitrary: fc.string({ maxLength: 10 }) },
+);
 const anyPolicy = fc.constantFrom<'enforce' | 'blocking'>('enforce', 'enforce', 'enforce', 'blocking');
 
 /** An exchange: a version, a client request of `method`, the session it ran in, the server's answer and how it came. */
-const exchangeOf = (method: fc.Arbitrary<string>, policy: fc.Arbitrary<'enforce' | 'blocking'>): fc.Arbitrary<Exchange> => fc
-  .record({
-    version: fc.constantFrom(...ALL_VERSIONS),
-    method,
-    catalogue: fc.uniqueArray(toolName, { maxLength: 4 }),
-    complete: fc.boolean(),
-    pick: fc.option(fc.nat(), { nil: undefined }),
-    fresh: toolName,
-    id: requestId,
-    noMeta: fc.nat({ max: 7 }).map((n) => n === 7),
-    capabilities,
-    dualEra: fc.nat({ max: 7 }).map((n) => n === 7),
-    transport: fc.constantFrom<'json' | 'sse'>('json', 'json', 'sse'),
-    status: fc.constantFrom(200, 200, 200, 200, 202, 400, 401, 404, 429, 500, 502, 503, 301),
-    policy,
-  })
-  .chain((e) => {
-    const tool = e.pick !== undefined && e.catalogue.length > 0 ? e.catalogue[e.pick % e.catalogue.length]! : e.fresh;
-    return fc.tuple(paramsFor(e.method, tool), answerFor(e.version, e.method)).map(([params, answer]): Exchange => ({
-      version: e.version,
-      id: e.id,
-      method: e.method,
-      params,
-      noMeta: e.noMeta,
-      catalogue: e.catalogue,
-      complete: e.complete,
-      capabilities: e.capabilities,
-      dualEra: e.dualEra && e.version === MODERN,
-      answer,
-      transport: e.transport,
-      status: e.transport === 'sse' ? 200 : e.status,
-      policy: e.policy,
-    }));
-  });
+const exchangeOf = (method: fc.Arbitrary<string>, policy: fc.Arbitrary<'enforce' | 'blocking'>): fc.Arbitrary<Exchange> =>
+  fc
+    .record({
+      version: fc.constantFrom(...ALL_VERSIONS),
+      method,
+      catalogue: fc.uniqueArray(toolName, { maxLength: 4 }),
+      complete: fc.boolean(),
+      pick: fc.option(fc.nat(), { nil: undefined }),
+      fresh: toolName,
+      id: requestId,
+      noMeta: fc.nat({ max: 7 }).map((n) => n === 7),
+      capabilities,
+      dualEra: fc.nat({ max: 7 }).map((n) => n === 7),
+      transport: fc.constantFrom<'json' | 'sse'>('json', 'json', 'sse'),
+      status: fc.constantFrom(200, 200, 200, 200, 202, 400, 401, 404, 429, 500, 502, 503, 301),
+      policy,
+    })
+    .chain((e) => {
+      const tool = e.pick !== undefined && e.catalogue.length > 0 ? e.catalogue[e.pick % e.catalogue.length]! : e.fresh;
+      return fc.tuple(paramsFor(e.method, tool), answerFor(e.version, e.method)).map(
+        ([params, answer]): Exchange => ({
+          version: e.version,
+          id: e.id,
+          method: e.method,
+          params,
+          noMeta: e.noMeta,
+          catalogue: e.catalogue,
+          complete: e.complete,
+          capabilities: e.capabilities,
+          dualEra: e.dualEra && e.version === MODERN,
+          answer,
+          transport: e.transport,
+          status: e.transport === 'sse' ? 200 : e.status,
+          policy: e.policy,
+        }),
+      );
+    });
 
 const exchange = exchangeOf(anyMethod, anyPolicy);
 
@@ -371,7 +481,14 @@ function build(e: Exchange): Built {
   };
   const body = e.answer.body;
   if ('none' in body) {
-    const s = subject({ ...base, status: body.status, contentType: undefined, transport: 'none', proxyError: body.none, outcome: 'no-response' });
+    const s = subject({
+      ...base,
+      status: body.status,
+      contentType: undefined,
+      transport: 'none',
+      proxyError: body.none,
+      outcome: 'no-response',
+    });
     return { subject: s, decoded: undefined, target: undefined, sse: undefined };
   }
   const json = 'json' in body ? body.json : undefined;
@@ -392,7 +509,8 @@ function build(e: Exchange): Built {
     const event = Buffer.from(`event: message\nid: 42\ndata: ${text.replace(/\r\n|\r|\n/g, '\ndata: ')}\n\n`, 'utf8');
     const decoded = decodeJsonText(parseBlock(event).data ?? '');
     const { response, unmatched } = correlate(decoded, e.id);
-    if (response) return { subject: subject({ ...base, ...http, response, outcome: outcomeOf(response) }), decoded, target: response, sse: { event } };
+    if (response)
+      return { subject: subject({ ...base, ...http, response, outcome: outcomeOf(response) }), decoded, target: response, sse: { event } };
     const problem = bodyProblemOf(decoded, text);
     // What is clearly a failed answer (an HTML page, JSON that is not JSON-RPC, an error without an id) settles the request
     // and a rewrite takes the event's place (mcp-endpoint.ts brokenAnswer); anything else leaves it open until the stream
@@ -447,11 +565,21 @@ function checkExchange(e: Exchange): Decision {
   const snapshot = structuredClone(s);
   const policy = e.policy === 'enforce' ? POLICY : BLOCKING;
   ruleErrors.length = 0;
-  const findings = police(ENGINE.evaluate(s, 'server'), policy, { method: s.request.method, tool: s.request.tool }, (r) => ENGINE.groupOf(r));
-  const d = decide({ findings, subject: s, policy, rewriters: REWRITER_INDEX, party: 'server', modern: eraOf(s.version ?? '') === 'modern' });
+  const findings = police(ENGINE.evaluate(s, 'server'), policy, { method: s.request.method, tool: s.request.tool }, (r) =>
+    ENGINE.groupOf(r),
+  );
+  const d = decide({
+    findings,
+    subject: s,
+    policy,
+    rewriters: REWRITER_INDEX,
+    party: 'server',
+    modern: eraOf(s.version ?? '') === 'modern',
+  });
   assert.deepEqual(ruleErrors, [], 'a rule threw');
   assert.deepStrictEqual(s, snapshot, 'the rules or decide changed what they were given');
-  if (!findings.some((f) => f.action === 'rewrite' || f.action === 'block')) assert.equal(d.kind, 'pass', 'a decision other than pass with nothing to rewrite or block');
+  if (!findings.some((f) => f.action === 'rewrite' || f.action === 'block'))
+    assert.equal(d.kind, 'pass', 'a decision other than pass with nothing to rewrite or block');
   if (d.kind === 'pass') return d;
 
   const message = emitted(b, d);
@@ -459,7 +587,12 @@ function checkExchange(e: Exchange): Decision {
   // An id-less transport rejection (an HTTP error status, 2025-03-26 on: R6) keeps the id the server
   // sent: no finding asks for another, and a rewrite changes no id without one (issue 11). It is
   // then valid but for that id.
-  const kept = !findings.some((f) => f.rule === 'error-id-null') && idlessAllowed(s) && isRecord(message) && 'error' in message && (message.id === null || message.id === undefined);
+  const kept =
+    !findings.some((f) => f.rule === 'error-id-null') &&
+    idlessAllowed(s) &&
+    isRecord(message) &&
+    'error' in message &&
+    (message.id === null || message.id === undefined);
   if (kept) {
     const original = nullIdError(s.unmatched)?.value as Record<string, unknown> | undefined;
     assert.ok(original, `an id-less rewrite of ${JSON.stringify(message)} replaces an id-less error`);
@@ -467,21 +600,31 @@ function checkExchange(e: Exchange): Decision {
     assertValidResponse({ ...message, id: s.request.id }, e.version, undefined);
   } else {
     assertValidResponse(message, e.version, wellShaped ? 'tools/call' : undefined);
-    assert.ok(isRecord(message) && Object.is(message.id, s.request.id), `the message carries the request's id ${JSON.stringify(s.request.id)}: ${JSON.stringify(message)}`);
+    assert.ok(
+      isRecord(message) && Object.is(message.id, s.request.id),
+      `the message carries the request's id ${JSON.stringify(s.request.id)}: ${JSON.stringify(message)}`,
+    );
   }
   if (d.kind === 'reject') {
     assert.equal(d.rules.length, 1);
-    assert.ok(findings.some((f) => f.rule === d.rules[0] && f.action === 'block'), `rejected for ${d.rules[0]}, which is not blocked`);
+    assert.ok(
+      findings.some((f) => f.rule === d.rules[0] && f.action === 'block'),
+      `rejected for ${d.rules[0]}, which is not blocked`,
+    );
   } else {
     assert.ok(d.rules.length > 0, 'a mutate names the rules it applied');
-    for (const rule of [...d.rules, ...d.settled]) assert.ok(findings.some((f) => f.rule === rule && f.action === 'rewrite'), `mutated for ${rule}, which is not rewritten`);
+    for (const rule of [...d.rules, ...d.settled])
+      assert.ok(
+        findings.some((f) => f.rule === rule && f.action === 'rewrite'),
+        `mutated for ${rule}, which is not rewritten`,
+      );
     assert.equal(typeof d.before, 'string');
   }
   return d;
 }
 
 describe('decide() on generated exchanges, with the real rules under config/enforce.yaml', () => {
-  test('never throws; a mutate or reject is a valid JSON-RPC response of the version with the request\'s id; nothing given is changed', (t) => {
+  test("never throws; a mutate or reject is a valid JSON-RPC response of the version with the request's id; nothing given is changed", (t) => {
     const kinds = new Map<string, number>();
     const applied = new Map<string, number>();
     const count = (m: Map<string, number>, key: string) => m.set(key, (m.get(key) ?? 0) + 1);
@@ -493,7 +636,11 @@ describe('decide() on generated exchanges, with the real rules under config/enfo
       }),
       runs(8_000),
     );
-    const list = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ');
+    const list = (m: Map<string, number>) =>
+      [...m]
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ');
     t.diagnostic(`decisions: ${list(kinds)}`);
     t.diagnostic(`rules rewritten or blocked: ${list(applied)}`);
     // The generator must reach every kind of decision and most rewrites, or the property says little.
@@ -512,26 +659,41 @@ describe('decide() on generated exchanges, with the real rules under config/enfo
   });
 
   // Found by this property: decide() structuredClone()d the response unguarded (RangeError past ~4,000 levels); fixed in a6518e0.
-  test(
-    'never throws on a deeply nested answer (valid JSON, ~2-60 KB, far below the 4 MiB audit limit)',
-    () => {
-      // The nesting is built inside the property, so a counterexample prints its depth, not its bytes.
-      fc.assert(
-        fc.property(exchangeOf(anyMethod, fc.constant('enforce')), fc.integer({ min: 1_000, max: 30_000 }), fc.boolean(), (generated, depth, inResult) => {
+  test('never throws on a deeply nested answer (valid JSON, ~2-60 KB, far below the 4 MiB audit limit)', () => {
+    // The nesting is built inside the property, so a counterexample prints its depth, not its bytes.
+    fc.assert(
+      fc.property(
+        exchangeOf(anyMethod, fc.constant('enforce')),
+        fc.integer({ min: 1_000, max: 30_000 }),
+        fc.boolean(),
+        (generated, depth, inResult) => {
           const nested = '['.repeat(depth) + ']'.repeat(depth);
           const id = JSON.stringify(generated.id);
           const raw = inResult
             ? `{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":"ok"}],"structuredContent":{"rows":${nested}}}}`
             : `{"jsonrpc":"2.0","id":${id},"error":{"code":-32603,"message":"Internal error","data":${nested}}}`;
-          const e: Exchange = { ...generated, transport: 'json', answer: { body: { raw, contentType: 'application/json' }, wellShaped: false } };
+          const e: Exchange = {
+            ...generated,
+            transport: 'json',
+            answer: { body: { raw, contentType: 'application/json' }, wellShaped: false },
+          };
           const { subject: s } = build(e);
           ruleErrors.length = 0;
-          const findings = police(ENGINE.evaluate(s, 'server'), POLICY, { method: s.request.method, tool: s.request.tool }, (r) => ENGINE.groupOf(r));
-          decide({ findings, subject: s, policy: POLICY, rewriters: REWRITER_INDEX, party: 'server', modern: eraOf(s.version ?? '') === 'modern' });
+          const findings = police(ENGINE.evaluate(s, 'server'), POLICY, { method: s.request.method, tool: s.request.tool }, (r) =>
+            ENGINE.groupOf(r),
+          );
+          decide({
+            findings,
+            subject: s,
+            policy: POLICY,
+            rewriters: REWRITER_INDEX,
+            party: 'server',
+            modern: eraOf(s.version ?? '') === 'modern',
+          });
           assert.deepEqual(ruleErrors, [], 'a rule threw');
-        }),
-        runs(200),
-      );
-    },
-  );
+        },
+      ),
+      runs(200),
+    );
+  });
 });

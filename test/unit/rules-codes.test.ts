@@ -20,15 +20,32 @@ const schemaCodes = (version: string): number[] => {
 describe('code table', () => {
   test('codeRange partitions -32768..-32000 as JSON-RPC 2.0 and 2026-07-28 do', () => {
     const cases: Array<[number, CodeRange]> = [
-      [-32768, 'reserved'], [-32700, 'standard'], [-32699, 'reserved'], [-32600, 'standard'], [-32601, 'standard'],
-      [-32602, 'standard'], [-32603, 'standard'], [-32604, 'reserved'], [-32100, 'reserved'], [-32099, 'spec-owned'],
-      [-32042, 'spec-owned'], [-32022, 'spec-owned'], [-32020, 'spec-owned'], [-32019, 'legacy'], [-32002, 'legacy'],
-      [-32000, 'legacy'], [-31999, 'application'], [-32769, 'application'], [-1, 'application'], [0, 'application'], [1000, 'application'],
+      [-32768, 'reserved'],
+      [-32700, 'standard'],
+      [-32699, 'reserved'],
+      [-32600, 'standard'],
+      [-32601, 'standard'],
+      [-32602, 'standard'],
+      [-32603, 'standard'],
+      [-32604, 'reserved'],
+      [-32100, 'reserved'],
+      [-32099, 'spec-owned'],
+      [-32042, 'spec-owned'],
+      [-32022, 'spec-owned'],
+      [-32020, 'spec-owned'],
+      [-32019, 'legacy'],
+      [-32002, 'legacy'],
+      [-32000, 'legacy'],
+      [-31999, 'application'],
+      [-32769, 'application'],
+      [-1, 'application'],
+      [0, 'application'],
+      [1000, 'application'],
     ];
     for (const [code, range] of cases) assert.equal(codeRange(code), range, String(code));
   });
 
-  test('every code a version\'s schema.json names is defined for that version', () => {
+  test("every code a version's schema.json names is defined for that version", () => {
     for (const version of ALL) {
       for (const code of schemaCodes(version)) assert.ok(isDefinedFor(code, version), `${code} in ${version}`);
     }
@@ -60,8 +77,16 @@ describe('code table', () => {
 // --- rules on hand-built subjects ---
 
 const session = (over: Partial<Session> = {}): Session => ({
-  key: 'anon:x', sessionId: undefined, protocolVersion: undefined, era: undefined, serverCapabilities: undefined,
-  clientCapabilities: undefined, tools: new Map(), toolsComplete: false, toolsFromFirstPage: false, ...over,
+  key: 'anon:x',
+  sessionId: undefined,
+  protocolVersion: undefined,
+  era: undefined,
+  serverCapabilities: undefined,
+  clientCapabilities: undefined,
+  tools: new Map(),
+  toolsComplete: false,
+  toolsFromFirstPage: false,
+  ...over,
 });
 
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
@@ -69,10 +94,33 @@ const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.mode
 function subject(over: Partial<ExchangeSubject> & { method?: string; params?: unknown } = {}): ExchangeSubject {
   const { method = 'tools/call', params = { name: 'echo', _meta: META }, ...rest } = over;
   return {
-    kind: 'exchange', version: '2026-07-28',
-    request: { scope: 'x:1', from: 'client', id: 7, method, tool: undefined, params, sessionId: undefined, protocolVersion: '2026-07-28', startedAt: 0, requestBytes: 10, headers: {}, verdict: NO_VERDICT },
-    requestHeaders: {}, response: undefined, outcome: 'result', status: 200, contentType: 'application/json', transport: 'json',
-    proxyError: undefined, bodyProblem: undefined, unmatched: [], session: session(), ...rest,
+    kind: 'exchange',
+    version: '2026-07-28',
+    request: {
+      scope: 'x:1',
+      from: 'client',
+      id: 7,
+      method,
+      tool: undefined,
+      params,
+      sessionId: undefined,
+      protocolVersion: '2026-07-28',
+      startedAt: 0,
+      requestBytes: 10,
+      headers: {},
+      verdict: NO_VERDICT,
+    },
+    requestHeaders: {},
+    response: undefined,
+    outcome: 'result',
+    status: 200,
+    contentType: 'application/json',
+    transport: 'json',
+    proxyError: undefined,
+    bodyProblem: undefined,
+    unmatched: [],
+    session: session(),
+    ...rest,
   };
 }
 
@@ -89,9 +137,14 @@ describe('code rules on hand-built subjects', () => {
   test('unknown-method-wrong-code: a modern session that knows the capabilities (from server/discover)', () => {
     const r = rule('unknown-method-wrong-code');
     const s = (capabilities: Record<string, unknown> | undefined, code: number) =>
-      subject({ method: 'prompts/list', params: { _meta: META }, response: errorMsg(code, 'nope'), session: session({ serverCapabilities: capabilities }) });
+      subject({
+        method: 'prompts/list',
+        params: { _meta: META },
+        response: errorMsg(code, 'nope'),
+        session: session({ serverCapabilities: capabilities }),
+      });
     const [fired] = r.check(s({ tools: {} }, -32602));
-    assert.equal(fired?.severity, undefined, 'modern: error (the rule\'s severity)');
+    assert.equal(fired?.severity, undefined, "modern: error (the rule's severity)");
     assert.match(fired?.fix ?? '', /-32601.*404/);
     assert.deepEqual(r.check(s({ tools: {}, prompts: {} }, -32602)), [], 'declared: the server may reject params');
     assert.deepEqual(r.check(s(undefined, -32602)), [], 'capabilities unknown');
@@ -101,14 +154,23 @@ describe('code rules on hand-built subjects', () => {
 
   test('modern -32601 rules stay silent for a server that negotiated a legacy version (probe traffic)', () => {
     const legacy = session({ era: 'legacy', protocolVersion: '2025-11-25' });
-    const s = subject({ method: 'server/discover', params: { _meta: META }, response: errorMsg(-32601, 'Method not found'), session: legacy });
+    const s = subject({
+      method: 'server/discover',
+      params: { _meta: META },
+      response: errorMsg(-32601, 'Method not found'),
+      session: legacy,
+    });
     assert.deepEqual(rule('server-discover-missing').check(s), []);
     assert.deepEqual(rule('unknown-method-status').check(s), []);
     assert.equal(rule('server-discover-missing').check({ ...s, session: session() }).length, 1);
   });
 
-  test('an id-less 4xx with no modern code to a modern request is a legacy server\'s probe answer', () => {
-    const s = subject({ status: 400, outcome: 'invalid-response', unmatched: [errorMsg(-32000, 'Bad Request: Unsupported protocol version', null)] });
+  test("an id-less 4xx with no modern code to a modern request is a legacy server's probe answer", () => {
+    const s = subject({
+      status: 400,
+      outcome: 'invalid-response',
+      unmatched: [errorMsg(-32000, 'Bad Request: Unsupported protocol version', null)],
+    });
     for (const r of CODE_RULES) assert.deepEqual((r as ExchangeRule).check(s), [], r.id);
     const modern = subject({ status: 200, outcome: 'invalid-response', unmatched: [errorMsg(-32020, 'Header mismatch', null)] });
     assert.equal(rule('error-status-pairing').check(modern).length, 1);
@@ -128,7 +190,15 @@ describe('code rules on hand-built subjects', () => {
         for (const params of odd) {
           for (const method of ['resources/read', 'server/discover', 'completion/complete', 'x/y', '']) {
             for (const sess of sessions) {
-              const s = subject({ version, method, params, response, session: sess, status: response ? 200 : 400, unmatched: response ? [] : [errorMsg(null, null, null)] });
+              const s = subject({
+                version,
+                method,
+                params,
+                response,
+                session: sess,
+                status: response ? 200 : 400,
+                unmatched: response ? [] : [errorMsg(null, null, null)],
+              });
               for (const r of CODE_RULES) assert.ok(Array.isArray((r as ExchangeRule).check(s)), r.id);
             }
           }

@@ -139,7 +139,17 @@ describe('the leak rules read past the old walk; what no bound lets them read is
 
   test('a stack trace after 16 KiB of text, in the message or the data', () => {
     const pad = 'x'.repeat(16 * 1024 + 10);
-    for (const response of [errorMsg(-32603, pad, { trace: TRACE }), errorMsg(-32603, 'x', { pad, trace: TRACE }), resultMsg({ content: [{ type: 'text', text: pad }, { type: 'text', text: TRACE }], isError: true })]) {
+    for (const response of [
+      errorMsg(-32603, pad, { trace: TRACE }),
+      errorMsg(-32603, 'x', { pad, trace: TRACE }),
+      resultMsg({
+        content: [
+          { type: 'text', text: pad },
+          { type: 'text', text: TRACE },
+        ],
+        isError: true,
+      }),
+    ]) {
       const rules = leakRules(response);
       assert.ok(rules.includes('leaked-stack-trace'), String(rules));
       assert.ok(!rules.includes('unreadable-response'));
@@ -148,11 +158,29 @@ describe('the leak rules read past the old walk; what no bound lets them read is
 
   test('past the node bound, past the text bound: unreadable-response, with where the reading stopped', () => {
     const cases: Array<[unknown, RegExp, string]> = [
-      [errorMsg(-32603, 'x', { filler: new Array(WALK_BOUNDS.nodes).fill(0), trace: TRACE }), /more than 100,000 values/, '/response/error/data/filler/'],
+      [
+        errorMsg(-32603, 'x', { filler: new Array(WALK_BOUNDS.nodes).fill(0), trace: TRACE }),
+        /more than 100,000 values/,
+        '/response/error/data/filler/',
+      ],
       [errorMsg(-32603, 'x'.repeat(WALK_BOUNDS.text), { trace: TRACE }), /more than 1 MiB of error text/, '/response/error/data/trace'],
       [errorMsg(-32603, 'x'.repeat(WALK_BOUNDS.text + 1)), /more than 1 MiB of error text/, '/response/error/message'],
-      [resultMsg({ content: [{ type: 'text', text: 'x'.repeat(WALK_BOUNDS.text) }, { type: 'text', text: TRACE }], isError: true }), /1 MiB/, '/response/result/content/1/text'],
-      [resultMsg({ content: new Array(WALK_BOUNDS.nodes + 1).fill({ type: 'image' }), isError: true }), /100,000 values/, '/response/result/content/'],
+      [
+        resultMsg({
+          content: [
+            { type: 'text', text: 'x'.repeat(WALK_BOUNDS.text) },
+            { type: 'text', text: TRACE },
+          ],
+          isError: true,
+        }),
+        /1 MiB/,
+        '/response/result/content/1/text',
+      ],
+      [
+        resultMsg({ content: new Array(WALK_BOUNDS.nodes + 1).fill({ type: 'image' }), isError: true }),
+        /100,000 values/,
+        '/response/result/content/',
+      ],
     ];
     for (const [response, message, at] of cases) {
       const { findings, errors } = evaluate(subject({ response }), 'server');
@@ -166,7 +194,10 @@ describe('the leak rules read past the old walk; what no bound lets them read is
   });
 
   test('a response nested deeper than the bound anywhere (a result _meta 3,000 deep) is unreadable-response, pointing into it', () => {
-    const { findings } = evaluate(subject({ response: resultMsg({ content: [{ type: 'text', text: 'ok' }], _meta: nest(3000, 1) }) }), 'server');
+    const { findings } = evaluate(
+      subject({ response: resultMsg({ content: [{ type: 'text', text: 'ok' }], _meta: nest(3000, 1) }) }),
+      'server',
+    );
     const f = findings.find((x) => x.rule === 'unreadable-response');
     assert.ok(f);
     assert.ok(f.pointer.startsWith('/response/result/_meta/c/c/'), f.pointer);
@@ -174,7 +205,12 @@ describe('the leak rules read past the old walk; what no bound lets them read is
   });
 
   test('a request with _meta 3,000 deep is unreadable-request', () => {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: {}, _meta: { ...modernMeta(), x: 1 } } }).replace('"x":1', `"x":${'{"c":'.repeat(3000)}1${'}'.repeat(3000)}`);
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: {}, _meta: { ...modernMeta(), x: 1 } },
+    }).replace('"x":1', `"x":${'{"c":'.repeat(3000)}1${'}'.repeat(3000)}`);
     const { findings } = evaluate(post(body), 'client');
     const f = findings.find((x) => x.rule === 'unreadable-request');
     assert.ok(f);
@@ -198,11 +234,19 @@ describe('ordinary deep-ish content is read whole and gets no unreadable finding
       resultMsg({ content: [{ type: 'text', text: 'failed' }], isError: true, _meta: content, resultType: 'complete' }),
     ];
     for (const response of responses) {
-      const { rules, errors } = evaluate(subject({ response, params: { name: 'echo', arguments: { data: content }, _meta: modernMeta() } }), 'server');
+      const { rules, errors } = evaluate(
+        subject({ response, params: { name: 'echo', arguments: { data: content }, _meta: modernMeta() } }),
+        'server',
+      );
       assert.deepEqual(errors, []);
       assert.ok(!rules.includes('unreadable-response'), String(rules));
     }
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { data: content }, _meta: modernMeta() } });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { data: content }, _meta: modernMeta() },
+    });
     assert.ok(!evaluate(post(body), 'client').rules.includes('unreadable-request'));
   });
 
@@ -219,7 +263,11 @@ describe('the walker, the copy and the encoder', () => {
   test('walkStrings visits strings in document order with their paths, and records the first cut', () => {
     const seen: string[] = [];
     const b = budget();
-    walkStrings({ a: 'one', b: [1, 'two', { c: 'three' }], d: nest(200, 'deep'), e: 'four' }, b, (text, at) => void seen.push(`${boundedPointer(at())}=${text}`));
+    walkStrings(
+      { a: 'one', b: [1, 'two', { c: 'three' }], d: nest(200, 'deep'), e: 'four' },
+      b,
+      (text, at) => void seen.push(`${boundedPointer(at())}=${text}`),
+    );
     assert.deepEqual(seen, ['/a=one', '/b/1=two', '/b/2/c=three', '/e=four']);
     assert.equal(b.cut?.reason, 'depth');
   });

@@ -5,7 +5,16 @@ import { NO_VERDICT } from '../../src/verdicts.ts';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { classify } from '../../src/codec/jsonrpc.ts';
-import { LEAK_PATTERNS, LEAK_RULES, MAX_TEXT, findLeaks, leakRules, redactCredentials, type LeakPattern, type LeakRuleId } from '../../src/rules/leaks.ts';
+import {
+  LEAK_PATTERNS,
+  LEAK_RULES,
+  MAX_TEXT,
+  findLeaks,
+  leakRules,
+  redactCredentials,
+  type LeakPattern,
+  type LeakRuleId,
+} from '../../src/rules/leaks.ts';
 import type { ExchangeRule, ExchangeSubject, Report } from '../../src/rules/types.ts';
 import { ALL } from '../../src/rules/versions.ts';
 
@@ -23,7 +32,11 @@ const POSITIVE: Array<[LeakRuleId, string, string]> = [
   [STACK, 'TypeError: x is undefined at Object.<anonymous> (/app/index.js:3:9)', 'at Object.<anonymous> (/app/index.js:3:9)'],
   [STACK, 'at new Server (C:\\src\\server.ts:10:5)', 'at new Server (C:\\src\\server.ts:10:5)'],
   [STACK, 'at EventEmitter.emit (node:events:517:28)', 'at EventEmitter.emit (node:events:517:28)'],
-  [STACK, 'at process.processTicksAndRejections (node:internal/process/task_queues:95:5)', 'at process.processTicksAndRejections (node:internal/process/task_queues:95:5)'],
+  [
+    STACK,
+    'at process.processTicksAndRejections (node:internal/process/task_queues:95:5)',
+    'at process.processTicksAndRejections (node:internal/process/task_queues:95:5)',
+  ],
   [STACK, 'at Foo.bar [as baz] (/a/b.ts:1:1)', 'at Foo.bar [as baz] (/a/b.ts:1:1)'],
   [STACK, '(at Object.<anonymous> (index.js:3:9))', 'at Object.<anonymous> (index.js:3:9)'],
   // Python
@@ -33,8 +46,16 @@ const POSITIVE: Array<[LeakRuleId, string, string]> = [
   // Java, Kotlin
   [STACK, 'java.lang.NullPointerException\n\tat com.example.Foo.bar(Foo.java:42)', 'at com.example.Foo.bar(Foo.java:42)'],
   [STACK, '\tat java.base/java.lang.Thread.run(Thread.java:833)', 'at java.base/java.lang.Thread.run(Thread.java:833)'],
-  [STACK, 'at kotlinx.coroutines.DispatchedTask.run(DispatchedTask.kt:108)', 'at kotlinx.coroutines.DispatchedTask.run(DispatchedTask.kt:108)'],
-  [STACK, 'at sun.reflect.NativeMethodAccessorImpl.invoke0(Native Method)', 'at sun.reflect.NativeMethodAccessorImpl.invoke0(Native Method)'],
+  [
+    STACK,
+    'at kotlinx.coroutines.DispatchedTask.run(DispatchedTask.kt:108)',
+    'at kotlinx.coroutines.DispatchedTask.run(DispatchedTask.kt:108)',
+  ],
+  [
+    STACK,
+    'at sun.reflect.NativeMethodAccessorImpl.invoke0(Native Method)',
+    'at sun.reflect.NativeMethodAccessorImpl.invoke0(Native Method)',
+  ],
   [STACK, 'Exception in thread "main" java.lang.IllegalStateException', 'Exception in thread "main"'],
   [STACK, 'failed\nCaused by: org.postgresql.util.PSQLException: timeout', 'Caused by: org.postgresql.util.PSQLException'],
   // Go
@@ -198,7 +219,10 @@ describe('findLeaks: patterns', () => {
   }
   for (const [rule, text] of NEGATIVE) {
     test(`${rule} ignores ${JSON.stringify(text)}`, () => {
-      assert.deepEqual(findLeaks(text, { patterns: only(rule) }).map((l) => l.match), []);
+      assert.deepEqual(
+        findLeaks(text, { patterns: only(rule) }).map((l) => l.match),
+        [],
+      );
     });
   }
 
@@ -230,14 +254,23 @@ describe('findLeaks: patterns', () => {
     assert.deepEqual(findLeaks('connect ECONNREFUSED 10.0.0.5:80', { sent }), []);
     assert.deepEqual(findLeaks('no such file /home/u/project/sub/x.txt', { sent }), []);
     assert.deepEqual(findLeaks('printer.local:631 is offline', { sent }), []);
-    assert.deepEqual(findLeaks('bad /home/u/projectX/y', { sent }).map((l) => l.match), ['/home/u/projectX/y']);
-    assert.deepEqual(findLeaks('connect 10.0.0.6:80', { sent }).map((l) => l.match), ['10.0.0.6:80']);
+    assert.deepEqual(
+      findLeaks('bad /home/u/projectX/y', { sent }).map((l) => l.match),
+      ['/home/u/projectX/y'],
+    );
+    assert.deepEqual(
+      findLeaks('connect 10.0.0.6:80', { sent }).map((l) => l.match),
+      ['10.0.0.6:80'],
+    );
   });
 
   test('a policy can add a pattern (with or without the g flag)', () => {
     const custom: LeakPattern = { rule: HOST, name: 'consul', label: 'a Consul service name', re: /\b[\w-]+\.service\.consul\b/ };
     const leaks = findLeaks('api.service.consul and api.service.consul', { patterns: [...LEAK_PATTERNS, custom] });
-    assert.deepEqual(leaks.map((l) => l.pattern), ['consul', 'consul']);
+    assert.deepEqual(
+      leaks.map((l) => l.pattern),
+      ['consul', 'consul'],
+    );
     const rule = leakRules([...LEAK_PATTERNS, custom]).find((r) => r.id === HOST)!;
     assert.equal(rule.check(subject(error('upstream api.service.consul down'))).length, 1);
   });
@@ -250,11 +283,16 @@ describe('findLeaks: patterns', () => {
       assert.ok(p.re.global, p.name);
     }
     assert.equal(new Set(LEAK_PATTERNS.map((p) => p.name)).size, LEAK_PATTERNS.length);
-    for (const rule of rules) assert.ok(LEAK_PATTERNS.some((p) => p.rule === rule), rule);
+    for (const rule of rules)
+      assert.ok(
+        LEAK_PATTERNS.some((p) => p.rule === rule),
+        rule,
+      );
   });
 
   test('never throws, whatever the text', () => {
-    for (const text of ['', '\u0000', '\ud800', 'x'.repeat(70_000), '🙂 /home/🙂/x', '\n'.repeat(1000)]) assert.ok(Array.isArray(findLeaks(text)));
+    for (const text of ['', '\u0000', '\ud800', 'x'.repeat(70_000), '🙂 /home/🙂/x', '\n'.repeat(1000)])
+      assert.ok(Array.isArray(findLeaks(text)));
   });
 });
 
@@ -276,11 +314,22 @@ describe('redactCredentials', () => {
 
 // Subjects.
 type Json = Record<string, unknown>;
-const error = (message: unknown, data?: unknown): Json => ({ jsonrpc: '2.0', id: 1, error: { code: -32603, message, ...(data === undefined ? {} : { data }) } });
-const toolError = (...texts: unknown[]): Json => ({ jsonrpc: '2.0', id: 1, result: { content: texts.map((t) => (typeof t === 'string' ? { type: 'text', text: t } : t)), isError: true } });
+const error = (message: unknown, data?: unknown): Json => ({
+  jsonrpc: '2.0',
+  id: 1,
+  error: { code: -32603, message, ...(data === undefined ? {} : { data }) },
+});
+const toolError = (...texts: unknown[]): Json => ({
+  jsonrpc: '2.0',
+  id: 1,
+  result: { content: texts.map((t) => (typeof t === 'string' ? { type: 'text', text: t } : t)), isError: true },
+});
 const ok = (text: string): Json => ({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text }] } });
 
-function subject(response: Json | undefined, opts: { params?: unknown; method?: string; from?: 'client' | 'server'; version?: string } = {}): ExchangeSubject {
+function subject(
+  response: Json | undefined,
+  opts: { params?: unknown; method?: string; from?: 'client' | 'server'; version?: string } = {},
+): ExchangeSubject {
   const method = opts.method ?? 'tools/call';
   const version = opts.version ?? '2025-06-18';
   return {
@@ -332,12 +381,15 @@ const check = (id: LeakRuleId, s: ExchangeSubject): Report[] => rule(id).check(s
 
 describe('leak rules', () => {
   test('metadata: ids, group, severity, every version, server, R73', () => {
-    assert.deepEqual(LEAK_RULES.map((r) => [r.id, r.severity]), [
-      [STACK, 'error'],
-      [PATH, 'warning'],
-      [ADDR, 'warning'],
-      [HOST, 'warning'],
-    ]);
+    assert.deepEqual(
+      LEAK_RULES.map((r) => [r.id, r.severity]),
+      [
+        [STACK, 'error'],
+        [PATH, 'warning'],
+        [ADDR, 'warning'],
+        [HOST, 'warning'],
+      ],
+    );
     for (const r of LEAK_RULES) {
       assert.equal(r.group, 'leaks');
       assert.deepEqual(r.versions, ALL);
@@ -380,7 +432,10 @@ describe('leak rules', () => {
       // A successful result's content is the tool's subject matter: log lines, a search hit.
       assert.deepEqual(check(id, subject(ok(`2025-01-12T10:00:02Z ERROR ${text}`))), []);
       assert.deepEqual(check(id, subject(ok(`1 match in app.log:\n${text}`))), []);
-      assert.deepEqual(check(id, subject({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: `Found:\n${text}` }], isError: false } })), []);
+      assert.deepEqual(
+        check(id, subject({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: `Found:\n${text}` }], isError: false } })),
+        [],
+      );
     });
     test(`${id} fires on a result silent-success judges a failure (it states the call failed without isError)`, () => {
       const reports = check(id, subject(ok(`Report failed: ${text}`)));
@@ -391,15 +446,26 @@ describe('leak rules', () => {
   }
 
   test('an isError result: embedded resource text and structuredContent strings are failure text too', () => {
-    const resp = { jsonrpc: '2.0', id: 1, result: {
-      content: [{ type: 'text', text: 'Export failed' }, { type: 'resource', resource: { uri: 'mem://log', text: 'cannot write /var/lib/export/out.csv' } }],
-      structuredContent: { error: { at: '10.0.3.17:5432' } },
-      isError: true,
-    } } as Json;
+    const resp = {
+      jsonrpc: '2.0',
+      id: 1,
+      result: {
+        content: [
+          { type: 'text', text: 'Export failed' },
+          { type: 'resource', resource: { uri: 'mem://log', text: 'cannot write /var/lib/export/out.csv' } },
+        ],
+        structuredContent: { error: { at: '10.0.3.17:5432' } },
+        isError: true,
+      },
+    } as Json;
     assert.equal(check(PATH, subject(resp))[0]?.pointer, '/response/result/content/1/resource/text');
     assert.equal(check(ADDR, subject(resp))[0]?.pointer, '/response/result/structuredContent/error/at');
     // The same places of a successful result are subject matter.
-    const fine = { jsonrpc: '2.0', id: 1, result: { ...(resp as { result: Record<string, unknown> }).result, content: [{ type: 'text', text: 'Exported' }], isError: false } } as Json;
+    const fine = {
+      jsonrpc: '2.0',
+      id: 1,
+      result: { ...(resp as { result: Record<string, unknown> }).result, content: [{ type: 'text', text: 'Exported' }], isError: false },
+    } as Json;
     assert.deepEqual(check(ADDR, subject(fine)), []);
   });
 
@@ -410,7 +476,10 @@ describe('leak rules', () => {
     assert.equal(reports[0]!.pointer, '/response/error/message');
     assert.match(reports[0]!.evidence, /^at a \(\/app\/a\.js:1:2\)/);
     const data = check(PATH, subject(error('Internal error', { a: 'fine', b: { c: '/home/x/1', d: '/home/x/2' } })));
-    assert.deepEqual(data.map((r) => r.pointer), ['/response/error/data/b/c']);
+    assert.deepEqual(
+      data.map((r) => r.pointer),
+      ['/response/error/data/b/c'],
+    );
   });
 
   test('data keys are escaped in the pointer', () => {
@@ -428,7 +497,10 @@ describe('leak rules', () => {
       error('redis://:hunter2@cache.lan:6379 refused, token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl at 10.0.0.1'),
     ]) {
       const all = LEAK_RULES.flatMap((r) => (r.subject === 'exchange' ? r.check(subject(resp)) : []));
-      assert.ok(all.some((r) => r.evidence.includes('[REDACTED]')), JSON.stringify(all));
+      assert.ok(
+        all.some((r) => r.evidence.includes('[REDACTED]')),
+        JSON.stringify(all),
+      );
       for (const r of all) {
         assert.ok(!`${r.message} ${r.evidence} ${r.fix}`.includes('hunter2'), r.evidence);
         assert.ok(!r.evidence.includes('c2lnbmF0dXJl'), r.evidence);
@@ -462,7 +534,11 @@ describe('leak rules', () => {
       assert.deepEqual(r.check(subject(error(text), { from: 'server', method: 'sampling/createMessage' })), [], r.id);
       assert.deepEqual(r.check(subject(undefined)), [], r.id);
       assert.deepEqual(r.check(subject(ok(text))), [], r.id);
-      assert.deepEqual(r.check(subject({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'error', data: text } })), [], r.id);
+      assert.deepEqual(
+        r.check(subject({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'error', data: text } })),
+        [],
+        r.id,
+      );
     }
   });
 
@@ -506,23 +582,80 @@ describe('linear time', () => {
   const fill = (unit: string): string => unit.repeat(Math.ceil(N / unit.length)).slice(0, N);
   const families: Record<string, string[]> = {
     stack: [
-      fill('at '), `at ${fill('/a')}`, `at x (${fill('a/')}`, fill('at a ('), `at (${fill(':1')}`, `at (${fill('a:1a')}`, fill('at a.'), `at ${fill('a.')}(`,
-      fill('File "'), `File "${fill('a')}`, fill('#0 '), `#0 ${fill('a.php')}`, fill('in a.php'), ` ${fill('a.go:1')}`, fill(';a.go:1'), fill('=a.rb'),
-      ` ${fill('a.rb:1:')}`, fill('System.A'), `Caused by: ${fill('a.')}`, fill('goroutine 1 ['), `at a.b() in ${fill('x')}`, fill('\npanic:'),
-      fill('at async new '), `at ${fill('a/')}.js:1`, fill(":line Server=)):line "), fill("thread '"),
+      fill('at '),
+      `at ${fill('/a')}`,
+      `at x (${fill('a/')}`,
+      fill('at a ('),
+      `at (${fill(':1')}`,
+      `at (${fill('a:1a')}`,
+      fill('at a.'),
+      `at ${fill('a.')}(`,
+      fill('File "'),
+      `File "${fill('a')}`,
+      fill('#0 '),
+      `#0 ${fill('a.php')}`,
+      fill('in a.php'),
+      ` ${fill('a.go:1')}`,
+      fill(';a.go:1'),
+      fill('=a.rb'),
+      ` ${fill('a.rb:1:')}`,
+      fill('System.A'),
+      `Caused by: ${fill('a.')}`,
+      fill('goroutine 1 ['),
+      `at a.b() in ${fill('x')}`,
+      fill('\npanic:'),
+      fill('at async new '),
+      `at ${fill('a/')}.js:1`,
+      fill(':line Server=)):line '),
+      fill("thread '"),
     ],
     path: [
-      ` ${fill('/a')}`, ` /home${fill('/a')}`, ` ${fill('/a.')}`, ` ${fill('/a.j')}`, fill(' /home'), `C:\\${fill('a ')}`, `C:\\${fill('a \\')}`,
-      ` ${fill('C:\\')}`, `\\\\${fill('a\\')}`, fill(' /a/b.js.'), ` ${fill('/x.js')}`, fill('(C:/a '), ` ${fill('/a=')}`, fill('=/home/a'), fill('=C:\\a'),
+      ` ${fill('/a')}`,
+      ` /home${fill('/a')}`,
+      ` ${fill('/a.')}`,
+      ` ${fill('/a.j')}`,
+      fill(' /home'),
+      `C:\\${fill('a ')}`,
+      `C:\\${fill('a \\')}`,
+      ` ${fill('C:\\')}`,
+      `\\\\${fill('a\\')}`,
+      fill(' /a/b.js.'),
+      ` ${fill('/x.js')}`,
+      fill('(C:/a '),
+      ` ${fill('/a=')}`,
+      fill('=/home/a'),
+      fill('=C:\\a'),
     ],
     address: [
-      fill('10.'), fill('10.0.0.1.'), fill('10.0.0.'), ` ${fill('1')}`, fill(' 192.168.'), fill('fd00:'), fill('fe80::1:'), fill('::1'), fill(':'),
-      `fd12${fill(':1')}`, fill('version 10.0.0.1 '),
+      fill('10.'),
+      fill('10.0.0.1.'),
+      fill('10.0.0.'),
+      ` ${fill('1')}`,
+      fill(' 192.168.'),
+      fill('fd00:'),
+      fill('fe80::1:'),
+      fill('::1'),
+      fill(':'),
+      `fd12${fill(':1')}`,
+      fill('version 10.0.0.1 '),
     ],
     host: [
-      fill('a.'), fill('a-'), ` ${fill('a.local.')}`, fill('x.internal.'), fill('localhost:'), fill('postgres://'), fill('@postgres://'),
-      `postgres://${fill('a:')}`, fill('jdbc:a:'), fill('jdbc:oracle:a:'), fill('Server=a;'), `Server=a;${fill('a=b;')}`, fill('Server=a;Password'),
-      fill('a://b:'), fill('eyJaaaaaaaaaa.'), fill('sk-'),
+      fill('a.'),
+      fill('a-'),
+      ` ${fill('a.local.')}`,
+      fill('x.internal.'),
+      fill('localhost:'),
+      fill('postgres://'),
+      fill('@postgres://'),
+      `postgres://${fill('a:')}`,
+      fill('jdbc:a:'),
+      fill('jdbc:oracle:a:'),
+      fill('Server=a;'),
+      `Server=a;${fill('a=b;')}`,
+      fill('Server=a;Password'),
+      fill('a://b:'),
+      fill('eyJaaaaaaaaaa.'),
+      fill('sk-'),
     ],
   };
   test('100 KB of adversarial input per pattern family is scanned (and redacted) in under 1000 ms', () => {

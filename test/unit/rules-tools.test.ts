@@ -8,7 +8,14 @@ import type { Message } from '../../src/codec/jsonrpc.ts';
 import type { Session } from '../../src/exchange/sessions.ts';
 import type { ExchangeSubject } from '../../src/rules/types.ts';
 import { ALL } from '../../src/rules/versions.ts';
-import { SILENT_SUCCESS_PATTERNS, TOOL_RULES, UNKNOWN_TOOL_TEXT, failureStatement, mentions, validateArguments } from '../../src/rules/tools.ts';
+import {
+  SILENT_SUCCESS_PATTERNS,
+  TOOL_RULES,
+  UNKNOWN_TOOL_TEXT,
+  failureStatement,
+  mentions,
+  validateArguments,
+} from '../../src/rules/tools.ts';
 
 describe('silent-success patterns', () => {
   const failures = [
@@ -26,7 +33,7 @@ describe('silent-success patterns', () => {
     'connect ECONNREFUSED 127.0.0.1:5432',
     'ENOENT: no such file or directory',
     'Fatal error: out of memory',
-    'Report failed: ENOENT: no such file or directory, open \'/home/deploy/reports/q4.csv\'',
+    "Report failed: ENOENT: no such file or directory, open '/home/deploy/reports/q4.csv'",
     // The failure's own detail: stack frames, advice.
     'TypeError: Cannot read properties of undefined (reading "price")\n    at quote (/srv/app/quote.js:12:5)\n    at process (node:internal/x:1:1)',
     'java.io.IOException: stream closed\n\tat com.acme.Reader.read(Reader.java:42)\n\t... 3 more\nCaused by: java.net.SocketException: reset',
@@ -40,7 +47,7 @@ describe('silent-success patterns', () => {
     '{"error":"rate limit exceeded","retryAfterSeconds":60}',
     '{"error":{"message":"quota exceeded","code":429}}',
     '\n\n  Error: after blank lines',
-    'Erreur : impossible d\'ouvrir le fichier',
+    "Erreur : impossible d'ouvrir le fichier",
     'Fehler: Datei konnte nicht geöffnet werden',
     'Impossible de se connecter à la base de données',
     'No se pudo conectar con el servidor',
@@ -122,7 +129,8 @@ describe('silent-success patterns', () => {
     test(`reads as a failure: ${JSON.stringify(text).slice(0, 50)}`, () => assert.ok(failureStatement(text), text));
   }
   for (const text of fine) {
-    test(`reads as ordinary output: ${JSON.stringify(text).slice(0, 50)}`, () => assert.equal(failureStatement(text), undefined, `${text} matched ${failureStatement(text)?.pattern}`));
+    test(`reads as ordinary output: ${JSON.stringify(text).slice(0, 50)}`, () =>
+      assert.equal(failureStatement(text), undefined, `${text} matched ${failureStatement(text)?.pattern}`));
   }
   test('the match names the statement (the first non-blank line) and where it starts', () => {
     const m = failureStatement('\n  Error: the first line\n    at f (x.js:1:2)');
@@ -145,10 +153,23 @@ describe('silent-success patterns', () => {
 });
 
 describe('unknown-tool text', () => {
-  for (const text of ['Unknown tool: nope', 'MCP error -32602: Tool nope not found', "Tool 'nope' was not found", 'no such tool: x', 'Tool not found', 'tool `x` does not exist', "Tool x doesn't exist"]) {
+  for (const text of [
+    'Unknown tool: nope',
+    'MCP error -32602: Tool nope not found',
+    "Tool 'nope' was not found",
+    'no such tool: x',
+    'Tool not found',
+    'tool `x` does not exist',
+    "Tool x doesn't exist",
+  ]) {
     test(`says the tool is unknown: ${text}`, () => assert.match(text, UNKNOWN_TOOL_TEXT));
   }
-  for (const text of ['Tool execution failed: file not found', 'The tool ran but the user was not found', 'Unknown error', 'toolbox not found']) {
+  for (const text of [
+    'Tool execution failed: file not found',
+    'The tool ran but the user was not found',
+    'Unknown error',
+    'toolbox not found',
+  ]) {
     test(`does not: ${text}`, () => assert.doesNotMatch(text, UNKNOWN_TOOL_TEXT));
   }
 });
@@ -156,7 +177,12 @@ describe('unknown-tool text', () => {
 describe('validateArguments', () => {
   const search = {
     type: 'object',
-    properties: { query: { type: 'string' }, limit: { type: 'integer', minimum: 1 }, mode: { enum: ['fast', 'deep'] }, email: { type: 'string', format: 'email' } },
+    properties: {
+      query: { type: 'string' },
+      limit: { type: 'integer', minimum: 1 },
+      mode: { enum: ['fast', 'deep'] },
+      email: { type: 'string', format: 'email' },
+    },
     required: ['query'],
     additionalProperties: false,
   };
@@ -179,26 +205,50 @@ describe('validateArguments', () => {
   test('nested errors name the top-level parameter', () => {
     const schema = { type: 'object', properties: { options: { type: 'object', properties: { 'a/b': { type: 'number' } } } } };
     const v = validateArguments(schema, { options: { 'a/b': 'x' } }, '2025-11-25');
-    assert.deepEqual(v?.errors.map((e) => [e.path, e.param]), [['/options/a~1b', 'options']]);
+    assert.deepEqual(
+      v?.errors.map((e) => [e.path, e.param]),
+      [['/options/a~1b', 'options']],
+    );
   });
 
   test('formats are not judged', () => {
     assert.equal(validateArguments(search, { query: 'q', email: 'not an email' }, '2025-11-25')?.valid, true);
   });
 
-  const dependent = { type: 'object', properties: { from: { type: 'integer' }, to: { type: 'integer' } }, dependentRequired: { from: ['to'] } };
-  for (const [version, valid] of [['2024-11-05', true], ['2025-06-18', true], ['2025-11-25', false], ['2026-07-28', false]] as const) {
+  const dependent = {
+    type: 'object',
+    properties: { from: { type: 'integer' }, to: { type: 'integer' } },
+    dependentRequired: { from: ['to'] },
+  };
+  for (const [version, valid] of [
+    ['2024-11-05', true],
+    ['2025-06-18', true],
+    ['2025-11-25', false],
+    ['2026-07-28', false],
+  ] as const) {
     test(`the default dialect of ${version} is ${valid ? 'draft-07' : '2020-12'}`, () => {
       assert.equal(validateArguments(dependent, { from: 1 }, version)?.valid, valid);
     });
   }
 
   test('an explicit $schema wins over the version default', () => {
-    assert.equal(validateArguments({ ...dependent, $schema: 'http://json-schema.org/draft-07/schema#' }, { from: 1 }, '2026-07-28')?.valid, true);
-    assert.equal(validateArguments({ ...dependent, $schema: 'https://json-schema.org/draft/2020-12/schema' }, { from: 1 }, '2025-06-18')?.valid, false);
-    assert.equal(validateArguments({ ...dependent, $schema: 'https://json-schema.org/draft/2019-09/schema' }, { from: 1 }, '2025-06-18')?.valid, false);
+    assert.equal(
+      validateArguments({ ...dependent, $schema: 'http://json-schema.org/draft-07/schema#' }, { from: 1 }, '2026-07-28')?.valid,
+      true,
+    );
+    assert.equal(
+      validateArguments({ ...dependent, $schema: 'https://json-schema.org/draft/2020-12/schema' }, { from: 1 }, '2025-06-18')?.valid,
+      false,
+    );
+    assert.equal(
+      validateArguments({ ...dependent, $schema: 'https://json-schema.org/draft/2019-09/schema' }, { from: 1 }, '2025-06-18')?.valid,
+      false,
+    );
     const tuple = { type: 'object', properties: { p: { type: 'array', items: [{ type: 'string' }] } } };
-    assert.equal(validateArguments({ ...tuple, $schema: 'http://json-schema.org/draft-07/schema' }, { p: [1] }, '2025-11-25')?.valid, false);
+    assert.equal(
+      validateArguments({ ...tuple, $schema: 'http://json-schema.org/draft-07/schema' }, { p: [1] }, '2025-11-25')?.valid,
+      false,
+    );
   });
 
   test('a dialect it cannot tell means undefined', () => {
@@ -206,7 +256,10 @@ describe('validateArguments', () => {
     assert.equal(validateArguments(search, { query: 1 }, '2099-01-01'), undefined);
     assert.equal(validateArguments({ ...search, $schema: 'http://json-schema.org/draft-04/schema#' }, {}, '2025-06-18'), undefined);
     assert.equal(validateArguments({ ...search, $schema: 42 }, {}, '2025-06-18'), undefined);
-    assert.equal(validateArguments({ ...search, $schema: 'http://json-schema.org/draft-07/schema#' }, { query: 1 }, undefined)?.valid, false);
+    assert.equal(
+      validateArguments({ ...search, $schema: 'http://json-schema.org/draft-07/schema#' }, { query: 1 }, undefined)?.valid,
+      false,
+    );
   });
 
   test('a schema that does not compile means undefined, every time', () => {
@@ -236,7 +289,10 @@ describe('validateArguments', () => {
     assert.equal(validateArguments(n2, { p: 'a' }, '2026-07-28')?.valid, true);
     const hostile = { $id: 'http://json-schema.org/draft-07/schema', type: 'object' };
     validateArguments(hostile, {}, '2025-06-18');
-    assert.equal(validateArguments({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', required: ['x'] }, {}, '2025-06-18')?.valid, false);
+    assert.equal(
+      validateArguments({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', required: ['x'] }, {}, '2025-06-18')?.valid,
+      false,
+    );
   });
 
   test('the same schema object gives the same verdicts (compiled once)', () => {
@@ -251,7 +307,8 @@ describe('validateArguments', () => {
     let deep: Record<string, unknown> = { n: 'x' };
     for (let i = 0; i < 200; i++) deep = { child: deep };
     assert.equal(validateArguments(tree, deep, '2026-07-28')?.valid, false);
-    for (const args of [undefined, null, 'x', [], { __proto__: { query: 1 } }]) assert.doesNotThrow(() => validateArguments(search, args, '2025-06-18'));
+    for (const args of [undefined, null, 'x', [], { __proto__: { query: 1 } }])
+      assert.doesNotThrow(() => validateArguments(search, args, '2025-06-18'));
   });
 });
 
@@ -296,7 +353,12 @@ describe('tool rules never throw', () => {
     { kind: 'result', id: 1, result: { content: 'x', isError: 1 }, value: {} },
     { kind: 'result', id: 1, result: { content: [null, 1, 'x', { type: 7 }, { type: 'text', text: 5 }], isError: true }, value: {} },
     { kind: 'result', id: 1, result: { content: [{ type: 'text', text: 'Error: x' }], resultType: 5, task: 'x' }, value: {} },
-    { kind: 'result', id: 1, result: { tools: [null, { name: 5 }, { name: 'a', inputSchema: null }, { name: 'b', inputSchema: { type: ['object'] } }] }, value: {} },
+    {
+      kind: 'result',
+      id: 1,
+      result: { tools: [null, { name: 5 }, { name: 'a', inputSchema: null }, { name: 'b', inputSchema: { type: ['object'] } }] },
+      value: {},
+    },
     { kind: 'result', id: 1, result: { tools: 'x' }, value: {} },
     { kind: 'error', id: 1, code: '-32602', message: 5, data: undefined, value: {} },
     { kind: 'error', id: 1, code: -32601, message: { a: 1 }, data: undefined, value: {} },
@@ -321,7 +383,20 @@ describe('tool rules never throw', () => {
             const s: ExchangeSubject = {
               kind: 'exchange',
               version,
-              request: { scope: 's', from: 'client', id: 1, method: r.method, tool: r.tool, params: r.params, sessionId: undefined, protocolVersion: version, startedAt: 0, requestBytes: 0, headers: {}, verdict: NO_VERDICT },
+              request: {
+                scope: 's',
+                from: 'client',
+                id: 1,
+                method: r.method,
+                tool: r.tool,
+                params: r.params,
+                sessionId: undefined,
+                protocolVersion: version,
+                startedAt: 0,
+                requestBytes: 0,
+                headers: {},
+                verdict: NO_VERDICT,
+              },
               requestHeaders: {},
               response,
               outcome: 'x',
@@ -337,7 +412,8 @@ describe('tool rules never throw', () => {
               if (rule.subject !== 'exchange') continue;
               const out = rule.check(s);
               assert.ok(Array.isArray(out));
-              for (const f of out) for (const k of ['message', 'pointer', 'evidence', 'fix'] as const) assert.equal(typeof f[k], 'string', `${rule.id}.${k}`);
+              for (const f of out)
+                for (const k of ['message', 'pointer', 'evidence', 'fix'] as const) assert.equal(typeof f[k], 'string', `${rule.id}.${k}`);
               reports += out.length;
             }
           }
@@ -365,12 +441,23 @@ describe('tool rules never throw', () => {
 });
 
 describe('silent-success patterns: success texts that only look like failures', () => {
-  for (const text of ['No tests failed.', 'Nothing failed.', 'Error-free run: 3 files', "if (err.code === 'ENOENT') retry()", 'Could not find any results for "cats"']) {
+  for (const text of [
+    'No tests failed.',
+    'Nothing failed.',
+    'Error-free run: 3 files',
+    "if (err.code === 'ENOENT') retry()",
+    'Could not find any results for "cats"',
+  ]) {
     test(`"${text}" is not a failure`, () => {
       assert.equal(failureStatement(text), undefined);
     });
   }
-  for (const text of ['Upload failed.', 'Error - disk full', 'ENOENT: no such file or directory', 'Could not resolve host api.example.com']) {
+  for (const text of [
+    'Upload failed.',
+    'Error - disk full',
+    'ENOENT: no such file or directory',
+    'Could not resolve host api.example.com',
+  ]) {
     test(`"${text}" is a failure`, () => {
       assert.ok(failureStatement(text));
     });

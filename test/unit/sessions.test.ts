@@ -166,7 +166,10 @@ describe('SessionStore.addTools', () => {
     const a = session.tools.get('a')!;
     assert.deepEqual([a.name, a.inputSchema, a.outputSchema], ['a', { v: 2 }, { type: 'object' }]);
     assert.deepEqual(Object.keys(a.fields ?? {}).sort(), ['inputSchema', 'name', 'outputSchema']);
-    assert.ok(Object.values(a.fields ?? {}).every((d) => /^[\w-]{12}$/.test(d)), 'digests, not the values');
+    assert.ok(
+      Object.values(a.fields ?? {}).every((d) => /^[\w-]{12}$/.test(d)),
+      'digests, not the values',
+    );
     assert.equal(session.tools.size, 1);
   });
 
@@ -186,7 +189,12 @@ describe('SessionStore.addTools', () => {
   test('junk entries are skipped', () => {
     const s = store();
     const session = s.open('k', undefined, 0);
-    s.addTools(session, [null, 'echo', 42, true, [], {}, { name: 5 }, { name: null }, { title: 'x' }, { name: 'ok' }, [{ name: 'nested' }]], true, true);
+    s.addTools(
+      session,
+      [null, 'echo', 42, true, [], {}, { name: 5 }, { name: null }, { title: 'x' }, { name: 'ok' }, [{ name: 'nested' }]],
+      true,
+      true,
+    );
     assert.deepEqual(names(session.tools), ['ok']);
   });
 
@@ -274,17 +282,13 @@ describe('SessionStore.addTools: toolsComplete', () => {
     assert.deepEqual([...session.tools.keys()], ['late']);
   });
 
-  test(
-    'an empty first page with a cursor, then the last page, is complete',
-    {},
-    () => {
-      const s = store();
-      const session = s.open('k', undefined, 0);
-      s.addTools(session, [], true, false);
-      s.addTools(session, [{ name: 'a' }], false, true);
-      assert.equal(session.toolsComplete, true);
-    },
-  );
+  test('an empty first page with a cursor, then the last page, is complete', {}, () => {
+    const s = store();
+    const session = s.open('k', undefined, 0);
+    s.addTools(session, [], true, false);
+    s.addTools(session, [{ name: 'a' }], false, true);
+    assert.equal(session.toolsComplete, true);
+  });
 });
 
 describe('shared tool catalogues', () => {
@@ -313,7 +317,10 @@ describe('shared tool catalogues', () => {
     s.addTools(a2, toolList('a'), true, true);
     const b = s.open('sid:b', 'b', 0);
     s.addTools(b, toolList('b', 60), true, true);
-    assert.deepEqual(dropped.map((d) => [d.tools, d.sessions]), [[20, 2]]);
+    assert.deepEqual(
+      dropped.map((d) => [d.tools, d.sessions]),
+      [[20, 2]],
+    );
     assert.ok(dropped[0]!.bytes > 5_000);
     assert.deepEqual(s.catalogueStats.catalogues, 1);
     for (const x of [a, a2]) {

@@ -163,10 +163,15 @@ test('the limit is on the whole block, however it is chunked', () => {
   const fits = 'data: 123456\n\n'; // 14 bytes
   const over = 'data: 1234567\n\n';
   assert.deepEqual(merged(run([Buffer.from(fits + over)], 14)), [fits, `OVERSIZE:${over}`]);
-  assert.deepEqual(merged(run([...Buffer.from(fits + over)].map((b) => Buffer.from([b])), 14)), [
-    fits,
-    `OVERSIZE:${over}`,
-  ]);
+  assert.deepEqual(
+    merged(
+      run(
+        [...Buffer.from(fits + over)].map((b) => Buffer.from([b])),
+        14,
+      ),
+    ),
+    [fits, `OVERSIZE:${over}`],
+  );
 });
 
 test('an oversize block cut off by the end of the stream still ends with last:true', () => {

@@ -19,10 +19,7 @@ test('data lines are joined with "\\n", with one leading space dropped', () => {
 });
 
 test('event name and id come with the data', () => {
-  assert.deepEqual(
-    parse('event: message\nid: 7\ndata: {}\n\n'),
-    event({ event: 'message', id: '7', data: '{}' }),
-  );
+  assert.deepEqual(parse('event: message\nid: 7\ndata: {}\n\n'), event({ event: 'message', id: '7', data: '{}' }));
   assert.equal(parse('event:\ndata: x\n\n').event, undefined, 'an empty event name is no name');
 });
 
@@ -44,10 +41,7 @@ test('retry and comments', () => {
   assert.deepEqual(parse('retry: 3000\n\n'), event({ retry: 3000 }));
   assert.equal(parse('retry: 3s\n\n').retry, undefined, 'a retry that is not digits is ignored');
   assert.deepEqual(parse(': ping\n:no space\n:\n\n'), event({ comments: ['ping', 'no space', ''] }));
-  assert.deepEqual(
-    parse(': progress\nretry: 10\ndata: x\n\n'),
-    event({ comments: ['progress'], retry: 10, data: 'x' }),
-  );
+  assert.deepEqual(parse(': progress\nretry: 10\ndata: x\n\n'), event({ comments: ['progress'], retry: 10, data: 'x' }));
 });
 
 test('CR and CRLF terminators', () => {

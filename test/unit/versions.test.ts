@@ -12,7 +12,17 @@ import type { PostSubject } from '../../src/rules/types.ts';
 import { ALL } from '../../src/rules/versions.ts';
 import { errorMsg, modernMeta, session, subject } from '../helpers/subject.ts';
 
-const UNDEFINED_VERSIONS = ['2027-01-01', '2024-01-01', '2026-07-28 ', 'DRAFT-2026-v1', '', 'constructor', '__proto__', 'toString', 'hasOwnProperty'];
+const UNDEFINED_VERSIONS = [
+  '2027-01-01',
+  '2024-01-01',
+  '2026-07-28 ',
+  'DRAFT-2026-v1',
+  '',
+  'constructor',
+  '__proto__',
+  'toString',
+  'hasOwnProperty',
+];
 
 describe('versions.ts: a version string nobody defined', () => {
   test('has no row and no era, whatever it sorts like', () => {
@@ -60,9 +70,18 @@ describe('read.ts: the era a request was sent in', () => {
     assert.equal(judgedVersion('2025-06-18', call, {}, none), '2025-06-18');
     assert.equal(judgedVersion(undefined, call, {}, none), undefined);
     assert.equal(judgedVersion('2027-01-01', call, {}, none), '2026-07-28');
-    assert.equal(judgedVersion('2027-01-01', [{ method: 'initialize', params: {} }], {}, session({ protocolVersion: '2025-03-26' })), '2025-11-25');
-    assert.equal(judgedVersion('2027-01-01', [{ method: 'tools/list' }], { 'mcp-session-id': 's1' }, session({ protocolVersion: '2025-03-26' })), '2025-03-26');
-    assert.equal(judgedVersion('2099-01-01', [{ method: 'tools/list' }], { 'mcp-session-id': 's1' }, session({ protocolVersion: '2099-01-01' })), '2025-11-25');
+    assert.equal(
+      judgedVersion('2027-01-01', [{ method: 'initialize', params: {} }], {}, session({ protocolVersion: '2025-03-26' })),
+      '2025-11-25',
+    );
+    assert.equal(
+      judgedVersion('2027-01-01', [{ method: 'tools/list' }], { 'mcp-session-id': 's1' }, session({ protocolVersion: '2025-03-26' })),
+      '2025-03-26',
+    );
+    assert.equal(
+      judgedVersion('2099-01-01', [{ method: 'tools/list' }], { 'mcp-session-id': 's1' }, session({ protocolVersion: '2099-01-01' })),
+      '2025-11-25',
+    );
     assert.equal(judgedVersion('2027-01-01', [{ method: 'tools/list' }], {}, none), undefined);
   });
 });
@@ -73,7 +92,12 @@ describe('engine: a subject naming an undefined version', () => {
 
   test('an exchange subject is judged by its era: -32022 on 400 is no reserved code, -32602 on 200 is the wrong code', () => {
     const params = { name: 'echo', arguments: {}, _meta: modernMeta('2027-01-01') };
-    const right = subject({ version: '2027-01-01', params, status: 400, response: errorMsg(-32022, 'Unsupported protocol version', { supported: ['2026-07-28'], requested: '2027-01-01' }) });
+    const right = subject({
+      version: '2027-01-01',
+      params,
+      status: 400,
+      response: errorMsg(-32022, 'Unsupported protocol version', { supported: ['2026-07-28'], requested: '2027-01-01' }),
+    });
     assert.deepEqual(ids(right), []);
     const wrong = subject({ version: '2027-01-01', params, response: errorMsg(-32602, 'bad version') });
     assert.deepEqual(ids(wrong), ['unsupported-version-code']);
@@ -94,7 +118,10 @@ describe('engine: a subject naming an undefined version', () => {
       session: session(),
     };
     assert.ok(ids(post).includes('session-id-minted'), 'a 2026-07-28 rule judged it');
-    const nothing = engine.evaluate({ ...post, version: 'constructor', request: decodeJson(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call"}')) }, 'server');
+    const nothing = engine.evaluate(
+      { ...post, version: 'constructor', request: decodeJson(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call"}')) },
+      'server',
+    );
     assert.ok(!nothing.some((f) => f.rule === 'session-id-minted'), 'no era, no table: version-free rules only');
   });
 });
