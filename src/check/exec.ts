@@ -1,7 +1,8 @@
 // Runs one probe: builds its request, sends it, has the exchange correlated and judged like proxy
 // traffic, holds the answer against the probe's expectation, and turns all of it into a result.
 import type { IncomingHttpHeaders } from 'node:http';
-import { asRecord, excerpt } from '../rules/evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import type { Finding, Report } from '../rules/types.ts';
 import { answerOf, gotText, type Answer } from './expect.ts';
 import type { CheckHttp, HttpAnswer } from './http.ts';

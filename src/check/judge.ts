@@ -13,8 +13,8 @@ import { sessionKey, SessionStore, type Session } from '../exchange/sessions.ts'
 import { RequestTable } from '../exchange/table.ts';
 import { judge } from '../engine/judge.ts';
 import { runFrame, type Frame, type FrameInput, type StageContext } from '../engine/stages.ts';
-import { defaultPolicy } from '../policy/compile.ts';
-import { runtimeFactory } from '../policy/runtime.ts';
+import { defaultPolicy } from '../config/compile.ts';
+import { runtimeFactory } from '../config/runtime.ts';
 import { bodyProblemOf, exchangeSubject, type ResponseHttp } from '../rules/subjects.ts';
 import type { BodyProblem, ExchangeSubject, Finding } from '../rules/types.ts';
 import type { HttpAnswer } from './http.ts';

@@ -3,7 +3,8 @@
 // also judged by the whole rule catalogue. The era probes (discover, initialize) come first and
 // tell which versions the server speaks; the rest run under the version chosen.
 import { LATEST_VERSION } from '../mcp/versions.ts';
-import { asRecord, excerpt } from '../rules/evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import { LEGACY } from '../rules/versions.ts';
 import { argumentPlans, type Plan } from './arguments.ts';
 import { gotText, wantError, wantRejected, wantResult } from './expect.ts';

@@ -11,8 +11,8 @@ import { Correlator } from '../exchange/correlate.ts';
 import { resolveFlow } from '../exchange/flow.ts';
 import { SessionStore } from '../exchange/sessions.ts';
 import { RequestTable } from '../exchange/table.ts';
-import type { Runtime } from '../policy/runtime.ts';
-import type { Policy } from '../policy/types.ts';
+import type { Runtime } from '../config/runtime.ts';
+import type { Policy } from '../config/types.ts';
 import type { ResponseHttp } from '../rules/subjects.ts';
 import { PASS } from '../verdicts.ts';
 import { failure, serverBody, unreadBody, unreadDelivered, type CollectedBody } from './body.ts';
@@ -188,6 +188,6 @@ export class Engine {
   }
 
   private withHappened<D>(plan: Plan<D>): Plan<D> {
-    return { deliver: plan.deliver, judged: () => this.drain([...plan.judged()]) };
+    return { deliver: plan.deliver, judged: () => this.drain(plan.judged()) };
   }
 }

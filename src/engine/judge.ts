@@ -2,7 +2,7 @@
 // policy decides about it. Values in, values out (replay and check judge with these too).
 import type { Completed } from '../exchange/correlate.ts';
 import { eraOf } from '../mcp/versions.ts';
-import type { Policy } from '../policy/types.ts';
+import type { Policy } from '../config/types.ts';
 import { decide, police, type PolicedFinding } from '../rewrite/decide.ts';
 import type { Rewriter } from '../rewrite/types.ts';
 import type { RuleEngine } from '../rules/engine.ts';

@@ -1,7 +1,7 @@
 // Audit and enforce differ in one thing: whether what comes is delivered before it is judged
 // (audit: the rules cannot change it, so judging stays off its path) or judged first (enforce:
 // the plan delivers what the policy decided). Every choice that follows from it is read here.
-import type { Policy } from '../policy/types.ts';
+import type { Policy } from '../config/types.ts';
 import { STAGES } from './stages.ts';
 
 /** The one field of an exchange's plan that orders delivery and judging. */

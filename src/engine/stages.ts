@@ -9,7 +9,7 @@ import { decodeJson, decodeJsonText, type Decoded } from '../codec/json-body.ts'
 import type { Message } from '../codec/jsonrpc.ts';
 import type { Completed, Correlator, Flow } from '../exchange/correlate.ts';
 import type { OpenRequest, Sender } from '../exchange/table.ts';
-import type { Policy } from '../policy/types.ts';
+import type { Policy } from '../config/types.ts';
 import { eraOf } from '../mcp/versions.ts';
 import { decide, type PolicedFinding } from '../rewrite/decide.ts';
 import type { Rewriter } from '../rewrite/types.ts';
@@ -57,22 +57,16 @@ export interface StageContext {
   now: number;
 }
 
-/** The stages' scratch record: each stage reads what the ones before it left. */
-interface Work {
-  input: FrameInput;
+/** The frame as the stages build it, with their scratch fields: each stage reads what the ones before it left. */
+interface Work extends Omit<Frame, 'decoded'> {
   decoded: Decoded | undefined;
   /** correlate: answers matched to their requests, requests drafted (not yet open). */
   matched: Completed[];
-  unmatched: Message[];
   drafts: OpenRequest[];
-  /** rules: findings per matched exchange and per draft, and on the POST as a whole. */
+  /** rules: the subject and findings of each matched exchange, the findings of each draft. */
   subjects: ExchangeSubject[];
   found: PolicedFinding[][];
   draftFound: PolicedFinding[][];
-  postFindings: PolicedFinding[];
-  /** decide: what goes out. */
-  completed: JudgedExchange[];
-  opened: OpenRequest[];
 }
 
 export interface Stage {
@@ -83,8 +77,8 @@ export interface Stage {
 const decodeStage: Stage = {
   name: 'decode',
   run(work) {
-    const { body } = work.input;
-    work.decoded = work.input.decoded ?? (typeof body === 'string' ? decodeJsonText(body) : decodeJson(body));
+    const { body } = work;
+    work.decoded ??= typeof body === 'string' ? decodeJsonText(body) : decodeJson(body);
   },
 };
 
@@ -92,10 +86,11 @@ const correlateStage: Stage = {
   name: 'correlate',
   run(work, { correlator, now }) {
     if (!work.decoded?.ok) return;
-    const { from, flow, size, issuedSessionId } = work.input;
+    const { from, flow, size, issuedSessionId } = work;
     const { messages } = work.decoded.payload;
     const share = Math.round(size / messages.length);
-    const drafted = new Set<string>();
+    // Only a batch can reuse an id within the frame.
+    const drafted = messages.length > 1 ? new Set<string>() : undefined;
     for (const msg of messages) {
       if (msg.kind === 'request') work.drafts.push(correlator.draft(msg, from, flow, share, now, drafted));
       else if (msg.kind === 'notification') correlator.notification(msg, from, flow);
@@ -125,7 +120,7 @@ const clientPost = (frame: FrameInput, request: Decoded): PostSubject => ({
 const rulesStage: Stage = {
   name: 'rules',
   run(work, ctx) {
-    const { flow, http, from } = work.input;
+    const { flow, http, from } = work;
     for (const c of work.matched) {
       const subject = exchangeSubject(c, flow, http);
       work.subjects.push(subject);
@@ -139,7 +134,7 @@ const rulesStage: Stage = {
     const first = work.decoded.ok ? work.decoded.payload.messages[0] : undefined;
     work.postFindings = policed(
       ctx,
-      ctx.engine.evaluate(clientPost(work.input, work.decoded), 'client'),
+      ctx.engine.evaluate(clientPost(work, work.decoded), 'client'),
       first && 'method' in first ? first.method : undefined,
       undefined,
     );
@@ -149,28 +144,31 @@ const rulesStage: Stage = {
 const decideStage: Stage = {
   name: 'decide',
   run(work, ctx) {
-    work.matched.forEach((c, i) => {
+    for (let i = 0; i < work.matched.length; i++) {
+      const c = work.matched[i]!;
       const subject = work.subjects[i]!;
       const findings = work.found[i]!;
       work.completed.push({ exchange: c, subject, findings, decision: decideFor(c, subject, findings, ctx) });
-    });
+    }
     // A request enters the table once decided, with its verdict.
-    work.drafts.forEach((draft, i) => {
-      if (work.input.from !== 'client') {
+    for (let i = 0; i < work.drafts.length; i++) {
+      const draft = work.drafts[i]!;
+      if (work.from !== 'client') {
         work.opened.push(ctx.correlator.open(draft, NO_VERDICT, ctx.now));
-        return;
+        continue;
       }
       const findings = work.draftFound[i] ?? [];
       const decision = decide({
-        findings: [...findings, ...work.postFindings],
-        subject: pendingSubject(draft, work.input.flow),
+        findings: work.postFindings.length === 0 ? findings : [...findings, ...work.postFindings],
+        subject: pendingSubject(draft, work.flow),
         policy: ctx.policy,
         rewriters: ctx.rewriters,
         party: 'client',
         modern: eraOf(draft.protocolVersion ?? '') === 'modern',
       });
-      work.opened.push(ctx.correlator.open(draft, { findings, decision }, ctx.now));
-    });
+      const clean = findings.length === 0 && decision.kind === 'pass';
+      work.opened.push(ctx.correlator.open(draft, clean ? NO_VERDICT : { findings, decision }, ctx.now));
+    }
   },
 };
 
@@ -179,25 +177,23 @@ export const STAGES: readonly Stage[] = [decodeStage, correlateStage, rulesStage
 /** Runs a frame through the stages, in order. */
 export function runFrame(input: FrameInput, ctx: StageContext): Frame {
   const work: Work = {
-    input,
-    decoded: undefined,
-    matched: [],
+    from: input.from,
+    body: input.body,
+    size: input.size,
+    flow: input.flow,
+    http: input.http,
+    issuedSessionId: input.issuedSessionId,
+    decoded: input.decoded,
+    completed: [],
     unmatched: [],
+    opened: [],
+    postFindings: [],
+    matched: [],
     drafts: [],
     subjects: [],
     found: [],
     draftFound: [],
-    postFindings: [],
-    completed: [],
-    opened: [],
   };
   for (const stage of STAGES) stage.run(work, ctx);
-  return {
-    ...input,
-    decoded: work.decoded!,
-    completed: work.completed,
-    unmatched: work.unmatched,
-    opened: work.opened,
-    postFindings: work.postFindings,
-  };
+  return work as Frame;
 }

@@ -21,9 +21,9 @@ import { resolveFlow } from '../exchange/flow.ts';
 import { SessionStore } from '../exchange/sessions.ts';
 import { RequestTable, type Sender } from '../exchange/table.ts';
 import { H } from '../mcp/headers.ts';
-import { runtimeFactory, type Runtime } from '../policy/runtime.ts';
-import type { Action, Policy } from '../policy/types.ts';
-import { excerpt } from '../rules/evidence.ts';
+import { runtimeFactory, type Runtime } from '../config/runtime.ts';
+import type { Action, Policy } from '../config/types.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import { exchangeSubject, type ResponseHttp } from '../rules/subjects.ts';
 import type { BodyProblem, ExchangeSubject } from '../rules/types.ts';
 import type { CaptureRecord } from '../sinks/capture.ts';
@@ -108,7 +108,7 @@ export class Replayer {
       return;
     }
     const parsed = parseCaptureLine(text);
-    if (!parsed.ok) return this.badLine(line, parsed.reason);
+    if (!parsed.ok) return void this.badLine(line, parsed.reason);
     try {
       const problem = this.replay(line, parsed.record);
       if (problem) this.badLine(line, problem);

@@ -5,7 +5,7 @@
 // by the marker and the rest is kept readable. Only the patterns of the finding's rule are
 // replaced: a policy may rewrite one kind of leak and only log another.
 import { findLeaks, LEAK_PATTERNS, sentStrings, type Leak, type LeakPattern } from '../rules/leaks.ts';
-import { asRecord } from '../rules/evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
 import { budget, walkStrings } from '../rules/walk.ts';
 import type { Rewriter } from './types.ts';
 import { defineRewriter, errorOf, resultOf } from './message.ts';

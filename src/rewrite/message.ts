@@ -6,7 +6,7 @@ import { jsonText } from '../codec/json-text.ts';
 import type { JsonRpcId } from '../codec/jsonrpc.ts';
 import { META, versionInfo } from '../mcp/versions.ts';
 import { idlessAllowed } from '../rules/error-envelope.ts';
-import { asRecord } from '../rules/evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
 import type { ExchangeSubject } from '../rules/types.ts';
 import { copyJson } from '../rules/walk.ts';
 import type { ResponseMessage, RewriteContext, Rewriter, Rewritten } from './types.ts';
@@ -39,7 +39,7 @@ export function resultOf(m: ResponseMessage | undefined): Record<string, unknown
 /** Whether a message is a well-formed response envelope (what an earlier rewrite produces). */
 export function isResponse(m: ResponseMessage | undefined): m is ResponseMessage {
   const r = asRecord(m);
-  if (!r || r.jsonrpc !== '2.0' || 'result' in r === 'error' in r) return false;
+  if (r?.jsonrpc !== '2.0' || 'result' in r === 'error' in r) return false;
   return !('error' in r) || asRecord(r.error) !== undefined;
 }
 

@@ -7,9 +7,9 @@
 //
 // The transport must decide before it writes the server's answer (see the issue 11 report:
 // mcp-endpoint.ts relayBody, request-verdicts.ts judgePost).
-import { excerpt } from '../rules/evidence.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import type { PostSubject } from '../rules/types.ts';
-import type { Policy } from '../policy/types.ts';
+import type { Policy } from '../config/types.ts';
 import { blockReply, type PolicedFinding } from './decide.ts';
 import type { Decision, ResponseMessage } from './types.ts';
 

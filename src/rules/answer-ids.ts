@@ -4,7 +4,7 @@
 // it too, and flags the change; an answer to a request this exchange never carried matches
 // nothing, and is flagged on the exchange it came in.
 import type { JsonRpcId, Message } from '../codec/jsonrpc.ts';
-import { excerpt } from './evidence.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import type { ExchangeRule, Report } from './types.ts';
 import { ALL } from './versions.ts';
 

@@ -6,7 +6,8 @@
 // are two ids; two integers beyond 2^53 by their raw text). Errors with a null or missing id
 // answer unreadable requests (several may come in one batch): they are not one id answered twice.
 import { idKey, idTokenOf, type JsonRpcId, type Message } from '../codec/jsonrpc.ts';
-import { excerpt, pointer } from './evidence.ts';
+import { excerpt } from '../redact/excerpt.ts';
+import { pointer } from '../codec/json-pointer.ts';
 import { messagesOf } from './read.ts';
 import type { PostRule, Report } from './types.ts';
 import { ALL } from './versions.ts';

@@ -1,7 +1,8 @@
 // JSON-RPC batches: only 2025-03-26 allows them (never with initialize), and only an array may
 // answer an array.
 import { versionInfo } from '../mcp/versions.ts';
-import { excerpt, pointer } from './evidence.ts';
+import { excerpt } from '../redact/excerpt.ts';
+import { pointer } from '../codec/json-pointer.ts';
 import { nameOf } from './read.ts';
 import type { PostRule, Report } from './types.ts';
 import { ALL } from './versions.ts';

@@ -1,7 +1,8 @@
 // Which code: whether an error's code is one the session's version defines, and the one the spec
 // asks for a missing resource.
 import { codeRange, definedIn, definitionOf, isDefinedFor } from './code-ranges.ts';
-import { asRecord, excerpt } from './evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import { atCode, codeRule, fixFor, MODERN_REJECTIONS } from './error-answers.ts';
 import { errorMessage, type ErrorMessage, isLegacy, isModern } from './read.ts';
 import type { ExchangeRule } from './types.ts';

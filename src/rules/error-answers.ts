@@ -2,7 +2,7 @@
 // which ones are an era probe's fallback rather than an answer, and what to send instead.
 import type { Message } from '../codec/jsonrpc.ts';
 import { codeRange } from './code-ranges.ts';
-import { excerpt } from './evidence.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import { type ErrorMessage, integerCode, isLegacy, isModern } from './read.ts';
 import type { ExchangeRule, ExchangeSubject, Report } from './types.ts';
 

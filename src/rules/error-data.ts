@@ -1,7 +1,9 @@
 // The `data` an error's schema requires: -32022 {supported, requested}, -32021
 // {requiredCapabilities}, -32042 {elicitations}.
 import { isDefinedFor, definitionOf } from './code-ranges.ts';
-import { asRecord, excerpt, pointer } from './evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
+import { excerpt } from '../redact/excerpt.ts';
+import { pointer } from '../codec/json-pointer.ts';
 import { codeRule } from './error-answers.ts';
 import { metaVersion } from './read.ts';
 import type { ExchangeRule, Report } from './types.ts';

@@ -1,6 +1,6 @@
 // The error object itself: an integer code, a string message, and the request's id.
 import { versionInfo } from '../mcp/versions.ts';
-import { excerpt } from './evidence.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import { answerError, atCode, idless } from './error-answers.ts';
 import { integerCode } from './read.ts';
 import type { ExchangeRule, ExchangeSubject, Report } from './types.ts';

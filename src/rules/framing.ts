@@ -1,6 +1,6 @@
 // JSON-RPC framing: a body that is not JSON gets -32700 with a null id, a client sends valid
 // JSON-RPC 2.0 (no id on a notification), and a response is valid JSON-RPC 2.0.
-import { excerpt, requestExcerpt } from './evidence.ts';
+import { excerpt, requestExcerpt } from '../redact/excerpt.ts';
 import { answerRule, type ErrorMessage, is2xx, messagePointer, messagesOf } from './read.ts';
 import type { ExchangeRule, PostRule, PostSubject, Report, Rule } from './types.ts';
 import { ALL } from './versions.ts';

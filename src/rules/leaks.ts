@@ -21,7 +21,9 @@
 //   (a path, URI or URL argument echoed back) is skipped, and so is a path under a path the
 //   client sent (a directory it named). Only the client's own words, never guesses.
 // - What a leak looks like (patterns, whole tokens, file URIs): leak-patterns.ts.
-import { asRecord, excerpt, redactSecrets } from './evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
+import { excerpt } from '../redact/excerpt.ts';
+import { redactText } from '../redact/text.ts';
 import { findLeaks, LEAK_PATTERNS, type Leak, type LeakPattern, type LeakRuleId } from './leak-patterns.ts';
 import type { ExchangeRule, ExchangeSubject, Report, Rule } from './types.ts';
 import { SILENT_SUCCESS_PATTERNS, silentFailure } from './silent-success.ts';
@@ -41,7 +43,7 @@ const SENT_TEXT = 64 * 1024;
 
 // Linear like the leak patterns: anchored by lookbehinds, and the password part is bounded (it runs
 // to the last `@` of the authority, so a password holding `@` is masked whole). JWTs are masked here
-// before redactSecrets sees them: its callback mishandles group-less patterns (see the report).
+// before redactText sees them: its callback mishandles group-less patterns (see the report).
 const CREDENTIALS: Array<[RegExp, string]> = [
   [/(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g, '[REDACTED]'], // JWT
   [/(?<![\w+.-])([a-z][\w+.-]*:\/\/[^\s/@:"'<>]*:)[^\s/?#"'<>]{0,256}@/gi, '$1[REDACTED]@'], // scheme://user:password@
@@ -53,7 +55,7 @@ const CREDENTIALS: Array<[RegExp, string]> = [
 export function redactCredentials(text: string): string {
   let out = text;
   for (const [re, to] of CREDENTIALS) out = out.replace(re, to);
-  return redactSecrets(out);
+  return redactText(out);
 }
 
 export interface Place {

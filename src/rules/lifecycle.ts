@@ -1,7 +1,8 @@
 // The legacy lifecycle: the version initialize negotiates, ping, and a legacy result that
 // borrows the modern era's resultType.
 import { versionInfo } from '../mcp/versions.ts';
-import { asRecord, excerpt } from './evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import { answerOf, is2xx, isLegacy } from './read.ts';
 import type { ExchangeRule, Report } from './types.ts';
 import { ALL, LEGACY } from './versions.ts';

@@ -2,8 +2,10 @@
 // JSON-RPC response, or notifications/cancelled (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http).
 import type { Message } from '../codec/jsonrpc.ts';
 import { H } from '../mcp/headers.ts';
-import { excerpt, pointer } from './evidence.ts';
-import { findMessage, headerOf, is2xx, messagePointer, messagesOf, metaVersion } from './read.ts';
+import { excerpt } from '../redact/excerpt.ts';
+import { pointer } from '../codec/json-pointer.ts';
+import { headerOf } from '../mcp/headers.ts';
+import { findMessage, is2xx, messagePointer, messagesOf, metaVersion } from './read.ts';
 import type { PostRule, PostSubject, Report } from './types.ts';
 import { MODERN } from './versions.ts';
 

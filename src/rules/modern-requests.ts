@@ -1,29 +1,13 @@
 // What every 2026-07-28 client request carries: the `_meta` protocol version and client
 // capabilities, and the headers that mirror its body.
-import { H } from '../mcp/headers.ts';
+import { decodeHeaderValue, encodeHeaderValue, H, headerOf } from '../mcp/headers.ts';
 import { META } from '../mcp/versions.ts';
-import { asRecord, excerpt, pointer, requestExcerpt } from './evidence.ts';
-import { headerOf, metaOf, metaVersion, missingMeta } from './read.ts';
+import { asRecord } from '../codec/json-value.ts';
+import { excerpt, requestExcerpt } from '../redact/excerpt.ts';
+import { pointer } from '../codec/json-pointer.ts';
+import { metaOf, metaVersion, missingMeta } from './read.ts';
 import type { ExchangeRule, ExchangeSubject, Report } from './types.ts';
 import { MODERN } from './versions.ts';
-
-/** Decodes a `=?base64?...?=` header value (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#value-encoding); plain values come back as they are. */
-export function decodeHeaderValue(value: string): { ok: true; value: string } | { ok: false } {
-  if (!(value.length >= 11 && value.startsWith('=?base64?') && value.endsWith('?='))) return { ok: true, value };
-  const b64 = value.slice(9, -2);
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64) || b64.replace(/=+$/, '').length % 4 === 1) return { ok: false };
-  try {
-    return { ok: true, value: new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(b64, 'base64')) };
-  } catch {
-    return { ok: false };
-  }
-}
-
-/** How a value must travel in a header: as is when it is plain visible ASCII, else in the base64 sentinel. */
-export function encodeHeaderValue(value: string): string {
-  const plain = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !value.startsWith('=?base64?');
-  return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
-}
 
 /** Methods whose Mcp-Name header mirrors a param, and which one: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#standard-request-headers */
 const NAME_PARAM: Readonly<Record<string, string>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };

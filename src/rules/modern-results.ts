@@ -1,7 +1,9 @@
 // What a 2026-07-28 result must say: `resultType`, the shape of an InputRequiredResult (Multi
 // Round-Trip Requests), caching hints, and no result at all for a method the era removed.
 import { META } from '../mcp/versions.ts';
-import { asRecord, excerpt, pointer } from './evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
+import { excerpt } from '../redact/excerpt.ts';
+import { pointer } from '../codec/json-pointer.ts';
 import { answerOf, metaOf, metaVersion, quoted } from './read.ts';
 import type { ExchangeRule, ExchangeSubject, Report } from './types.ts';
 import { MODERN } from './versions.ts';

@@ -9,7 +9,7 @@
 // empty 400 is how a framework's body parser fails). A 401, 403, 404, 405, 406, 413, 415 or 5xx
 // rejects the POST before its body is read, with a status that says why. An SSE stream is not
 // read here (its events are the stream's own).
-import { excerpt } from './evidence.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import { PARSE_ERROR_FIX, problemOf } from './framing.ts';
 import { is2xx, messagesOf } from './read.ts';
 import type { PostRule, PostSubject, Report } from './types.ts';

@@ -7,9 +7,6 @@ import { MODERN_REQUEST_RULES } from './modern-requests.ts';
 import { MODERN_RESULT_RULES } from './modern-results.ts';
 import type { ExchangeRule, PostRule } from './types.ts';
 
-export { decodeHeaderValue, encodeHeaderValue } from './modern-requests.ts';
-export { headerOf, headerValues, is2xx, messagePointer, messagesOf, metaOf, metaVersion } from './read.ts';
-
 export const MODERN_PROTOCOL_RULES: readonly (ExchangeRule | PostRule)[] = [
   ...MODERN_REQUEST_RULES,
   ...MODERN_RESULT_RULES,

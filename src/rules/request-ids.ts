@@ -2,7 +2,7 @@
 // versions forbid any reuse within the session, which a bounded proxy cannot remember, so what is
 // judged is the reuse it sees: an id already in flight). The proxy still matches each answer to
 // its own request (exchange/table.ts), so the finding is about the client, not lost answers.
-import { excerpt } from './evidence.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import type { ExchangeRule, Report } from './types.ts';
 import { ALL } from './versions.ts';
 

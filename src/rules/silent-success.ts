@@ -33,7 +33,10 @@
 // A policy's extra patterns (patterns.silentSuccess.add) judge the same statement, with the same
 // exclusions. When the rule fires, the leak rules judge the result as failure text (leaks.ts).
 import type { Tool } from '../exchange/catalogues.ts';
-import { asRecord, type BlockStart, excerpt, pointer, textBlocks } from './evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
+import { type BlockStart, textBlocks } from '../mcp/content.ts';
+import { excerpt } from '../redact/excerpt.ts';
+import { pointer } from '../codec/json-pointer.ts';
 import { FAILURE_PATTERNS, failureStatement } from './failure-statement.ts';
 import { answerOf } from './read.ts';
 import { callRule, missingFromCatalogue, notFinal, TEXT_WINDOW } from './tool-calls.ts';

@@ -1,6 +1,6 @@
 // Codes 2026-07-28 pairs with an HTTP status: -32601 with 404; -32020, -32021, -32022 and -32602
 // for a request without its _meta with 400.
-import { excerpt } from './evidence.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import { codeRule, legacyServer } from './error-answers.ts';
 import { describeError, type ErrorMessage, missingMeta } from './read.ts';
 import type { ExchangeRule, ExchangeSubject } from './types.ts';

@@ -1,8 +1,10 @@
 // Streamable HTTP replies and requests: 202 for a POST without requests, the response content
 // type, the client's Accept and MCP-Protocol-Version headers, and session id characters.
 import { H } from '../mcp/headers.ts';
-import { excerpt, pointer } from './evidence.ts';
-import { headerOf, headerValues, is2xx, messagesOf, nameOf } from './read.ts';
+import { excerpt } from '../redact/excerpt.ts';
+import { pointer } from '../codec/json-pointer.ts';
+import { headerOf, headerValues } from '../mcp/headers.ts';
+import { is2xx, messagesOf, nameOf } from './read.ts';
 import type { PostRule, Report } from './types.ts';
 import { where } from './versions.ts';
 

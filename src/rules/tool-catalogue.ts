@@ -3,7 +3,8 @@
 // change between tools/list answers unless the server announced it with
 // notifications/tools/list_changed: a silent change of a description or schema after the
 // client approved the tool is the "rug pull" of tool poisoning.
-import { asRecord, excerpt } from './evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import { answerOf, quoted } from './read.ts';
 import { validateArguments } from './tool-arguments.ts';
 import type { ExchangeRule, Report } from './types.ts';

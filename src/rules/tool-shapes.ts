@@ -3,7 +3,9 @@
 // "Data Types" and "Tool Result", and the schema's Tool, CallToolResult and ContentBlock, e.g.
 // https://modelcontextprotocol.io/specification/2025-06-18/server/tools#tool-result
 import { type ContentType, VERSIONS, versionInfo } from '../mcp/versions.ts';
-import { asRecord, excerpt, pointer } from './evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
+import { excerpt } from '../redact/excerpt.ts';
+import { pointer } from '../codec/json-pointer.ts';
 import { type Answer, answerRule, knownVersion, quoted } from './read.ts';
 import { deferredType, notFinal } from './tool-calls.ts';
 import type { ExchangeRule, ExchangeSubject, Report, RuleInfo } from './types.ts';

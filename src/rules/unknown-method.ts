@@ -1,7 +1,7 @@
 // Methods a server does not serve: they must get -32601 (Method not found), and a 2026-07-28
 // server must serve server/discover.
 import { capabilityFor, declarable, isUnknownMethod, methodsOf } from '../mcp/methods.ts';
-import { excerpt } from './evidence.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import { atCode, codeRule, legacyServer, MODERN_REJECTIONS, probeAnswer } from './error-answers.ts';
 import { answerRule, describeError, errorMessage, integerCode, isModern, missingMeta } from './read.ts';
 import type { ExchangeRule } from './types.ts';

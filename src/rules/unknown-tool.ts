@@ -1,6 +1,8 @@
 // Calls to tools the server does not have: they must get JSON-RPC error -32602, not a result or
 // another code.
-import { asRecord, excerpt, textBlocks } from './evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
+import { excerpt } from '../redact/excerpt.ts';
+import { textBlocks } from '../mcp/content.ts';
 import { type Answer, integerCode } from './read.ts';
 import { callRule, missingFromCatalogue, notFinal, TEXT_WINDOW, UNRELATED_CODES } from './tool-calls.ts';
 import type { ExchangeRule, ExchangeSubject, Report, RuleInfo } from './types.ts';

@@ -13,7 +13,7 @@
 // the JSON-RPC layer (401, 403, 404, 405, 406, 413, 415, 429, 5xx: only 2xx and 400 count).
 import { methodsOf } from '../mcp/methods.ts';
 import { LATEST_OF } from '../mcp/versions.ts';
-import { excerpt } from './evidence.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import { atCode, codeRule, MODERN_REJECTIONS } from './error-answers.ts';
 import { describeError, is2xx, isModern, knownVersion, missingMeta } from './read.ts';
 import type { ExchangeRule } from './types.ts';

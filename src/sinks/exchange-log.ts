@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { ExchangeHttp, FindingContext, JudgedExchange } from '../engine/plans.ts';
 import type { PolicedFinding } from '../rewrite/decide.ts';
 import type { Decision } from '../rewrite/types.ts';
-import { excerpt } from '../rules/evidence.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import { loggedArguments, redactText } from './redact.ts';
 
 const round = (ms: number): number => Math.round(ms * 100) / 100;

@@ -3,8 +3,8 @@
 import type { Logger } from 'pino';
 import type { Judged } from '../engine/plans.ts';
 import type { Session } from '../exchange/sessions.ts';
-import type { Policy } from '../policy/types.ts';
-import { excerpt } from '../rules/evidence.ts';
+import type { Policy } from '../config/types.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import { captureRecord, type CaptureSink } from './capture.ts';
 import { logDecision, logExchange, logFindings } from './exchange-log.ts';
 import type { Metrics } from './metrics.ts';

@@ -121,7 +121,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     headers: ReturnType<typeof clientHeaders>,
     wire: Buffer,
   ): void {
-    if (deliver.kind === 'reply') return sendReply(res, deliver, headers);
+    if (deliver.kind === 'reply') return void sendReply(res, deliver, headers);
     if (status !== 204 && status !== 304) headers['content-length'] = wire.length;
     res.writeHead(status, headers);
     res.end(wire);
@@ -252,7 +252,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     // Awaited below; should the judging throw first, its failure must not go unhandled.
     answer?.catch(() => {});
     record(h, plan.judged());
-    if (plan.deliver.kind === 'reply') return sendReply(res, plan.deliver);
+    if (plan.deliver.kind === 'reply') return void sendReply(res, plan.deliver);
     try {
       const up = await answer!;
       record(h, engine.upstreamAnswered(h.x, up.status, up.headers));

@@ -12,8 +12,8 @@ import { startSdkServer, type SdkServer } from '../fixtures/sdk-server.ts';
 import { startProxy, type TestProxy } from '../helpers/proxy.ts';
 import { connectSdkClient } from '../helpers/sdk-client.ts';
 import { fileLines } from '../../src/commands/replay.ts';
-import { loadPolicyFile } from '../../src/policy/load.ts';
-import type { Policy } from '../../src/policy/types.ts';
+import { loadPolicyFile } from '../../src/config/load.ts';
+import type { Policy } from '../../src/config/types.ts';
 import { replayCapture, type ReplayReport } from '../../src/replay/replay.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 

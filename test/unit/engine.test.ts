@@ -10,9 +10,9 @@ import { Engine } from '../../src/engine/engine.ts';
 import type { ExchangeHttp, Judged, JudgedExchange, Plan, Reply } from '../../src/engine/plans.ts';
 import type { ExchangeState } from '../../src/engine/state.ts';
 import { ProxyError } from '../../src/errors.ts';
-import { loadPolicyFile } from '../../src/policy/load.ts';
-import { runtimeFactory } from '../../src/policy/runtime.ts';
-import type { Policy } from '../../src/policy/types.ts';
+import { loadPolicyFile } from '../../src/config/load.ts';
+import { runtimeFactory } from '../../src/config/runtime.ts';
+import type { Policy } from '../../src/config/types.ts';
 import type { ResponseHttp } from '../../src/rules/subjects.ts';
 
 const policyFile = async (name: string): Promise<Policy> => {
