@@ -130,11 +130,6 @@ export const errorShapeRewriter: Rewriter = defineRewriter(['error-shape'], (mes
   return conformError(error) ? { message: m } : undefined;
 });
 
-/**
- * error-id-null: the request's answer came as an error with a null or missing id (it sits in
- * `subject.unmatched`): the same error, with the request's id. A message that already has an id
- * (an earlier rewrite built it from that error) is left.
- */
 /** answer-id-type: the response carries the request's own id, as the client sent it. */
 export const answerIdRewriter: Rewriter = defineRewriter(['answer-id-type'], (message, { subject: s }) => {
   if (
@@ -149,6 +144,11 @@ export const answerIdRewriter: Rewriter = defineRewriter(['answer-id-type'], (me
   return { message };
 });
 
+/**
+ * error-id-null: the request's answer came as an error with a null or missing id (it sits in
+ * `subject.unmatched`): the same error, with the request's id. A message that already has an id
+ * (an earlier rewrite built it from that error) is left.
+ */
 export const errorIdRewriter: Rewriter = defineRewriter(['error-id-null'], (message, { subject: s }) => {
   if (s.request.from !== 'client') return undefined;
   if (message !== undefined) {
