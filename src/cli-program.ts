@@ -149,7 +149,7 @@ export function buildProgram(): Command {
     .command('check <file>')
     .description('validate a policy file: print "ok" and its warnings, or every error as file:line:column (exit 1)')
     .action(async (file: string) => {
-      const { formatPolicyError, loadPolicyFile } = await import('./policy/load.ts');
+      const { formatPolicyError, loadPolicyFile } = await import('./config/load.ts');
       const { REWRITABLE } = await import('./rewrite/rewriters.ts');
       const result = await loadPolicyFile(file, { rewritable: REWRITABLE });
       if (!result.ok) {
@@ -169,7 +169,7 @@ export function buildProgram(): Command {
     .description('print the policy JSON Schema (what config/policy.schema.json holds)')
     .action(async () => {
       const { RULES } = await import('./rules/index.ts');
-      const { policySchemaJson } = await import('./policy/schema.ts');
+      const { policySchemaJson } = await import('./config/schema.ts');
       process.stdout.write(policySchemaJson(RULES));
     });
 

@@ -48,3 +48,15 @@ export type Decision =
     }
   /** Do not pass the message on: answer the client with this JSON-RPC error. */
   | { kind: 'reject'; message: ResponseMessage; status: number; rules: string[] };
+
+/** The decision that changes nothing. */
+export const PASS: Decision = { kind: 'pass' };
+
+/** What the client's rules made of a request before it was forwarded: their findings, and the policy's decision. */
+export interface RequestVerdict {
+  findings: PolicedFinding[];
+  decision: Decision;
+}
+
+/** The verdict of a request no rule judged (a server's request, an expired one). */
+export const NO_VERDICT: RequestVerdict = { findings: [], decision: PASS };

@@ -3,7 +3,7 @@
 // required properties) never runs the tool. Tools are ranked by their annotations (untrusted hints:
 // https://modelcontextprotocol.io/specification/2025-06-18/server/tools): read-only first, then
 // non-destructive, then unannotated; a tool annotated destructive is never picked. `--safe-tool NAME` names the only tools that may be called, and lifts those limits.
-import { asRecord } from '../rules/evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
 import { validateArguments } from '../rules/tool-arguments.ts';
 import type { ProbeContext } from './probe.ts';
 

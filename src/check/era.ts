@@ -6,7 +6,8 @@
 // With --protocol only the era of that version is tried. Also where the run stops early: a server
 // that cannot be reached, answers 401 (needs credentials), or redirects (not followed).
 import { eraOf, LATEST_OF } from '../mcp/versions.ts';
-import { asRecord, excerpt } from '../rules/evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import type { Answer } from './expect.ts';
 import { execute, probeFinding, ruleFindings, type ExecDeps, type Executed } from './exec.ts';
 import type { ProbeContext } from './probe.ts';
@@ -141,7 +142,7 @@ export async function chooseEra({ deps, requested, context, nextId }: EraInput):
               message: `a server that speaks only ${modernVersion} answered initialize without naming its supported versions`,
               pointer: '/response/error',
               evidence: excerpt(legacy.answer.error?.value ?? legacy.result.got),
-              fix: `name the supported versions in the rejection, e.g. -32022 with data {"supported": ["${modernVersion}"]} (R22)`,
+              fix: `name the supported versions in the rejection, e.g. -32022 with data {"supported": ["${modernVersion}"]}`,
             }),
           );
         }

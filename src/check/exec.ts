@@ -1,7 +1,8 @@
 // Runs one probe: builds its request, sends it, has the exchange correlated and judged like proxy
 // traffic, holds the answer against the probe's expectation, and turns all of it into a result.
 import type { IncomingHttpHeaders } from 'node:http';
-import { asRecord, excerpt } from '../rules/evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import type { Finding, Report } from '../rules/types.ts';
 import { answerOf, gotText, type Answer } from './expect.ts';
 import type { CheckHttp, HttpAnswer } from './http.ts';
@@ -29,8 +30,7 @@ const toCheck = (f: Pick<Finding, 'rule' | 'severity' | 'message' | 'pointer' | 
 });
 
 /** The rules' findings on an observed exchange: every judged exchange, then the POST as a whole. */
-export const ruleFindings = (o: Observed): CheckFinding[] =>
-  [...o.exchanges.flatMap((j) => j.completed.findings), ...o.postFindings].map(toCheck);
+export const ruleFindings = (o: Observed): CheckFinding[] => [...o.exchanges.flatMap((j) => j.findings), ...o.postFindings].map(toCheck);
 
 /** A finding of the probe's own expectation. */
 export const probeFinding = (probe: string, r: Report): CheckFinding =>

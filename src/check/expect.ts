@@ -2,7 +2,8 @@
 // their expectations with, and the one-line description of what came back ("got").
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Message } from '../codec/jsonrpc.ts';
-import { asRecord, excerpt } from '../rules/evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import { describeError, type ErrorMessage } from '../rules/read.ts';
 import type { BodyProblem, Report } from '../rules/types.ts';
 import type { HttpAnswer } from './http.ts';

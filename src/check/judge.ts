@@ -11,17 +11,19 @@ import { Correlator, type Completed, type Flow } from '../exchange/correlate.ts'
 import { resolveFlow } from '../exchange/flow.ts';
 import { sessionKey, SessionStore, type Session } from '../exchange/sessions.ts';
 import { RequestTable } from '../exchange/table.ts';
-import { judge, runPipeline, type Frame, type StageContext } from '../pipeline.ts';
-import { defaultPolicy } from '../policy/compile.ts';
-import { runtimeFactory } from '../policy/runtime.ts';
+import { judge } from '../engine/judge.ts';
+import { runFrame, type Frame, type FrameInput, type StageContext } from '../engine/stages.ts';
+import { defaultPolicy } from '../config/compile.ts';
+import { runtimeFactory } from '../config/runtime.ts';
 import { bodyProblemOf, exchangeSubject, type ResponseHttp } from '../rules/subjects.ts';
 import type { BodyProblem, ExchangeSubject, Finding } from '../rules/types.ts';
 import type { HttpAnswer } from './http.ts';
 
-/** One judged exchange: the completed request, the subject it was judged on. */
+/** One judged exchange: the completed request, the subject it was judged on, what the rules found. */
 export interface Judged {
   completed: Completed;
   subject: ExchangeSubject;
+  findings: Finding[];
 }
 
 /** What one probe's HTTP exchange amounts to, once correlated and judged. */
@@ -76,8 +78,7 @@ export class CheckJudge {
     const messages = request.ok ? request.payload.messages : [];
     const flow = resolveFlow(headers, messages, this.sessions, ++this.seq, performance.now());
     if (judgeAs !== undefined) flow.protocolVersion = judgeAs;
-    const frame = (f: Pick<Frame, 'from' | 'body' | 'size' | 'http' | 'issuedSessionId' | 'decoded'>): Frame =>
-      runPipeline({ ...f, flow, completed: [], unmatched: [], opened: [], postFindings: [] }, this.stage());
+    const frame = (f: Omit<FrameInput, 'flow'>): Frame => runFrame({ ...f, flow }, this.stage());
 
     const opened = frame({
       from: 'client',
@@ -113,7 +114,7 @@ export class CheckJudge {
       out.unmatched.push(...f.unmatched);
       out.bodyProblem ??= bodyProblemOf(f.decoded, f.body);
       // The pipeline judged these on the frame's subject; keep that subject for re-judging.
-      for (const c of f.completed) out.exchanges.push({ completed: c, subject: exchangeSubject(c, flow, f.http) });
+      for (const j of f.completed) out.exchanges.push({ completed: j.exchange, subject: j.subject!, findings: j.findings });
     };
     if (sse) {
       for (const data of answer.events ?? [])
@@ -143,8 +144,7 @@ export class CheckJudge {
       );
       if (!c) continue;
       const subject = exchangeSubject(c, flow, http, out.bodyProblem, out.unmatched);
-      judge(c, subject, this.stage());
-      out.exchanges.push({ completed: c, subject });
+      out.exchanges.push({ completed: c, subject, findings: judge(c, subject, this.stage()) });
     }
 
     if (answer.status !== undefined) {
@@ -169,9 +169,7 @@ export class CheckJudge {
 
   /** Judges an exchange again on another session (a dual-era client's probe of a server found to be legacy). */
   rejudge(j: Judged, session: Session): Finding[] {
-    const subject = { ...j.subject, session };
-    judge(j.completed, subject, this.stage());
-    return j.completed.findings;
+    return judge(j.completed, { ...j.subject, session }, this.stage());
   }
 
   /** The session traffic with this session id and credential belongs to. */

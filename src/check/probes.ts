@@ -3,7 +3,8 @@
 // also judged by the whole rule catalogue. The era probes (discover, initialize) come first and
 // tell which versions the server speaks; the rest run under the version chosen.
 import { LATEST_VERSION } from '../mcp/versions.ts';
-import { asRecord, excerpt } from '../rules/evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import { LEGACY } from '../rules/versions.ts';
 import { argumentPlans, type Plan } from './arguments.ts';
 import { gotText, wantError, wantRejected, wantResult } from './expect.ts';
@@ -23,7 +24,7 @@ export const DISCOVER: ProbeDefinition = {
   expect: () =>
     wantResult(
       'result: supportedVersions, capabilities',
-      'implement server/discover (R20): supportedVersions, capabilities, ttlMs, cacheScope, resultType "complete"',
+      'implement server/discover: supportedVersions, capabilities, ttlMs, cacheScope, resultType "complete"',
       (_a, r) =>
         isStrings(r.supportedVersions) && asRecord(r.capabilities)
           ? []
@@ -54,7 +55,7 @@ export const INITIALIZE: ProbeDefinition = {
   expect: (ctx) =>
     wantResult(
       `result negotiating ${ctx.version} (or another)`,
-      'answer initialize with protocolVersion, capabilities and serverInfo (R13)',
+      'answer initialize with protocolVersion, capabilities and serverInfo',
       (_a, r) =>
         asRecord(r.capabilities) && typeof r.protocolVersion === 'string'
           ? []
@@ -86,7 +87,7 @@ export const PROBES: readonly ProbeDefinition[] = [
           ),
     expect: (ctx) => ({
       text: ctx.era === 'legacy' ? '202 Accepted, no body' : '202 Accepted with no body, or a 4xx rejection',
-      fix: 'accept a notification with HTTP 202 and an empty body (R31)',
+      fix: 'accept a notification with HTTP 202 and an empty body',
       check(a) {
         const status = a.status ?? 0;
         if (status === 202 && a.bytes === 0) return [];
@@ -98,7 +99,7 @@ export const PROBES: readonly ProbeDefinition[] = [
             message: `${method} got ${gotText(a)} instead of 202`,
             pointer: '/status',
             evidence: `HTTP ${status}`,
-            fix: `accept ${method} with HTTP 202 and an empty body (R31)`,
+            fix: `accept ${method} with HTTP 202 and an empty body`,
             ...(status < 500 ? { severity: 'warning' as const } : {}),
           },
         ];
@@ -111,7 +112,7 @@ export const PROBES: readonly ProbeDefinition[] = [
     eras: ['legacy'],
     rules: ['ping-result'],
     build: (ctx) => rpc(ctx, 'ping'),
-    expect: () => wantResult('empty result {}', 'answer ping with {"result": {}} (R78)'),
+    expect: () => wantResult('empty result {}', 'answer ping with {"result": {}}'),
   },
   {
     id: 'tools-list',
@@ -121,7 +122,7 @@ export const PROBES: readonly ProbeDefinition[] = [
     pages: true,
     build: (ctx) => (declares(ctx, 'tools') ? rpc(ctx, 'tools/list') : { skip: 'the server declares no tools capability' }),
     expect: () =>
-      wantResult('result with a tools array', 'return {"tools": [...]} (R58)', (_a, r) =>
+      wantResult('result with a tools array', 'return {"tools": [...]}', (_a, r) =>
         Array.isArray(r.tools)
           ? []
           : [
@@ -146,14 +147,14 @@ export const PROBES: readonly ProbeDefinition[] = [
             codes: [-32601],
             statuses: [404],
             text: 'error -32601 on HTTP 404',
-            fix: 'answer a method the server does not implement with HTTP 404 and -32601 (Method not found) (R83)',
+            fix: 'answer a method the server does not implement with HTTP 404 and -32601 (Method not found)',
           })
         : wantError({
             codes: [-32601],
             statuses: [200],
             statusSeverity: 'warning',
             text: 'error -32601 on HTTP 200',
-            fix: 'answer a method the server does not implement with -32601 (Method not found) on HTTP 200 (a legacy 404 means "session expired", R42)',
+            fix: 'answer a method the server does not implement with -32601 (Method not found) on HTTP 200 (a legacy 404 means "session expired")',
           }),
   },
   {
@@ -170,7 +171,7 @@ export const PROBES: readonly ProbeDefinition[] = [
       wantError({
         codes: [-32602],
         text: 'error -32602 "Unknown tool: ..."',
-        fix: `answer with a JSON-RPC error {"code": -32602, "message": "Unknown tool: ${unknownTool(ctx.tag)}"} (R62)`,
+        fix: `answer with a JSON-RPC error {"code": -32602, "message": "Unknown tool: ${unknownTool(ctx.tag)}"}`,
       }),
   },
   argumentProbe('tool-argument-type', 'tools/call with an argument of the wrong type', (ctx) => argumentPlans(ctx).type),
@@ -189,10 +190,7 @@ export const PROBES: readonly ProbeDefinition[] = [
         codes: ctx.era === 'modern' ? [-32602] : [-32002, -32602],
         codeSeverity: ctx.era === 'modern' ? 'error' : 'warning', // MUST from 2026-07-28, SHOULD before
         text: ctx.era === 'modern' ? 'error -32602' : 'error -32002 (or -32602)',
-        fix:
-          ctx.era === 'modern'
-            ? 'answer a missing resource with -32602 (R72)'
-            : 'answer a missing resource with -32002 and data { uri } (R72)',
+        fix: ctx.era === 'modern' ? 'answer a missing resource with -32602' : 'answer a missing resource with -32002 and data { uri }',
       }),
   },
   {
@@ -210,7 +208,7 @@ export const PROBES: readonly ProbeDefinition[] = [
         statuses: [400, 200],
         statusSeverity: 'warning',
         text: 'error -32700 with id null, HTTP 400',
-        fix: 'answer a body that does not parse with HTTP 400 and {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}} (R1)',
+        fix: 'answer a body that does not parse with HTTP 400 and {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}',
       }),
   },
   {
@@ -245,7 +243,7 @@ export const PROBES: readonly ProbeDefinition[] = [
             codes: [-32022],
             statuses: [400],
             text: 'error -32022 with data.supported, HTTP 400',
-            fix: `answer with HTTP 400 and -32022 {"data": {"supported": ["${LATEST_VERSION}"], "requested": "${UNSUPPORTED_VERSION}"}} (R19)`,
+            fix: `answer with HTTP 400 and -32022 {"data": {"supported": ["${LATEST_VERSION}"], "requested": "${UNSUPPORTED_VERSION}"}}`,
             more: (_a, e) =>
               isStrings(asRecord(e.data)?.supported) && typeof asRecord(e.data)?.requested === 'string'
                 ? []
@@ -259,8 +257,8 @@ export const PROBES: readonly ProbeDefinition[] = [
                   ],
           })
         : {
-            text: 'result with a supported version (R15)',
-            fix: 'answer an unknown proposal with the latest version the server supports (R15)',
+            text: 'result with a supported version',
+            fix: 'answer an unknown proposal with the latest version the server supports',
             check(a) {
               const version = a.result?.protocolVersion;
               if (a.result)
@@ -280,7 +278,7 @@ export const PROBES: readonly ProbeDefinition[] = [
                   message: `initialize proposing ${UNSUPPORTED_VERSION} got ${gotText(a)}, neither a negotiated version nor -32602 with data.supported`,
                   pointer: '/response',
                   evidence: excerpt(a.error?.value ?? a.status),
-                  fix: 'answer with the latest version the server supports, which the client may accept or not (R15)',
+                  fix: 'answer with the latest version the server supports, which the client may accept or not',
                 },
               ];
             },
@@ -298,7 +296,7 @@ export const PROBES: readonly ProbeDefinition[] = [
         text: 'HTTP 400',
         preferred: 400,
         otherSeverity: 'warning',
-        fix: 'answer a request whose MCP-Protocol-Version is invalid or unsupported with HTTP 400 (R44)',
+        fix: 'answer a request whose MCP-Protocol-Version is invalid or unsupported with HTTP 400',
       }),
   },
   {
@@ -312,7 +310,7 @@ export const PROBES: readonly ProbeDefinition[] = [
         codes: [-32020],
         statuses: [400],
         text: 'error -32020 on HTTP 400',
-        fix: 'validate Mcp-Method, Mcp-Name and MCP-Protocol-Version against the body; answer a mismatch with HTTP 400 and -32020 (R47, R48)',
+        fix: 'validate Mcp-Method, Mcp-Name and MCP-Protocol-Version against the body; answer a mismatch with HTTP 400 and -32020',
       }),
   },
   {
@@ -326,7 +324,7 @@ export const PROBES: readonly ProbeDefinition[] = [
         codes: [-32602],
         statuses: [400],
         text: 'error -32602 on HTTP 400',
-        fix: 'reject a request without _meta protocolVersion and clientCapabilities with HTTP 400 and -32602 (R18)',
+        fix: 'reject a request without _meta protocolVersion and clientCapabilities with HTTP 400 and -32602',
       }),
   },
   {
@@ -342,7 +340,7 @@ export const PROBES: readonly ProbeDefinition[] = [
         preferred: 406,
         otherSeverity: 'info',
         servedSeverity: 'warning',
-        fix: 'reject a POST whose Accept lacks application/json or text/event-stream with HTTP 406 (R29)',
+        fix: 'reject a POST whose Accept lacks application/json or text/event-stream with HTTP 406',
       }),
   },
   {
@@ -357,11 +355,11 @@ export const PROBES: readonly ProbeDefinition[] = [
         ? wantRejected({
             text: 'HTTP 403 Forbidden',
             preferred: 403,
-            fix: `validate Origin and answer one you do not serve (${FOREIGN_ORIGIN}) with HTTP 403 (R34: DNS rebinding)`,
+            fix: `validate Origin and answer one you do not serve (${FOREIGN_ORIGIN}) with HTTP 403 (DNS rebinding)`,
           })
         : wantRejected({
             text: 'a 4xx rejection',
-            fix: `validate Origin and reject one you do not serve (${FOREIGN_ORIGIN}) (R34: DNS rebinding)`,
+            fix: `validate Origin and reject one you do not serve (${FOREIGN_ORIGIN}) (DNS rebinding)`,
           }),
   },
 ];
@@ -381,8 +379,7 @@ function argumentProbe(id: string, title: string, plan: (ctx: Parameters<ProbeDe
     expect(ctx) {
       const p = plan(ctx);
       const what = 'skip' in p ? 'the arguments' : `${p.tool}: ${p.why}`;
-      const fix =
-        'validate arguments against the inputSchema and answer with an isError result naming the parameter and what is valid (R62)';
+      const fix = 'validate arguments against the inputSchema and answer with an isError result naming the parameter and what is valid';
       return {
         text: `${factsOf(ctx).inputErrorsAreToolErrors ? 'isError' : 'isError (or -32602)'} naming the parameter; ${what}`,
         fix,

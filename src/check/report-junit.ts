@@ -6,7 +6,7 @@ import { redactedReport, type CheckReport, type ProbeResult } from './report.ts'
 /** Text as XML character data or attribute value: markup escaped, characters XML 1.0 forbids dropped. */
 export function xml(text: string): string {
   return text
-    .replace(/[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '')
+    .replace(/[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')

@@ -4,7 +4,7 @@
 // cap per answer, no redirects followed, nothing sent anywhere but the URL given.
 import { randomBytes } from 'node:crypto';
 import { eraOf } from '../mcp/versions.ts';
-import { asRecord } from '../rules/evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
 import { chooseEra, type EraOutcome } from './era.ts';
 import { execute, skipped, type ExecDeps } from './exec.ts';
 import { CheckHttp } from './http.ts';

@@ -81,7 +81,9 @@ const SOURCES = new WeakMap<Message, { source: Source; index: number }>();
 /** Remembers the text a payload was parsed from (json-body.ts), for idTokenOf and rawTextOf; nothing is read until then. */
 export function rememberSource(payload: Payload, text: string): void {
   const source: Source = { text, batch: payload.batch };
-  payload.messages.forEach((m, index) => SOURCES.set(m, { source, index }));
+  payload.messages.forEach((m, index) => {
+    SOURCES.set(m, { source, index });
+  });
 }
 
 /** The span of a message decoded from JSON text, read on first use (all the messages of its payload at once). */

@@ -3,7 +3,7 @@
 // least one; 2: the server could not be reached or needs credentials.
 import { writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { CHECK_DEFAULTS, runCheck } from '../check/run.ts';
 import { renderJson } from '../check/report-json.ts';
 import { renderJunit } from '../check/report-junit.ts';

@@ -1,12 +1,12 @@
 // `mcp-warden proxy`: settings from the command line, then the policy file, then the defaults;
 // the policy is watched and reloaded on SIGHUP; SIGINT/SIGTERM close the proxy and exit 0.
 import { DEFAULT_LIMITS } from '../config/defaults.ts';
-import { formatPolicyError, loadPolicyFile } from '../policy/load.ts';
-import { PolicyStore } from '../policy/store.ts';
-import { defaultPolicy } from '../policy/compile.ts';
+import { formatPolicyError, loadPolicyFile } from '../config/load.ts';
+import { PolicyStore } from '../config/store.ts';
+import { defaultPolicy } from '../config/compile.ts';
 import { REWRITABLE } from '../rewrite/rewriters.ts';
-import { createAdminServer } from '../admin.ts';
-import { createProxy } from '../server.ts';
+import { createAdminServer } from '../proxy/admin.ts';
+import { createProxy } from '../proxy/server.ts';
 import { createLogger } from '../sinks/logger.ts';
 
 /** The proxy command's options as commander parsed them: undefined where the user gave nothing. */

@@ -4,9 +4,9 @@
 // the policy does not validate; bad lines in the capture are reported, not fatal.
 import { open } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
-import { defaultPolicy } from '../policy/compile.ts';
-import { formatPolicyError, loadPolicyFile } from '../policy/load.ts';
-import type { Policy } from '../policy/types.ts';
+import { defaultPolicy } from '../config/compile.ts';
+import { formatPolicyError, loadPolicyFile } from '../config/load.ts';
+import type { Policy } from '../config/types.ts';
 import { replayCapture, type ReplayedExchange, type ReplayReport } from '../replay/replay.ts';
 import { REWRITABLE } from '../rewrite/rewriters.ts';
 

@@ -13,7 +13,7 @@ export function parseUrl(value: string): URL {
 
 /** "host:port", ":port" or "port"; IPv6 hosts in brackets. */
 export function parseListen(value: string): { host: string; port: number } {
-  const m = /^(?:(?:\[([^\]]+)\]|([^:\s\[\]]*)):)?(\d{1,5})$/.exec(value);
+  const m = /^(?:(?:\[([^\]]+)\]|([^:\s[\]]*)):)?(\d{1,5})$/.exec(value);
   const port = m ? Number(m[3]) : NaN;
   if (!m || !Number.isInteger(port) || port < 0 || port > 65535) {
     throw new InvalidArgumentError(`expected host:port such as 127.0.0.1:8787, got "${value}"`);

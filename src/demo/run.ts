@@ -3,9 +3,9 @@
 // each section of the printout is one renderer over the log records and what the client received.
 import { asRecord } from '../codec/json-value.ts';
 import { fileURLToPath } from 'node:url';
-import { formatPolicyError, loadPolicyFile } from '../policy/load.ts';
+import { formatPolicyError, loadPolicyFile } from '../config/load.ts';
 import { REWRITABLE } from '../rewrite/rewriters.ts';
-import { createProxy } from '../server.ts';
+import { createProxy } from '../proxy/server.ts';
 import { createLogger } from '../sinks/logger.ts';
 import { startBrokenServer } from './broken-server.ts';
 import { createClient, PROTOCOL_VERSION, type DemoClient, type JsonObject, type Received } from './client.ts';
@@ -242,7 +242,7 @@ export function renderExchanges(records: readonly LogRecord[], session: SessionR
         return c.style ? paint(c.style, text) : text;
       })
       .join('  ');
-  return rows.map((row) => `  ${line(row)}`.trimEnd() + '\n').join('');
+  return rows.map((row) => `${`  ${line(row)}`.trimEnd()}\n`).join('');
 }
 
 const clip = (s: string, max: number): string => (s.length > max ? `${s.slice(0, max - 1)}…` : s);

@@ -3,11 +3,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { idTokenOf, type JsonRpcId, type Message } from '../codec/jsonrpc.ts';
 import { asRecord } from '../codec/json-value.ts';
-import type { Decision, PolicedFinding } from '../verdicts.ts';
-import type { ExchangeSubject } from '../rules/types.ts';
+import { NO_VERDICT, type RequestVerdict } from '../verdicts.ts';
 import { META } from '../mcp/versions.ts';
 import type { Session, SessionStore } from './sessions.ts';
-import type { OpenRequest, RequestTable, Sender } from './table.ts';
+import { requestKey, type OpenRequest, type RequestTable, type Sender } from './table.ts';
 
 /** Where a message travels: the correlation scope and the session it belongs to. */
 export interface Flow {
@@ -31,12 +30,6 @@ export interface Completed {
   outcome: string;
   durationMs: number;
   responseBytes: number;
-  /** What the rules found, through the policy (filled by the rules stage). */
-  findings: PolicedFinding[];
-  /** What the policy does about it (filled by the rewrite stage). */
-  decision?: Decision;
-  /** What the rules judged: the exchange as the proxy saw it before any rewrite (a capture keeps it). */
-  subject?: ExchangeSubject;
 }
 
 /** The outcome field of an exchange record. */
@@ -70,15 +63,32 @@ export class Correlator {
     private readonly sessions: SessionStore,
   ) {}
 
-  /** A request from `from` enters the table; returns its entry. */
-  request(msg: Extract<Message, { kind: 'request' }>, from: Sender, flow: Flow, bytes: number, now: number): OpenRequest {
+  /**
+   * The record of a request from `from`, not yet open: the rules judge it, then open() enters it
+   * with their verdict. `drafted`: the keys of requests drafted before it in the same frame (an id
+   * reused within one batch is in flight too); this one's key is added.
+   */
+  draft(
+    msg: Extract<Message, { kind: 'request' }>,
+    from: Sender,
+    flow: Flow,
+    bytes: number,
+    now: number,
+    drafted?: Set<string>,
+  ): OpenRequest {
     const idToken = idTokenOf(msg);
-    const open: OpenRequest = {
+    let idInFlight = this.table.peek(flow.scope, from, msg.id, idToken) !== undefined;
+    if (drafted) {
+      const key = requestKey(flow.scope, from, msg.id, idToken);
+      idInFlight ||= drafted.has(key);
+      drafted.add(key);
+    }
+    return {
       scope: flow.scope,
       from,
       id: msg.id,
       idToken,
-      idInFlight: this.table.peek(flow.scope, from, msg.id, idToken) !== undefined,
+      idInFlight,
       method: msg.method,
       tool: toolName(msg.method, msg.params),
       params: msg.params,
@@ -89,10 +99,20 @@ export class Correlator {
       owner: flow.session.key,
       exchange: from === 'client' ? flow.exchange : undefined,
       headers: from === 'client' ? flow.requestHeaders : {},
-      findings: [],
+      verdict: NO_VERDICT,
     };
+  }
+
+  /** A drafted request enters the table with its verdict; returns its entry. */
+  open(draft: OpenRequest, verdict: RequestVerdict, now: number): OpenRequest {
+    const open = verdict === NO_VERDICT ? draft : { ...draft, verdict };
     this.table.add(open, now);
     return open;
+  }
+
+  /** A request from `from` enters the table unjudged (replay, tests); returns its entry. */
+  request(msg: Extract<Message, { kind: 'request' }>, from: Sender, flow: Flow, bytes: number, now: number): OpenRequest {
+    return this.open(this.draft(msg, from, flow, bytes, now), NO_VERDICT, now);
   }
 
   /** A notification can change what the session knows: a changed tool list makes the catalogue stale. */
@@ -121,7 +141,7 @@ export class Correlator {
     const request = this.table.take(flow.scope, asker, id, token, flow.exchange) ?? this.takeSameNumber(flow, asker, id);
     if (!request) return undefined;
     if (from === 'server') this.learn(request, msg, flow, newSessionId, now);
-    return { request, response: msg, outcome: outcomeOf(msg), durationMs: now - request.startedAt, responseBytes: bytes, findings: [] };
+    return { request, response: msg, outcome: outcomeOf(msg), durationMs: now - request.startedAt, responseBytes: bytes };
   }
 
   /** Only when the exact id waits for nothing: the request under the same number with the other type. */
@@ -146,7 +166,7 @@ export class Correlator {
     // Only a request of this exchange (or of none): another exchange's under the same id is not this one to end.
     const request = this.table.take(scope, from, id, token, exchange);
     if (!request) return undefined;
-    return { request, response: undefined, outcome, durationMs: now - request.startedAt, responseBytes: 0, findings: [] };
+    return { request, response: undefined, outcome, durationMs: now - request.startedAt, responseBytes: 0 };
   }
 
   /** The open request under this id that a response on `exchange` would answer, if any (left in place). */

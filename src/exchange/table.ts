@@ -7,7 +7,7 @@
 // reported as unanswered.
 import type { IncomingHttpHeaders } from 'node:http';
 import { BoundedMap } from './bounded-map.ts';
-import type { Decision, PolicedFinding } from '../verdicts.ts';
+import type { RequestVerdict } from '../verdicts.ts';
 import { idKey, type JsonRpcId } from '../codec/jsonrpc.ts';
 
 export type Sender = 'client' | 'server';
@@ -30,14 +30,12 @@ export interface OpenRequest {
   owner?: string;
   /** Headers of the HTTP request that carried it. */
   headers: IncomingHttpHeaders;
-  /** Another request of the same sender under this id still awaited its response when this one came (R3). */
+  /** Another request of the same sender under this id still awaited its response when this one came. */
   idInFlight?: boolean;
   /** The id's raw JSON text as its sender wrote it (codec/jsonrpc.ts idTokenOf): a rewritten answer carries it byte for byte, and an integer beyond 2^53 is keyed by it. */
   idToken?: string;
-  /** What the client's rules found on the request, through the policy. */
-  findings: PolicedFinding[];
-  /** What the policy does about the request (block it, or fix it before it is forwarded). */
-  decision?: Decision;
+  /** What the client's rules found on the request and what the policy does about it, set when it is opened (NO_VERDICT for a server's request). */
+  verdict: RequestVerdict;
 }
 
 /** `token`: the id's raw text (OpenRequest.idToken), which keys an integer beyond 2^53 (idKey). */

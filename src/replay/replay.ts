@@ -15,14 +15,15 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { classify, type Message } from '../codec/jsonrpc.ts';
 import { DEFAULT_LIMITS } from '../config/defaults.ts';
 import { Correlator, type Completed } from '../exchange/correlate.ts';
+import { judgeExchange } from '../engine/judge.ts';
+import type { JudgedExchange } from '../engine/plans.ts';
 import { resolveFlow } from '../exchange/flow.ts';
 import { SessionStore } from '../exchange/sessions.ts';
 import { RequestTable, type Sender } from '../exchange/table.ts';
 import { H } from '../mcp/headers.ts';
-import { decideFor, judge, type StageContext } from '../pipeline.ts';
-import { runtimeFactory, type Runtime } from '../policy/runtime.ts';
-import type { Action, Policy } from '../policy/types.ts';
-import { excerpt } from '../rules/evidence.ts';
+import { runtimeFactory, type Runtime } from '../config/runtime.ts';
+import type { Action, Policy } from '../config/types.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import { exchangeSubject, type ResponseHttp } from '../rules/subjects.ts';
 import type { BodyProblem, ExchangeSubject } from '../rules/types.ts';
 import type { CaptureRecord } from '../sinks/capture.ts';
@@ -107,7 +108,7 @@ export class Replayer {
       return;
     }
     const parsed = parseCaptureLine(text);
-    if (!parsed.ok) return this.badLine(line, parsed.reason);
+    if (!parsed.ok) return void this.badLine(line, parsed.reason);
     try {
       const problem = this.replay(line, parsed.record);
       if (problem) this.badLine(line, problem);
@@ -158,10 +159,7 @@ export class Replayer {
     const c = completed;
     this.sessionKeys.add(issued ? `sid:${issued}` : flow.session.key);
 
-    const subject = this.subjectOf(c, record, flow);
-    const ctx: StageContext = { correlator: this.correlator, ...this.runtime, policy: this.policy, now };
-    judge(c, subject, ctx);
-    decideFor(c, subject, ctx);
+    const judged = judgeExchange(c, this.subjectOf(c, record, flow), { ...this.runtime, policy: this.policy });
 
     // The capture was masked when it was written, but a capture from elsewhere (an older
     // mcp-warden, a hand-made file) may not be: what the report echoes is masked again.
@@ -178,7 +176,7 @@ export class Replayer {
       ...(protocolVersion !== record.protocolVersion ? { capturedProtocolVersion: record.protocolVersion } : {}),
       outcome: c.outcome,
       status: record.response.status,
-      findings: c.findings.map((f) => ({
+      findings: judged.findings.map((f) => ({
         rule: f.rule,
         severity: f.severity,
         action: f.action,
@@ -186,7 +184,7 @@ export class Replayer {
         pointer: f.pointer,
         evidence: redactText(f.evidence),
       })),
-      decision: decisionOf(c),
+      decision: decisionOf(judged),
     });
     return undefined;
   }
@@ -241,9 +239,9 @@ export class Replayer {
   }
 }
 
-function decisionOf(c: Completed): ReplayDecision {
-  const d = c.decision;
-  if (!d || d.kind === 'pass') return { kind: 'pass' };
+function decisionOf(judged: JudgedExchange): ReplayDecision {
+  const d = judged.decision;
+  if (d.kind === 'pass') return { kind: 'pass' };
   const after = excerpt(d.message, 2000);
   const message = maskSecrets(d.message);
   if (d.kind === 'mutate') return { kind: 'rewrite', rules: d.rules, status: d.status, before: redactText(d.before), after, message };

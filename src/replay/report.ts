@@ -3,7 +3,7 @@
 import type { JsonRpcId } from '../codec/jsonrpc.ts';
 import type { Limits } from '../config/defaults.ts';
 import type { Sender } from '../exchange/table.ts';
-import type { Action, Mode } from '../policy/types.ts';
+import type { Action, Mode } from '../config/types.ts';
 import type { ResponseMessage } from '../rewrite/types.ts';
 import type { Rule, Severity } from '../rules/types.ts';
 

@@ -1,6 +1,6 @@
 // Rewriter for requests the server answered with no JSON-RPC response at all: an HTML page, an
 // empty body, text that is not JSON or not UTF-8, JSON that is not JSON-RPC, or a connection that
-// dropped first (R1, R32, R33). The client gets a JSON-RPC error with the request's id instead.
+// dropped first. The client gets a JSON-RPC error with the request's id instead.
 import type { ExchangeSubject } from '../rules/types.ts';
 import type { Rewriter } from './types.ts';
 import {
@@ -28,9 +28,9 @@ const upstreamStatus = (s: ExchangeSubject): number | null => (s.proxyError !== 
 
 /**
  * Whether the server's status says something the client must act on, so it is kept while the
- * body is replaced: 4xx: 403 may carry an authorization challenge (R80), a legacy 404 tells the
- * client its session expired (R42), a 2026-07-28 400/404/405 is how a dual-era client tells the
- * server's era (R54); 408, 413, 429 and the rest name a condition a retry must respect.
+ * body is replaced: 4xx: 403 may carry an authorization challenge, a legacy 404 tells the
+ * client its session expired, a 2026-07-28 400/404/405 is how a dual-era client tells the
+ * server's era; 408, 413, 429 and the rest name a condition a retry must respect.
  */
 function statusMatters(status: number | null): boolean {
   return status !== null && status >= 400 && status < 500;

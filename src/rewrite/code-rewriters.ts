@@ -1,5 +1,5 @@
-// Rewriters for error codes, their HTTP status pairings and the error envelope (R5, R6, R23, R72,
-// R82, R83). A changed code keeps the original in `error.data.originalCode`; a code change that
+// Rewriters for error codes, their HTTP status pairings and the error envelope.
+// A changed code keeps the original in `error.data.originalCode`; a code change that
 // 2026-07-28 pairs with a status (-32601 → 404, -32020..-32022 → 400) also asks for that status.
 import { isUnknownMethod } from '../mcp/methods.ts';
 import { codeRange, isDefinedFor } from '../rules/codes.ts';
@@ -64,7 +64,7 @@ export const legacyRangeRewriter: Rewriter = defineRewriter(['legacy-range-code'
 });
 
 /**
- * retired-code: under 2026-07-28, -32002 outside resources/read becomes -32602 (claim 8); -32042
+ * retired-code: under 2026-07-28, -32002 outside resources/read becomes -32602; -32042
  * outside 2025-11-25 becomes -32603 (the request could not be completed: the URL elicitation it
  * needs cannot be asked for that way in this version).
  */
@@ -77,7 +77,7 @@ export const retiredCodeRewriter: Rewriter = defineRewriter(['retired-code'], (m
   return undefined;
 });
 
-/** resource-not-found-code: a missing resource is -32602 under 2026-07-28 (R72), -32002 before. */
+/** resource-not-found-code: a missing resource is -32602 under 2026-07-28, -32002 before. */
 export const resourceNotFoundRewriter: Rewriter = defineRewriter(['resource-not-found-code'], (message, { subject: s }) => {
   const e = codedError(message, s);
   if (!e || s.request.method !== 'resources/read' || s.version === undefined) return undefined;
@@ -130,11 +130,6 @@ export const errorShapeRewriter: Rewriter = defineRewriter(['error-shape'], (mes
   return conformError(error) ? { message: m } : undefined;
 });
 
-/**
- * error-id-null: the request's answer came as an error with a null or missing id (it sits in
- * `subject.unmatched`): the same error, with the request's id. A message that already has an id
- * (an earlier rewrite built it from that error) is left.
- */
 /** answer-id-type: the response carries the request's own id, as the client sent it. */
 export const answerIdRewriter: Rewriter = defineRewriter(['answer-id-type'], (message, { subject: s }) => {
   if (
@@ -149,6 +144,11 @@ export const answerIdRewriter: Rewriter = defineRewriter(['answer-id-type'], (me
   return { message };
 });
 
+/**
+ * error-id-null: the request's answer came as an error with a null or missing id (it sits in
+ * `subject.unmatched`): the same error, with the request's id. A message that already has an id
+ * (an earlier rewrite built it from that error) is left.
+ */
 export const errorIdRewriter: Rewriter = defineRewriter(['error-id-null'], (message, { subject: s }) => {
   if (s.request.from !== 'client') return undefined;
   if (message !== undefined) {

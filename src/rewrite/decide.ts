@@ -3,9 +3,9 @@
 // exchange into one Decision: pass, mutate (the rewrites applied in catalogue order) or reject
 // (a block). Nothing changes in audit mode: the actions are only reported.
 import type { JsonRpcId } from '../codec/jsonrpc.ts';
-import type { Policy } from '../policy/types.ts';
+import type { Policy } from '../config/types.ts';
 import type { PolicedFinding } from '../verdicts.ts';
-import { excerpt } from '../rules/evidence.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import type { ExchangeSubject, Finding, Severity } from '../rules/types.ts';
 import { withIdToken } from './encode.ts';
 import { copyOf, isModern, requestIdToken } from './message.ts';

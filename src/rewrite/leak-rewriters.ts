@@ -1,11 +1,11 @@
-// Rewriter for leaked internals in error text (R73): stack traces, absolute paths, private
+// Rewriter for leaked internals in error text: stack traces, absolute paths, private
 // addresses, internal hosts and connection strings. Where the leak rules look (error.message,
 // every string of error.data; an isError result's text blocks, embedded resources' text and
 // structuredContent strings), the leaked parts are replaced
 // by the marker and the rest is kept readable. Only the patterns of the finding's rule are
 // replaced: a policy may rewrite one kind of leak and only log another.
 import { findLeaks, LEAK_PATTERNS, sentStrings, type Leak, type LeakPattern } from '../rules/leaks.ts';
-import { asRecord } from '../rules/evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
 import { budget, walkStrings } from '../rules/walk.ts';
 import type { Rewriter } from './types.ts';
 import { defineRewriter, errorOf, resultOf } from './message.ts';

@@ -6,7 +6,7 @@ import { jsonText } from '../codec/json-text.ts';
 import type { JsonRpcId } from '../codec/jsonrpc.ts';
 import { META, versionInfo } from '../mcp/versions.ts';
 import { idlessAllowed } from '../rules/error-envelope.ts';
-import { asRecord } from '../rules/evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
 import type { ExchangeSubject } from '../rules/types.ts';
 import { copyJson } from '../rules/walk.ts';
 import type { ResponseMessage, RewriteContext, Rewriter, Rewritten } from './types.ts';
@@ -39,7 +39,7 @@ export function resultOf(m: ResponseMessage | undefined): Record<string, unknown
 /** Whether a message is a well-formed response envelope (what an earlier rewrite produces). */
 export function isResponse(m: ResponseMessage | undefined): m is ResponseMessage {
   const r = asRecord(m);
-  if (!r || r.jsonrpc !== '2.0' || 'result' in r === 'error' in r) return false;
+  if (r?.jsonrpc !== '2.0' || 'result' in r === 'error' in r) return false;
   return !('error' in r) || asRecord(r.error) !== undefined;
 }
 
@@ -67,7 +67,7 @@ export function idlessError(s: ExchangeSubject): Record<string, unknown> | undef
  * request is an error that carried no id (the rules judge it as the request's answer; it sits in
  * `subject.unmatched`), a copy of that error. The copy gets the request's id where error-id-null
  * says the id is missing (an error with a null id is valid in no version's schema, and the
- * request's id is the one it answers); a transport rejection, which may be id-less (R6), keeps its
+ * request's id is the one it answers); a transport rejection, which may be id-less, keeps its
  * id as the server sent it: a rewrite never changes an id without the finding that says why.
  */
 export function current(message: ResponseMessage | undefined, s: ExchangeSubject): ResponseMessage | undefined {
@@ -110,7 +110,7 @@ export function recode(error: ErrorObject, code: number): void {
   error.code = code;
 }
 
-/** Whether a request lacks the `_meta` protocolVersion or clientCapabilities every modern request carries (R18). */
+/** Whether a request lacks the `_meta` protocolVersion or clientCapabilities every modern request carries. */
 export function missingMeta(params: unknown): boolean {
   const meta = asRecord(asRecord(params)?._meta);
   return typeof meta?.[META.protocolVersion] !== 'string' || asRecord(meta?.[META.clientCapabilities]) === undefined;
@@ -119,10 +119,10 @@ export function missingMeta(params: unknown): boolean {
 const PAIRED_400: ReadonlySet<number> = new Set([-32020, -32021, -32022]);
 
 /**
- * The HTTP status 2026-07-28 pairs with an error code on a JSON response (R83): 404 for -32601,
+ * The HTTP status 2026-07-28 pairs with an error code on a JSON response: 404 for -32601,
  * 400 for -32020/-32021/-32022 and for -32602 answering a request without its `_meta`. Undefined
  * when the spec pairs none, the version is legacy, the status can no longer change (SSE), or the
- * session is a legacy one probed by a dual-era client (rules.md section 2).
+ * session is a legacy one probed by a dual-era client.
  */
 export function pairedStatus(s: ExchangeSubject, code: unknown): number | undefined {
   if (!isModern(s.version) || s.transport !== 'json' || s.session.era === 'legacy') return undefined;
@@ -154,7 +154,7 @@ export function uncataloguedTool(s: ExchangeSubject): string | undefined {
   return name;
 }
 
-/** The error a client gets for a tools/call of a tool the server does not have (R62). */
+/** The error a client gets for a tools/call of a tool the server does not have (the spec's example: https://modelcontextprotocol.io/specification/2026-07-28/server/tools#error-handling). */
 export const unknownToolMessage = (name: string): string => `Unknown tool: ${name}`;
 
 /** The text of a result's text content blocks, joined by newlines. */
@@ -190,7 +190,7 @@ function textOf(value: unknown): string {
 }
 
 /**
- * Puts an error object's shape right (R5): a code that is not an integer becomes -32603 (the
+ * Puts an error object's shape right: a code that is not an integer becomes -32603 (the
  * original in data.originalCode), a message that is not a string becomes its JSON text (a missing
  * one, the code's standard name). Whether anything changed.
  */
@@ -207,9 +207,9 @@ export function conformError(error: ErrorObject): boolean {
  * What every rewritten message is made to be, whatever rule asked for the rewrite: a JSON-RPC
  * response of the session's version per its schema. A rewrite for one rule must not send out a
  * message the schema rejects because of another defect of the server's: an error whose code or
- * message has the wrong type (R5), a null or missing id although the request's was readable (R6:
+ * message has the wrong type, a null or missing id although the request's was readable (only
  * where error-id-null fires, not on a transport rejection, which may be id-less),
- * a 2026-07-28 result without resultType (R64). Shapes of particular results (a CallToolResult's
+ * a 2026-07-28 result without resultType. Shapes of particular results (a CallToolResult's
  * content blocks) are left as they are.
  */
 export function conform(message: ResponseMessage, s: ExchangeSubject): void {

@@ -5,11 +5,11 @@
 // rewritten: every other POST-level finding is about headers or the shape of the exchange, which
 // the proxy cannot put right after the fact.
 //
-// The transport must decide before it writes the server's answer (see the issue 11 report:
-// mcp-endpoint.ts relayBody, request-verdicts.ts judgePost).
-import { excerpt } from '../rules/evidence.ts';
+// The decision must come before the server's answer is written: the engine makes it while it
+// judges the body (engine/body.ts, engine/post.ts), under enforce only.
+import { excerpt } from '../redact/excerpt.ts';
 import type { PostSubject } from '../rules/types.ts';
-import type { Policy } from '../policy/types.ts';
+import type { Policy } from '../config/types.ts';
 import { blockReply, type PolicedFinding } from './decide.ts';
 import type { Decision, ResponseMessage } from './types.ts';
 

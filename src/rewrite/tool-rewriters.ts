@@ -1,4 +1,4 @@
-// Rewriters for tools/call answers and results (R60, R62, R64): an unknown tool becomes the
+// Rewriters for tools/call answers and results: an unknown tool becomes the
 // JSON-RPC error -32602 "Unknown tool: NAME"; a result that reads as a failure gets isError; a
 // non-boolean isError that clearly means true or false becomes one; a 2026-07-28 result without
 // resultType gets "complete".
@@ -22,7 +22,7 @@ import {
  * answered becomes `{ code: -32602, message: "Unknown tool: NAME" }` with the request's id. The
  * server's own words go to `data.serverMessage` (its error message, or the text of its result),
  * and a code it used instead of -32602 to `data.originalCode`. HTTP 200: -32602 is paired with no
- * status here (R83 pairs 400 only with a request missing its `_meta`).
+ * status here (2026-07-28 pairs 400 only with a request missing its `_meta`).
  */
 export const unknownToolRewriter: Rewriter = defineRewriter(
   ['unknown-tool-as-iserror', 'unknown-tool-as-result', 'unknown-tool-wrong-code'],
@@ -77,7 +77,7 @@ export const isErrorBooleanRewriter: Rewriter = defineRewriter(['iserror-not-boo
 
 /**
  * result-type-missing: a 2026-07-28 result object without resultType gets "complete", which is
- * what a client reads an absent resultType as (R64).
+ * what a client reads an absent resultType as.
  */
 export const resultTypeRewriter: Rewriter = defineRewriter(['result-type-missing'], (message, { subject: s }) => {
   const result = resultOf(message);

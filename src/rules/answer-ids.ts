@@ -1,10 +1,10 @@
-// Whose answer is it: a response must carry its request's id exactly, type included (R2: `1` and
+// Whose answer is it: a response must carry its request's id exactly, type included (`1` and
 // "1" are different ids), and answer a request of the exchange it travels in. A client that
 // matches `Number(id)` (the official SDK does) takes "3" as the answer to 3, so the proxy matches
 // it too, and flags the change; an answer to a request this exchange never carried matches
 // nothing, and is flagged on the exchange it came in.
 import type { JsonRpcId, Message } from '../codec/jsonrpc.ts';
-import { excerpt } from './evidence.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import type { ExchangeRule, Report } from './types.ts';
 import { ALL } from './versions.ts';
 
@@ -19,7 +19,8 @@ const answerIdType: ExchangeRule = {
   party: 'server',
   subject: 'exchange',
   summary: 'A response carries its request\'s id with another type ("3" for 3, or 3 for "3")',
-  source: 'R1, R2',
+  source:
+    'https://www.jsonrpc.org/specification#response_object, https://modelcontextprotocol.io/specification/2026-07-28/basic/index#responses',
   check(s): Report[] {
     const id = idOf(s.response);
     if (s.request.from !== 'client' || id === undefined || id === null || typeof id === typeof s.request.id) return [];
@@ -42,7 +43,7 @@ const answerForeignId: ExchangeRule = {
   party: 'server',
   subject: 'exchange',
   summary: "The response to a request carried an answer for an id that request's exchange never sent",
-  source: 'R1',
+  source: 'https://www.jsonrpc.org/specification#response_object',
   check(s): Report[] {
     if (s.request.from !== 'client' || s.response !== undefined) return [];
     const foreign = s.unmatched.find((m) => {

@@ -1,4 +1,4 @@
-// A batch answered with more responses for one id than the client's batch asked with it (R1, R8):
+// A batch answered with more responses for one id than the client's batch asked with it:
 // JSON-RPC 2.0 answers each request once, and a client that matches answers by id can take only
 // one of them (which one is the server's guess). Judged on the POST's JSON body under every
 // version: an array answering an array is judged wherever it travels (batch-not-allowed says
@@ -6,7 +6,8 @@
 // are two ids; two integers beyond 2^53 by their raw text). Errors with a null or missing id
 // answer unreadable requests (several may come in one batch): they are not one id answered twice.
 import { idKey, idTokenOf, type JsonRpcId, type Message } from '../codec/jsonrpc.ts';
-import { excerpt, pointer } from './evidence.ts';
+import { excerpt } from '../redact/excerpt.ts';
+import { pointer } from '../codec/json-pointer.ts';
 import { messagesOf } from './read.ts';
 import type { PostRule, Report } from './types.ts';
 import { ALL } from './versions.ts';
@@ -23,10 +24,10 @@ export const batchDuplicateAnswer: PostRule = {
   party: 'server',
   subject: 'post',
   summary: 'A JSON-RPC batch was answered with two or more responses for one id',
-  source: 'R1, R8',
+  source: 'https://www.jsonrpc.org/specification#batch, https://modelcontextprotocol.io/specification/2025-03-26/basic/index#batching',
   check(s): Report[] {
     if (!s.response?.ok || !s.response.payload.batch) return [];
-    // How many requests of the client's batch carry each id (a client may repeat one: R3 is its own fault).
+    // How many requests of the client's batch carry each id (a client may repeat one: reusing an id is its own fault).
     const asked = new Map<string, number>();
     for (const m of messagesOf(s.request)) {
       if (m.kind === 'request') asked.set(idKey(m.id, idTokenOf(m)), (asked.get(idKey(m.id, idTokenOf(m))) ?? 0) + 1);

@@ -1,7 +1,8 @@
 // JSON-RPC batches: only 2025-03-26 allows them (never with initialize), and only an array may
-// answer an array (R8, R30).
+// answer an array.
 import { versionInfo } from '../mcp/versions.ts';
-import { excerpt, pointer } from './evidence.ts';
+import { excerpt } from '../redact/excerpt.ts';
+import { pointer } from '../codec/json-pointer.ts';
 import { nameOf } from './read.ts';
 import type { PostRule, Report } from './types.ts';
 import { ALL } from './versions.ts';
@@ -16,7 +17,8 @@ export const BATCH_RULES: readonly PostRule[] = [
     subject: 'post',
     summary:
       'A client POSTed a JSON-RPC batch under a version without batching (2024-11-05: warning), or initialize inside a 2025-03-26 batch',
-    source: 'R8, R30',
+    source:
+      'https://modelcontextprotocol.io/specification/2025-03-26/basic/index#batching, https://modelcontextprotocol.io/specification/2025-03-26/basic/lifecycle#initialization, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages',
     check(s): Report[] {
       const info = versionInfo(s.version);
       if (!info || !s.request.ok || !s.request.payload.batch) return [];
@@ -57,7 +59,8 @@ export const BATCH_RULES: readonly PostRule[] = [
     party: 'server',
     subject: 'post',
     summary: 'A server answered a POST that was not a batch with a JSON array',
-    source: 'R8, R30',
+    source:
+      'https://www.jsonrpc.org/specification#batch, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages',
     check(s): Report[] {
       if (!s.response?.ok || !s.response.payload.batch) return [];
       if (s.request.ok && s.request.payload.batch) return [];

@@ -1,5 +1,6 @@
 // What came back instead of a JSON-RPC response: HTML, nothing, text that is not JSON, JSON that
-// is not JSON-RPC, or a connection that dropped. A request must get a response (R1, R32).
+// is not JSON-RPC, or a connection that dropped. A request must get a response
+// (https://www.jsonrpc.org/specification#response_object).
 import type { ExchangeRule, ExchangeSubject, Report } from './types.ts';
 import { ALL } from './versions.ts';
 
@@ -8,6 +9,7 @@ const problemRule = (
   problem: NonNullable<ExchangeSubject['bodyProblem']>['problem'],
   summary: string,
   what: string,
+  source = 'https://modelcontextprotocol.io/specification/2026-07-28/basic/index#messages, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages',
 ): ExchangeRule => ({
   id,
   group: 'bodies',
@@ -16,10 +18,10 @@ const problemRule = (
   party: 'server',
   subject: 'exchange',
   summary,
-  source: 'R1, R32',
+  source,
   check(s): Report[] {
     if (s.request.from !== 'client' || s.bodyProblem?.problem !== problem) return [];
-    // A transport rejection speaks through its status; its body is optional (R31, R34, R44, R79):
+    // A transport rejection speaks through its status; its body is optional:
     // a redirect, an authentication challenge, or any 4xx without a body is not an unusable answer.
     // A 403 or 404 page with a body, though, is the server's answer to the request (and often
     // carries a stack trace): it is judged like a 500's.
@@ -65,7 +67,13 @@ export const BODY_RULES: readonly ExchangeRule[] = [
   problemRule('html-body', 'html', 'A request was answered with an HTML page instead of JSON-RPC', 'an HTML page'),
   problemRule('empty-body', 'empty', 'A request was answered with an empty body', 'an empty body'),
   problemRule('non-json-body', 'not-json', 'A request was answered with a body that is not JSON', 'a body that is not JSON'),
-  problemRule('non-utf8-body', 'not-utf8', 'A request was answered with a body that is not UTF-8 (R9)', 'a body that is not valid UTF-8'),
+  problemRule(
+    'non-utf8-body',
+    'not-utf8',
+    'A request was answered with a body that is not UTF-8',
+    'a body that is not valid UTF-8',
+    'https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/index#messages, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages',
+  ),
   problemRule(
     'not-jsonrpc-body',
     'not-jsonrpc',
@@ -80,7 +88,7 @@ export const BODY_RULES: readonly ExchangeRule[] = [
     party: 'server',
     subject: 'exchange',
     summary: 'The connection dropped (or the stream ended) before the request got its response',
-    source: 'R33',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#receiving-messages',
     check(s): Report[] {
       const dropped = s.proxyError === 'WARDEN_UPSTREAM_RESET' || (s.outcome === 'no-response' && s.transport === 'sse' && !s.proxyError);
       if (s.request.from !== 'client' || !dropped) return [];

@@ -12,9 +12,36 @@ export function describeVersions(versions: readonly string[]): string {
   return idx.map((i) => ALL[i]).join(', ');
 }
 
+/**
+ * A short label for a spec URL: the page and its anchor ("streamable-http#server-validation"),
+ * with the version when it is not the newest; "JSON-RPC#error_object"; "RFC 9110 §15.5.5".
+ */
+export function specLabel(url: URL): string {
+  const anchor = url.hash.slice(1);
+  if (url.hostname === 'modelcontextprotocol.io') {
+    const [, version = '', ...path] = url.pathname.split('/').filter(Boolean);
+    if (path.at(-1) === 'index') path.pop();
+    const page = path.at(-1) ?? version;
+    return `${page}${anchor ? `#${anchor}` : ''}${version !== ALL.at(-1) ? ` (${version})` : ''}`;
+  }
+  if (url.hostname.endsWith('jsonrpc.org')) return `JSON-RPC${anchor ? `#${anchor}` : ''}`;
+  const rfc = /^\/rfc\/rfc(\d+)/.exec(url.pathname);
+  if (rfc) return `RFC ${rfc[1]}${anchor.startsWith('section-') ? ` §${anchor.slice('section-'.length)}` : ''}`;
+  return `${url.hostname}${url.pathname}${url.hash}`;
+}
+
+/** A rule's source for the README: each URL of the comma-joined list as a markdown link with a short label, other text as it is. */
+export function sourceMarkdown(source: string): string {
+  return source
+    .split(', ')
+    .map((part) => (/^https:\/\/\S+$/.test(part) ? `[${specLabel(new URL(part))}](${part})` : part))
+    .join(', ');
+}
+
 export function rulesMarkdown(rules: readonly Rule[]): string {
   const rows = rules.map(
-    (r) => `| \`${r.id}\` | ${r.severity} | ${describeVersions(r.versions)} | ${r.group} | ${r.party} | ${r.summary} | ${r.source} |`,
+    (r) =>
+      `| \`${r.id}\` | ${r.severity} | ${describeVersions(r.versions)} | ${r.group} | ${r.party} | ${r.summary} | ${sourceMarkdown(r.source)} |`,
   );
   return ['| rule | severity | versions | group | party | what it flags | spec |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
 }

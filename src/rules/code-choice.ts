@@ -1,7 +1,8 @@
 // Which code: whether an error's code is one the session's version defines, and the one the spec
-// asks for a missing resource (R72, R82).
+// asks for a missing resource.
 import { codeRange, definedIn, definitionOf, isDefinedFor } from './code-ranges.ts';
-import { asRecord, excerpt } from './evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import { atCode, codeRule, fixFor, MODERN_REJECTIONS } from './error-answers.ts';
 import { errorMessage, type ErrorMessage, isLegacy, isModern } from './read.ts';
 import type { ExchangeRule } from './types.ts';
@@ -14,7 +15,8 @@ export const reservedCode: ExchangeRule = codeRule(
     severity: 'error',
     versions: ALL,
     summary: "An error code in JSON-RPC's reserved range (-32768..-32020) that the session's version does not define",
-    source: 'R82, claim 4',
+    source:
+      'https://www.jsonrpc.org/specification#error_object, https://modelcontextprotocol.io/specification/2026-07-28/basic/index#error-codes',
   },
   (s, e, code) => {
     const range = codeRange(code);
@@ -30,7 +32,7 @@ export const reservedCode: ExchangeRule = codeRule(
     }
     // -32042 is retired-code's; the others are undefined for this version, or defined by another one.
     if (range !== 'spec-owned' || code === -32042 || s.version === undefined || isDefinedFor(code, s.version)) return [];
-    // A modern-only server turning a legacy client away (R22): its 400 carries the modern rejection.
+    // A modern-only server turning a legacy client away: its 400 carries the modern rejection.
     if (isLegacy(s.version) && MODERN_REJECTIONS.has(code) && (s.status ?? 0) >= 400) return [];
     const def = definitionOf(code);
     const what = def ? `is ${def.name}, defined only in ${definedIn(code)}, not in ${s.version}` : 'is defined by no version of the spec';
@@ -61,7 +63,7 @@ export const legacyRangeCode: ExchangeRule = codeRule(
     severity: 'warning',
     versions: ALL,
     summary: 'An error code in the legacy implementation-defined range -32000..-32019, which new servers should not use',
-    source: 'R82, claim 4, rules.md section 5 (1)',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/index#error-codes',
   },
   (s, e, code) => {
     // -32002 is resource not found where defined; where it is not, retired-code and resource-not-found-code judge it.
@@ -83,7 +85,7 @@ export const retiredCode: ExchangeRule = codeRule(
     severity: 'error',
     versions: ALL.filter((v) => v !== '2025-11-25'),
     summary: "A code the session's version does not have: -32002 outside resources/read in 2026-07-28, -32042 outside 2025-11-25",
-    source: 'R82, claims 8-9',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/index#error-codes',
   },
   (s, e, code) => {
     if (s.version === undefined || isDefinedFor(code, s.version)) return [];
@@ -123,7 +125,8 @@ export const resourceNotFoundCode: ExchangeRule = codeRule(
     severity: 'error',
     versions: ALL,
     summary: 'resources/read of a missing resource answered with the wrong code (-32602 from 2026-07-28, -32002 before)',
-    source: 'R72, claim 8',
+    source:
+      'https://modelcontextprotocol.io/specification/2026-07-28/server/resources#error-handling, https://modelcontextprotocol.io/specification/2025-11-25/server/resources#error-handling',
   },
   (s, e, code) => {
     if (s.request.method !== 'resources/read' || s.version === undefined) return [];

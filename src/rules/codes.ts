@@ -1,6 +1,6 @@
 // Error codes: what each code in JSON-RPC's reserved range means in each version, whether the
 // server used it where the spec says, and whether it came with the HTTP status and `data` the
-// spec pairs it with (R5, R6, R18, R20, R23, R72, R82, R83). One file per concept; this one
+// spec pairs it with. One file per concept; this one
 // holds the family's order.
 import { legacyRangeCode, reservedCode, resourceNotFoundCode, retiredCode } from './code-choice.ts';
 import { errorDataRequired } from './error-data.ts';

@@ -2,11 +2,11 @@
 // which ones are an era probe's fallback rather than an answer, and what to send instead.
 import type { Message } from '../codec/jsonrpc.ts';
 import { codeRange } from './code-ranges.ts';
-import { excerpt } from './evidence.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import { type ErrorMessage, integerCode, isLegacy, isModern } from './read.ts';
 import type { ExchangeRule, ExchangeSubject, Report } from './types.ts';
 
-/** Codes a modern server rejects a request with before it looks at the method (R18, R19, R25, R83). */
+/** Codes a modern server rejects a request with before it looks at the method. */
 export const MODERN_REJECTIONS: ReadonlySet<number> = new Set([-32020, -32021, -32022]);
 
 export const idless = (m: Message): m is ErrorMessage => m.kind === 'error' && (m.id === null || m.id === undefined);
@@ -14,8 +14,8 @@ export const idless = (m: Message): m is ErrorMessage => m.kind === 'error' && (
 /**
  * A legacy-only server's rejection of a modern request: a 4xx/5xx whose error is none of the
  * modern rejections, and either id-less or in the legacy range (the SDK's -32000 "Bad Request").
- * A dual-era client probes with a modern request and falls back on it (rules.md section 2): not
- * judged by modern rules.
+ * A dual-era client probes with a modern request and falls back on it
+ * (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#backward-compatibility): not judged by modern rules.
  */
 export function probeAnswer(s: ExchangeSubject, e: ErrorMessage): boolean {
   if (!isModern(s.version) || (s.status ?? 0) < 400) return false;
@@ -36,7 +36,7 @@ export function answerError(s: ExchangeSubject): ErrorMessage | undefined {
   return e && !probeAnswer(s, e) ? e : undefined;
 }
 
-/** A session the server negotiated a legacy version for: a modern request to it is a probe (rules.md section 2). */
+/** A session the server negotiated a legacy version for: a modern request to it is a probe. */
 export const legacyServer = (s: ExchangeSubject): boolean => s.session.era === 'legacy';
 
 /** Where a finding about an error's code points, and its evidence. */

@@ -1,7 +1,9 @@
 // The `data` an error's schema requires: -32022 {supported, requested}, -32021
-// {requiredCapabilities}, -32042 {elicitations} (R19, R25, R82).
+// {requiredCapabilities}, -32042 {elicitations}.
 import { isDefinedFor, definitionOf } from './code-ranges.ts';
-import { asRecord, excerpt, pointer } from './evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
+import { excerpt } from '../redact/excerpt.ts';
+import { pointer } from '../codec/json-pointer.ts';
 import { codeRule } from './error-answers.ts';
 import { metaVersion } from './read.ts';
 import type { ExchangeRule, Report } from './types.ts';
@@ -20,7 +22,8 @@ export const errorDataRequired: ExchangeRule = codeRule(
     versions: where((v) => v.codes.some((c) => WITH_DATA.includes(c))),
     summary:
       'An error whose schema requires data without it: -32022 {supported, requested}, -32021 {requiredCapabilities}, -32042 {elicitations}',
-    source: 'R82, R19, R25, claims 6-7',
+    source:
+      'https://modelcontextprotocol.io/specification/2026-07-28/schema#unsupportedprotocolversionerror, https://modelcontextprotocol.io/specification/2026-07-28/schema#missingrequiredclientcapabilityerror, https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation#url-elicitation-required-error',
   },
   (s, e, code) => {
     if (s.version === undefined || !isDefinedFor(code, s.version)) return [];

@@ -1,6 +1,6 @@
-// The error object itself: an integer code, a string message, and the request's id (R5, R6).
+// The error object itself: an integer code, a string message, and the request's id.
 import { versionInfo } from '../mcp/versions.ts';
-import { excerpt } from './evidence.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import { answerError, atCode, idless } from './error-answers.ts';
 import { integerCode } from './read.ts';
 import type { ExchangeRule, ExchangeSubject, Report } from './types.ts';
@@ -14,7 +14,7 @@ export const errorShape: ExchangeRule = {
   party: 'server',
   subject: 'exchange',
   summary: 'An error response whose error.code is not an integer or whose error.message is not a string',
-  source: 'R5',
+  source: 'https://www.jsonrpc.org/specification#error_object',
   check(s): Report[] {
     const e = answerError(s);
     if (!e) return [];
@@ -40,7 +40,8 @@ export const errorShape: ExchangeRule = {
 
 /**
  * Whether an error with a null or missing id may answer this request as it is: a transport-level
- * rejection (an HTTP error status) may be id-less from 2025-03-26 on (R6, rules.md section 5 (6));
+ * rejection (an HTTP error status) may be id-less from 2025-03-26 on
+ * (https://modelcontextprotocol.io/specification/2025-03-26/basic/transports#sending-messages-to-the-server);
  * on 2xx, and in 2024-11-05, the id is required. A rewrite keeps such an error's id as the server
  * sent it: it fills in the request's id only where error-id-null says it is missing.
  */
@@ -56,7 +57,8 @@ export const errorIdNull: ExchangeRule = {
   party: 'server',
   subject: 'exchange',
   summary: "An error response with a null or missing id although the request's id was readable",
-  source: 'R6, claim 11',
+  source:
+    'https://www.jsonrpc.org/specification#response_object, https://modelcontextprotocol.io/specification/2026-07-28/basic/index#error-responses',
   check(s): Report[] {
     if (s.request.from !== 'client' || s.response) return [];
     const e = s.unmatched.find(idless);
@@ -76,8 +78,9 @@ export const errorIdNull: ExchangeRule = {
         },
       ];
     }
-    // A 4xx/5xx body is a transport-level rejection, which may be id-less from 2025-03-26 on (R6);
-    // 2024-11-05 allows it nowhere, and the spec disagrees with itself on it (rules.md section 5 (6)).
+    // A 4xx/5xx body is a transport-level rejection, which may be id-less from 2025-03-26 on;
+    // 2024-11-05 allows it nowhere, and the spec disagrees with itself on it (the schema requires an
+    // error's id through 2025-06-18).
     if (idlessAllowed(s)) return [];
     return [
       {

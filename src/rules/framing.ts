@@ -1,7 +1,6 @@
 // JSON-RPC framing: a body that is not JSON gets -32700 with a null id, a client sends valid
-// JSON-RPC 2.0 (no id on a notification), and a response is valid JSON-RPC 2.0 (R1, R2, R4, R6,
-// R7, R9).
-import { excerpt, requestExcerpt } from './evidence.ts';
+// JSON-RPC 2.0 (no id on a notification), and a response is valid JSON-RPC 2.0.
+import { excerpt, requestExcerpt } from '../redact/excerpt.ts';
 import { answerRule, type ErrorMessage, is2xx, messagePointer, messagesOf } from './read.ts';
 import type { ExchangeRule, PostRule, PostSubject, Report, Rule } from './types.ts';
 import { ALL } from './versions.ts';
@@ -61,7 +60,8 @@ const requestEnvelope: PostRule = {
   party: 'client',
   subject: 'post',
   summary: 'A client POST body is not JSON, or holds a message that is not valid JSON-RPC 2.0 (or a notification with an id)',
-  source: 'R1, R2, R7, R9',
+  source:
+    'https://www.jsonrpc.org/specification#request_object, https://modelcontextprotocol.io/specification/2026-07-28/basic/index#messages, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/index#messages',
   check(s): Report[] {
     const fix =
       'POST one JSON-RPC 2.0 message as UTF-8 JSON: {"jsonrpc":"2.0","id":<string or integer>,"method":...} for a request, no "id" for a notification';
@@ -101,7 +101,8 @@ const jsonrpcEnvelope: ExchangeRule = answerRule(
     severity: 'error',
     versions: ALL,
     summary: 'A response that matched a request is not valid JSON-RPC 2.0 (no jsonrpc:"2.0", both result and error, ...)',
-    source: 'R1, R4',
+    source:
+      'https://www.jsonrpc.org/specification#response_object, https://modelcontextprotocol.io/specification/2026-07-28/basic/index#responses',
   },
   (s, { reason, value }) => {
     const at = reason.startsWith('jsonrpc')
@@ -124,14 +125,23 @@ const jsonrpcEnvelope: ExchangeRule = answerRule(
 
 export const FRAMING_RULES: readonly Rule[] = [
   parseErrorRule(
-    { id: 'parse-error-code', summary: 'A POST body that is not JSON was answered with an error code other than -32700', source: 'R1' },
+    {
+      id: 'parse-error-code',
+      summary: 'A POST body that is not JSON was answered with an error code other than -32700',
+      source: 'https://www.jsonrpc.org/specification#error_object',
+    },
     ['error', 'code'],
     (m) => m.code !== -32700,
     (m, problem) =>
       `the client's body was ${problem}, and the server answered error code ${excerpt(m.code, 40)} instead of -32700 (Parse error)`,
   ),
   parseErrorRule(
-    { id: 'parse-error-id', summary: 'A POST body that is not JSON was answered with an error carrying a made-up id', source: 'R1, R6' },
+    {
+      id: 'parse-error-id',
+      summary: 'A POST body that is not JSON was answered with an error carrying a made-up id',
+      source:
+        'https://www.jsonrpc.org/specification#response_object, https://modelcontextprotocol.io/specification/2026-07-28/basic/index#error-responses',
+    },
     ['id'],
     (m) => typeof m.id === 'string' || typeof m.id === 'number',
     (m, problem) => `the client's body was ${problem}, so no id could be read, yet the error carries id ${excerpt(m.id, 40)}`,

@@ -1,6 +1,9 @@
 // Arguments that fail a tool's inputSchema: from 2025-11-25 they are tool execution errors
-// (isError) the model can read and correct, so the error must name what is wrong (R62).
-import { asRecord, excerpt, textBlocks, unescapeSegment } from './evidence.ts';
+// (isError) the model can read and correct, so the error must name what is wrong.
+import { asRecord } from '../codec/json-value.ts';
+import { excerpt } from '../redact/excerpt.ts';
+import { textBlocks } from '../mcp/content.ts';
+import { unescapeSegment } from '../codec/json-pointer.ts';
 import { type Answer, integerCode } from './read.ts';
 import { type ArgumentError, mentions, validateArguments } from './tool-arguments.ts';
 import { callRule, TEXT_WINDOW, UNRELATED_CODES } from './tool-calls.ts';
@@ -38,7 +41,17 @@ const validationRule = <K extends 'result' | 'error'>(
   kind: K,
   r: Pick<RuleInfo, 'id' | 'versions' | 'summary'>,
   check: (s: ExchangeSubject, answer: Answer<K>) => Report[],
-): ExchangeRule => callRule(kind, { group: 'input-validation', severity: 'warning', source: 'R62', ...r }, check);
+): ExchangeRule =>
+  callRule(
+    kind,
+    {
+      group: 'input-validation',
+      severity: 'warning',
+      source: 'https://modelcontextprotocol.io/specification/2026-07-28/server/tools#error-handling',
+      ...r,
+    },
+    check,
+  );
 
 export const INPUT_VALIDATION_RULES: readonly ExchangeRule[] = [
   validationRule(

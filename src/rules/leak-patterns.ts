@@ -44,7 +44,7 @@ const SRC_EXT = 'js|mjs|cjs|ts|mts|cts|jsx|tsx|py|java|kt|go|rb|php|cs|rs|cpp|cc
 const ROOTS = 'home|Users|usr|var|srv|opt|etc|app|tmp|root|proc|mnt|workspace|code';
 const OCT = String.raw`(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)`;
 const H16 = '[0-9a-f]{1,4}';
-const V6_TAIL = String.raw`(?:(?::${H16}){7}|(?::${H16}){0,5}::(?:${H16}(?::${H16}){0,5})?)`;
+const V6_TAIL = `(?:(?::${H16}){7}|(?::${H16}){0,5}::(?:${H16}(?::${H16}){0,5})?)`;
 const PORT = String.raw`(?::\d{1,5}(?!\d))?`;
 const JS_EXT = String.raw`\.(?:[cm]?[jt]sx?|coffee|vue|svelte)`;
 

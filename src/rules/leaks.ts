@@ -1,6 +1,7 @@
 // Leaked internals in failure text: stack traces, absolute file paths, private addresses and
 // internal hostnames or connection strings. They help attackers map the server and confuse the
-// model that reads the error (R73: no exploitable internal detail; the brief lists them).
+// model that reads the error (the spec bars "internal system details that could aid attacks" from
+// log messages: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging#security).
 //
 // The definition: the leak rules judge what a server reveals of itself when something fails, and
 // only that. Failure text is
@@ -20,7 +21,9 @@
 //   (a path, URI or URL argument echoed back) is skipped, and so is a path under a path the
 //   client sent (a directory it named). Only the client's own words, never guesses.
 // - What a leak looks like (patterns, whole tokens, file URIs): leak-patterns.ts.
-import { asRecord, excerpt, redactSecrets } from './evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
+import { excerpt } from '../redact/excerpt.ts';
+import { redactText } from '../redact/text.ts';
 import { findLeaks, LEAK_PATTERNS, type Leak, type LeakPattern, type LeakRuleId } from './leak-patterns.ts';
 import type { ExchangeRule, ExchangeSubject, Report, Rule } from './types.ts';
 import { SILENT_SUCCESS_PATTERNS, silentFailure } from './silent-success.ts';
@@ -40,7 +43,7 @@ const SENT_TEXT = 64 * 1024;
 
 // Linear like the leak patterns: anchored by lookbehinds, and the password part is bounded (it runs
 // to the last `@` of the authority, so a password holding `@` is masked whole). JWTs are masked here
-// before redactSecrets sees them: its callback mishandles group-less patterns (see the report).
+// before redactText sees them: its callback mishandles group-less patterns (see the report).
 const CREDENTIALS: Array<[RegExp, string]> = [
   [/(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g, '[REDACTED]'], // JWT
   [/(?<![\w+.-])([a-z][\w+.-]*:\/\/[^\s/@:"'<>]*:)[^\s/?#"'<>]{0,256}@/gi, '$1[REDACTED]@'], // scheme://user:password@
@@ -52,7 +55,7 @@ const CREDENTIALS: Array<[RegExp, string]> = [
 export function redactCredentials(text: string): string {
   let out = text;
   for (const [re, to] of CREDENTIALS) out = out.replace(re, to);
-  return redactSecrets(out);
+  return redactText(out);
 }
 
 export interface Place {
@@ -208,7 +211,7 @@ export function leakRules(
       party: 'server',
       subject: 'exchange',
       summary: INFO[id].summary,
-      source: 'R73, brief',
+      source: 'https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging#security',
       check(s): Report[] {
         if (s.request.from !== 'client') return [];
         const failed =

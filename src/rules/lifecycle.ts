@@ -1,7 +1,8 @@
 // The legacy lifecycle: the version initialize negotiates, ping, and a legacy result that
-// borrows the modern era's resultType (R15, R65, R78).
+// borrows the modern era's resultType.
 import { versionInfo } from '../mcp/versions.ts';
-import { asRecord, excerpt } from './evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import { answerOf, is2xx, isLegacy } from './read.ts';
 import type { ExchangeRule, Report } from './types.ts';
 import { ALL, LEGACY } from './versions.ts';
@@ -17,7 +18,7 @@ export const LIFECYCLE_RULES: readonly ExchangeRule[] = [
     party: 'server',
     subject: 'exchange',
     summary: 'An initialize result names a protocolVersion that is not a legacy version the spec defines',
-    source: 'R15',
+    source: 'https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation',
     check(s): Report[] {
       const answer = answerOf(s, 'result', 'initialize');
       if (!answer) return [];
@@ -46,7 +47,7 @@ export const LIFECYCLE_RULES: readonly ExchangeRule[] = [
     party: 'server',
     subject: 'exchange',
     summary: 'A ping was answered with something other than an empty result {}',
-    source: 'R78',
+    source: 'https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/ping#behavior-requirements',
     check(s): Report[] {
       if (s.request.from !== 'client' || s.request.method !== 'ping' || !s.response) return [];
       const fix = 'answer ping promptly with {"jsonrpc":"2.0","id":<its id>,"result":{}}';
@@ -84,7 +85,8 @@ export const LIFECYCLE_RULES: readonly ExchangeRule[] = [
     party: 'server',
     subject: 'exchange',
     summary: 'A legacy-version result says resultType "input_required" (a 2026-07-28 construct)',
-    source: 'R65',
+    source:
+      'https://modelcontextprotocol.io/specification/2026-07-28/basic/index#result-responses, https://modelcontextprotocol.io/specification/2025-11-25/schema#result',
     check(s): Report[] {
       const result = answerOf(s, 'result')?.result;
       if (asRecord(result)?.resultType !== 'input_required') return [];

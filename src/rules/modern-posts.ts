@@ -1,9 +1,11 @@
 // What a stateless 2026-07-28 POST must not carry: a session id in the reply, a client's
-// JSON-RPC response, or notifications/cancelled (R10, R30, R46, R52).
+// JSON-RPC response, or notifications/cancelled (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http).
 import type { Message } from '../codec/jsonrpc.ts';
 import { H } from '../mcp/headers.ts';
-import { excerpt, pointer } from './evidence.ts';
-import { findMessage, headerOf, is2xx, messagePointer, messagesOf, metaVersion } from './read.ts';
+import { excerpt } from '../redact/excerpt.ts';
+import { pointer } from '../codec/json-pointer.ts';
+import { headerOf } from '../mcp/headers.ts';
+import { findMessage, is2xx, messagePointer, messagesOf, metaVersion } from './read.ts';
 import type { PostRule, PostSubject, Report } from './types.ts';
 import { MODERN } from './versions.ts';
 
@@ -20,7 +22,7 @@ export const MODERN_POST_RULES: readonly PostRule[] = [
     severity: 'error',
     party: 'server',
     summary: 'A server answered a 2026-07-28 request with an Mcp-Session-Id header',
-    source: 'R46',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#earlier-streamable-http-revisions',
     check(s): Report[] {
       const sid = headerOf(s.responseHeaders, H.sessionId);
       if (sid === undefined || !is2xx(s.status) || !hasModernRequest(s)) return [];
@@ -40,7 +42,8 @@ export const MODERN_POST_RULES: readonly PostRule[] = [
     severity: 'error',
     party: 'client',
     summary: 'A 2026-07-28 client POST carries a JSON-RPC response (servers send no requests in the modern era)',
-    source: 'R10, R30',
+    source:
+      'https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/index, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages',
     check(s): Report[] {
       const found = findMessage(
         s.request,
@@ -63,7 +66,7 @@ export const MODERN_POST_RULES: readonly PostRule[] = [
     severity: 'warning',
     party: 'client',
     summary: 'A 2026-07-28 client sent notifications/cancelled over HTTP, where closing the stream cancels',
-    source: 'R52',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#cancellation',
     check(s): Report[] {
       const found = findMessage(
         s.request,

@@ -1,31 +1,15 @@
 // What every 2026-07-28 client request carries: the `_meta` protocol version and client
-// capabilities, and the headers that mirror its body (R18, R47, R48, R49).
-import { H } from '../mcp/headers.ts';
+// capabilities, and the headers that mirror its body.
+import { decodeHeaderValue, encodeHeaderValue, H, headerOf } from '../mcp/headers.ts';
 import { META } from '../mcp/versions.ts';
-import { asRecord, excerpt, pointer, requestExcerpt } from './evidence.ts';
-import { headerOf, metaOf, metaVersion, missingMeta } from './read.ts';
+import { asRecord } from '../codec/json-value.ts';
+import { excerpt, requestExcerpt } from '../redact/excerpt.ts';
+import { pointer } from '../codec/json-pointer.ts';
+import { metaOf, metaVersion, missingMeta } from './read.ts';
 import type { ExchangeRule, ExchangeSubject, Report } from './types.ts';
 import { MODERN } from './versions.ts';
 
-/** Decodes a `=?base64?...?=` header value (R49); plain values come back as they are. */
-export function decodeHeaderValue(value: string): { ok: true; value: string } | { ok: false } {
-  if (!(value.length >= 11 && value.startsWith('=?base64?') && value.endsWith('?='))) return { ok: true, value };
-  const b64 = value.slice(9, -2);
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64) || b64.replace(/=+$/, '').length % 4 === 1) return { ok: false };
-  try {
-    return { ok: true, value: new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(b64, 'base64')) };
-  } catch {
-    return { ok: false };
-  }
-}
-
-/** How a value must travel in a header: as is when it is plain visible ASCII, else in the base64 sentinel. */
-export function encodeHeaderValue(value: string): string {
-  const plain = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !value.startsWith('=?base64?');
-  return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
-}
-
-/** Methods whose Mcp-Name header mirrors a param, and which one (R48). */
+/** Methods whose Mcp-Name header mirrors a param, and which one: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#standard-request-headers */
 const NAME_PARAM: Readonly<Record<string, string>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
 
 /** A rule about what a client request carries; server-to-client requests are not judged. */
@@ -65,7 +49,7 @@ function compareHeader(s: ExchangeSubject, name: string, expected: string, what:
   };
 }
 
-/** What a required `_meta` key holds when it is malformed, and how to send it (R18). */
+/** What a required `_meta` key holds when it is malformed, and how to send it. */
 const REQUIRED_META: Readonly<Record<string, { malformed: string; fix: string }>> = {
   [META.protocolVersion]: { malformed: 'a non-string', fix: `send params._meta["${META.protocolVersion}"]: "2026-07-28" on every request` },
   [META.clientCapabilities]: {
@@ -78,7 +62,7 @@ export const MODERN_REQUEST_RULES: readonly ExchangeRule[] = [
   clientRule({
     id: 'missing-request-meta',
     summary: 'A 2026-07-28 request lacks _meta protocolVersion or clientCapabilities',
-    source: 'R18',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/index#meta',
     check(s): Report[] {
       const meta = metaOf(s.request.params);
       return missingMeta(s.request.params).map((key) => ({
@@ -92,7 +76,8 @@ export const MODERN_REQUEST_RULES: readonly ExchangeRule[] = [
   clientRule({
     id: 'header-mismatch',
     summary: 'MCP-Protocol-Version, Mcp-Method or Mcp-Name is missing or differs from the request body',
-    source: 'R47, R48, R49',
+    source:
+      'https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#protocol-version-header, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#standard-request-headers, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#value-encoding',
     check(s): Report[] {
       const out: Array<Report | undefined> = [];
       const version = metaVersion(s.request.params);

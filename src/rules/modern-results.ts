@@ -1,8 +1,9 @@
 // What a 2026-07-28 result must say: `resultType`, the shape of an InputRequiredResult (Multi
-// Round-Trip Requests), caching hints, and no result at all for a method the era removed (R27,
-// R64, R67, R68, R69, R71).
+// Round-Trip Requests), caching hints, and no result at all for a method the era removed.
 import { META } from '../mcp/versions.ts';
-import { asRecord, excerpt, pointer } from './evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
+import { excerpt } from '../redact/excerpt.ts';
+import { pointer } from '../codec/json-pointer.ts';
 import { answerOf, metaOf, metaVersion, quoted } from './read.ts';
 import type { ExchangeRule, ExchangeSubject, Report } from './types.ts';
 import { MODERN } from './versions.ts';
@@ -29,11 +30,11 @@ const modernResult = (s: ExchangeSubject): { result: unknown } | undefined =>
   metaVersion(s.request.params) === undefined ? undefined : answerOf(s, 'result');
 
 const RESULT_TYPES = new Set(['complete', 'input_required']);
-/** Methods that may answer with an InputRequiredResult (R69). */
+/** Methods that may answer with an InputRequiredResult: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#supported-requests */
 const MRTR_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
-/** What an inputRequests entry may ask for (R68). */
+/** What an inputRequests entry may ask for: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#inputrequests */
 const INPUT_REQUEST_METHODS = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);
-/** Methods whose complete results carry ttlMs and cacheScope (R67). */
+/** Methods whose complete results carry ttlMs and cacheScope: https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching#cacheable-results */
 const CACHEABLE = new Set([
   'server/discover',
   'tools/list',
@@ -65,7 +66,7 @@ const RESULT_RULES: readonly ExchangeRule[] = [
   resultRule({
     id: 'result-type-missing',
     summary: 'A 2026-07-28 result lacks resultType',
-    source: 'R64',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/index#result-responses',
     check(s, result, value): Report[] {
       if (result && 'resultType' in result) return [];
       return [
@@ -83,7 +84,8 @@ const RESULT_RULES: readonly ExchangeRule[] = [
   resultRule({
     id: 'result-type-unknown',
     summary: 'A 2026-07-28 result has a resultType other than complete or input_required',
-    source: 'R64, R27',
+    source:
+      'https://modelcontextprotocol.io/specification/2026-07-28/basic/index#result-responses, https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#extension-negotiation',
     check(s, result): Report[] {
       if (!result || !('resultType' in result)) return [];
       const value = result.resultType;
@@ -104,7 +106,8 @@ const RESULT_RULES: readonly ExchangeRule[] = [
     id: 'input-required-not-allowed',
     summary:
       'An InputRequiredResult answers a method other than tools/call, prompts/get, resources/read, or carries neither inputRequests nor requestState',
-    source: 'R69',
+    source:
+      'https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#supported-requests, https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#inputrequiredresult',
     check(s, result): Report[] {
       if (result?.resultType !== 'input_required') return [];
       const out: Report[] = [];
@@ -131,7 +134,7 @@ const RESULT_RULES: readonly ExchangeRule[] = [
   resultRule({
     id: 'input-requests-shape',
     summary: 'An inputRequests entry is not an elicitation/create, sampling/createMessage or roots/list request',
-    source: 'R68',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr#inputrequests',
     check(s, result): Report[] {
       if (result?.resultType !== 'input_required' || result.inputRequests === undefined) return [];
       const requests = asRecord(result.inputRequests);
@@ -167,7 +170,7 @@ const RESULT_RULES: readonly ExchangeRule[] = [
   resultRule({
     id: 'caching-hints',
     summary: 'A complete discover/list/read result lacks an integer ttlMs >= 0 or a cacheScope of public/private',
-    source: 'R67',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching#cacheable-results',
     check(s, result): Report[] {
       if (!result || !CACHEABLE.has(s.request.method)) return [];
       // A result without resultType counts as complete (result-type-missing reports the omission).
@@ -207,7 +210,7 @@ const removedMethod: ExchangeRule = {
   subject: 'exchange',
   summary:
     'A 2026-07-28 request for a removed method (initialize, ping, logging/setLevel, resources/(un)subscribe, tasks/*) got a result instead of -32601',
-  source: 'R71',
+  source: 'https://modelcontextprotocol.io/specification/2026-07-28/changelog#major-changes',
   check(s): Report[] {
     const { method } = s.request;
     const tasks = method.startsWith('tasks/');

@@ -1,5 +1,5 @@
 // A client body that is not JSON (or not UTF-8, or empty) must be answered with a JSON-RPC error,
-// -32700 Parse error with id null (R1, JSON-RPC 2.0 section 5.1). parse-error-code and
+// -32700 Parse error with id null (JSON-RPC 2.0 section 5.1). parse-error-code and
 // parse-error-id (framing.ts) judge such an error's code and id; this rule judges a reply that
 // holds no JSON-RPC error at all: an empty body, an HTML page, text that is not JSON, JSON that is
 // no JSON-RPC error. Such a POST opened no request (nothing could be read), so the exchange rules
@@ -9,7 +9,7 @@
 // empty 400 is how a framework's body parser fails). A 401, 403, 404, 405, 406, 413, 415 or 5xx
 // rejects the POST before its body is read, with a status that says why. An SSE stream is not
 // read here (its events are the stream's own).
-import { excerpt } from './evidence.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import { PARSE_ERROR_FIX, problemOf } from './framing.ts';
 import { is2xx, messagesOf } from './read.ts';
 import type { PostRule, PostSubject, Report } from './types.ts';
@@ -39,7 +39,7 @@ export const parseErrorUnanswered: PostRule = {
   party: 'server',
   subject: 'post',
   summary: 'A POST body that is not JSON was answered (2xx or 400) with no JSON-RPC error: an empty body, HTML, or other text',
-  source: 'R1',
+  source: 'https://www.jsonrpc.org/specification#error_object',
   check(s): Report[] {
     if (s.request.ok || !(is2xx(s.status) || s.status === 400)) return [];
     const what = missingError(s);

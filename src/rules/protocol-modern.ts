@@ -1,15 +1,11 @@
 // The modern era's per-request rules (2026-07-28): the `_meta` and the headers every request
 // carries, `resultType` and Multi Round-Trip Requests, caching hints, removed methods, and what a
 // stateless HTTP exchange must not carry (sessions, client responses, cancellation notifications).
-// Rules.md: R10, R18, R30, R46-R49, R52, R64, R67-R69, R71. What is left out, and why: README.md,
-// "What the rules do not judge yet".
+// What is left out, and why: README.md, "What the rules do not judge yet".
 import { MODERN_POST_RULES } from './modern-posts.ts';
 import { MODERN_REQUEST_RULES } from './modern-requests.ts';
 import { MODERN_RESULT_RULES } from './modern-results.ts';
 import type { ExchangeRule, PostRule } from './types.ts';
-
-export { decodeHeaderValue, encodeHeaderValue } from './modern-requests.ts';
-export { headerOf, headerValues, is2xx, messagePointer, messagesOf, metaOf, metaVersion } from './read.ts';
 
 export const MODERN_PROTOCOL_RULES: readonly (ExchangeRule | PostRule)[] = [
   ...MODERN_REQUEST_RULES,

@@ -5,29 +5,15 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Decoded } from '../codec/json-body.ts';
 import type { Message } from '../codec/jsonrpc.ts';
 import type { Session } from '../exchange/sessions.ts';
-import { H } from '../mcp/headers.ts';
+import { H, headerOf } from '../mcp/headers.ts';
 import { type Era, judgingVersion, META, versionInfo } from '../mcp/versions.ts';
-import { asRecord, excerpt, pointer } from './evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
+import { excerpt } from '../redact/excerpt.ts';
+import { pointer } from '../codec/json-pointer.ts';
 import type { ExchangeRule, ExchangeSubject, Report } from './types.ts';
 import { ALL } from './versions.ts';
 
 export type ErrorMessage = Extract<Message, { kind: 'error' }>;
-
-// ---- HTTP ----
-
-/** A header's value (the first, if repeated); undefined when absent. */
-export function headerOf(headers: IncomingHttpHeaders | undefined, name: string): string | undefined {
-  const v = headers?.[name];
-  if (Array.isArray(v)) return v[0];
-  return typeof v === 'string' ? v : undefined;
-}
-
-/** Every value of a header (a repeated header gives several). */
-export function headerValues(headers: IncomingHttpHeaders | undefined, name: string): string[] {
-  const v = headers?.[name];
-  if (Array.isArray(v)) return v;
-  return typeof v === 'string' ? [v] : [];
-}
 
 export const is2xx = (status: number | undefined): boolean => status !== undefined && status >= 200 && status < 300;
 
@@ -115,7 +101,7 @@ export function metaVersion(params: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-/** The `_meta` keys every modern request must carry that these params lack or hold malformed (R18). */
+/** The `_meta` keys every modern request must carry (https://modelcontextprotocol.io/specification/2026-07-28/basic/index#meta) that these params lack or hold malformed. */
 export function missingMeta(params: unknown): string[] {
   const meta = metaOf(params);
   const missing: string[] = [];

@@ -1,8 +1,8 @@
-// A requester must not reuse an id while a request under it still awaits its response (R3; legacy
+// A requester must not reuse an id while a request under it still awaits its response (legacy
 // versions forbid any reuse within the session, which a bounded proxy cannot remember, so what is
 // judged is the reuse it sees: an id already in flight). The proxy still matches each answer to
 // its own request (exchange/table.ts), so the finding is about the client, not lost answers.
-import { excerpt } from './evidence.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import type { ExchangeRule, Report } from './types.ts';
 import { ALL } from './versions.ts';
 
@@ -14,7 +14,7 @@ const requestIdInFlight: ExchangeRule = {
   party: 'client',
   subject: 'exchange',
   summary: 'A client request reuses the id of a request of the same session that still awaits its response',
-  source: 'R3',
+  source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/index#requests',
   check(s): Report[] {
     if (s.request.from !== 'client' || !s.request.idInFlight) return [];
     return [

@@ -1,4 +1,4 @@
-// silent-success (R62): a tools/call result that states the call itself failed but does not set
+// silent-success: a tools/call result that states the call itself failed but does not set
 // isError, so the client and the model take it for a success.
 //
 // The definition (a warning, and a heuristic: precision matters more than recall). The rule fires
@@ -33,7 +33,10 @@
 // A policy's extra patterns (patterns.silentSuccess.add) judge the same statement, with the same
 // exclusions. When the rule fires, the leak rules judge the result as failure text (leaks.ts).
 import type { Tool } from '../exchange/catalogues.ts';
-import { asRecord, type BlockStart, excerpt, pointer, textBlocks } from './evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
+import { type BlockStart, textBlocks } from '../mcp/content.ts';
+import { excerpt } from '../redact/excerpt.ts';
+import { pointer } from '../codec/json-pointer.ts';
 import { FAILURE_PATTERNS, failureStatement } from './failure-statement.ts';
 import { answerOf } from './read.ts';
 import { callRule, missingFromCatalogue, notFinal, TEXT_WINDOW } from './tool-calls.ts';
@@ -149,7 +152,7 @@ export const silentSuccessRule = (patterns: readonly RegExp[]): ExchangeRule =>
       severity: 'warning',
       versions: ALL,
       summary: 'A tools/call result reads as a failure but does not set isError: true',
-      source: 'R62',
+      source: 'https://modelcontextprotocol.io/specification/2026-07-28/server/tools#error-handling',
     },
     (s) => {
       const failure = silentFailure(s, patterns);

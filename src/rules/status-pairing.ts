@@ -1,6 +1,6 @@
 // Codes 2026-07-28 pairs with an HTTP status: -32601 with 404; -32020, -32021, -32022 and -32602
-// for a request without its _meta with 400 (R18, R19, R83).
-import { excerpt } from './evidence.ts';
+// for a request without its _meta with 400.
+import { excerpt } from '../redact/excerpt.ts';
 import { codeRule, legacyServer } from './error-answers.ts';
 import { describeError, type ErrorMessage, missingMeta } from './read.ts';
 import type { ExchangeRule, ExchangeSubject } from './types.ts';
@@ -35,7 +35,7 @@ export const unknownMethodStatus: ExchangeRule = pairingRule(
     severity: 'error',
     versions: MODERN,
     summary: 'A -32601 (Method not found) JSON body that did not come with HTTP 404',
-    source: 'R83, claim 2',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#protocol-version-header',
   },
   404,
   (s, _e, code) => (code === -32601 && !legacyServer(s) ? '-32601 (Method not found)' : undefined),
@@ -54,7 +54,8 @@ export const errorStatusPairing: ExchangeRule = pairingRule(
     severity: 'error',
     versions: MODERN,
     summary: '-32020, -32021, -32022, or -32602 for a request missing its required _meta, not sent with HTTP 400',
-    source: 'R83, R18, R19, claims 3 and 5-7',
+    source:
+      'https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-validation, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#protocol-version-header, https://modelcontextprotocol.io/specification/2026-07-28/basic/index#meta',
   },
   400,
   (s, _e, code) => {

@@ -1,9 +1,10 @@
 // Streamable HTTP replies and requests: 202 for a POST without requests, the response content
-// type, the client's Accept and MCP-Protocol-Version headers, and session id characters (R29,
-// R31, R32, R40, R44).
+// type, the client's Accept and MCP-Protocol-Version headers, and session id characters.
 import { H } from '../mcp/headers.ts';
-import { excerpt, pointer } from './evidence.ts';
-import { headerOf, headerValues, is2xx, messagesOf, nameOf } from './read.ts';
+import { excerpt } from '../redact/excerpt.ts';
+import { pointer } from '../codec/json-pointer.ts';
+import { headerOf, headerValues } from '../mcp/headers.ts';
+import { is2xx, messagesOf, nameOf } from './read.ts';
 import type { PostRule, Report } from './types.ts';
 import { where } from './versions.ts';
 
@@ -34,7 +35,7 @@ export const HTTP_RULES: readonly PostRule[] = [
     party: 'server',
     subject: 'post',
     summary: 'A POST of only notifications/responses was accepted with something other than 202 and an empty body',
-    source: 'R31',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages',
     check(s): Report[] {
       const messages = messagesOf(s.request);
       if (messages.length === 0 || !messages.every((m) => m.kind === 'notification' || m.kind === 'result' || m.kind === 'error'))
@@ -65,7 +66,7 @@ export const HTTP_RULES: readonly PostRule[] = [
     party: 'server',
     subject: 'post',
     summary: 'A POST carrying a request was answered 2xx with a Content-Type other than application/json or text/event-stream',
-    source: 'R32',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages',
     check(s): Report[] {
       if (!is2xx(s.status) || !messagesOf(s.request).some((m) => m.kind === 'request')) return [];
       // A body that did not decode, or holds no JSON-RPC message, is the bodies family's finding.
@@ -90,7 +91,7 @@ export const HTTP_RULES: readonly PostRule[] = [
     party: 'client',
     subject: 'post',
     summary: 'A client POST does not list both application/json and text/event-stream in Accept',
-    source: 'R29',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages',
     check(s): Report[] {
       const accept = headerOf(s.requestHeaders, 'accept');
       const ranges = acceptable(accept);
@@ -118,7 +119,7 @@ export const HTTP_RULES: readonly PostRule[] = [
     subject: 'post',
     summary:
       'After initialization a client POST lacks MCP-Protocol-Version (error) or names another version than the negotiated one (warning)',
-    source: 'R44',
+    source: 'https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#protocol-version-header',
     check(s): Report[] {
       const negotiated = s.session.protocolVersion;
       if (negotiated === undefined || headerOf(s.requestHeaders, H.sessionId) === undefined) return [];
@@ -150,7 +151,7 @@ export const HTTP_RULES: readonly PostRule[] = [
     party: 'server',
     subject: 'post',
     summary: 'An Mcp-Session-Id holds characters outside visible ASCII (0x21-0x7E)',
-    source: 'R40',
+    source: 'https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management',
     check(s): Report[] {
       const bad = headerValues(s.responseHeaders, H.sessionId).find((v) => !/^[\x21-\x7e]+$/.test(v));
       if (bad === undefined) return [];

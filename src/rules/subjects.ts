@@ -6,7 +6,7 @@ import type { Decoded } from '../codec/json-body.ts';
 import type { Message } from '../codec/jsonrpc.ts';
 import type { Completed, Flow } from '../exchange/correlate.ts';
 import type { OpenRequest } from '../exchange/table.ts';
-import { excerpt } from './evidence.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import { judgedVersion } from './read.ts';
 import type { BodyProblem, ExchangeSubject } from './types.ts';
 

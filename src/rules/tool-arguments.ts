@@ -6,7 +6,9 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { versionInfo } from '../mcp/versions.ts';
-import { asRecord, excerpt, pointer, unescapeSegment } from './evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
+import { excerpt } from '../redact/excerpt.ts';
+import { pointer, unescapeSegment } from '../codec/json-pointer.ts';
 
 export interface ArgumentError {
   /** JSON Pointer into the arguments (for a missing or extra property: to that property). */

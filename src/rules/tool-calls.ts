@@ -1,6 +1,6 @@
 // Reading a tools/call exchange, for the tools family's rules: whether a result is the final
 // answer, and whether the session's catalogue knows the tool.
-import { asRecord } from './evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
 import { type Answer, answerRule, isLegacy } from './read.ts';
 import type { ExchangeRule, ExchangeSubject, Report } from './types.ts';
 

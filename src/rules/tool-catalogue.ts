@@ -1,9 +1,10 @@
 // What a tool's catalogue entry promises, held to account: a tool that declares an outputSchema
-// returns structuredContent that validates against it (R61), and a tool's definition does not
+// returns structuredContent that validates against it, and a tool's definition does not
 // change between tools/list answers unless the server announced it with
-// notifications/tools/list_changed (R26): a silent change of a description or schema after the
+// notifications/tools/list_changed: a silent change of a description or schema after the
 // client approved the tool is the "rug pull" of tool poisoning.
-import { asRecord, excerpt } from './evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import { answerOf, quoted } from './read.ts';
 import { validateArguments } from './tool-arguments.ts';
 import type { ExchangeRule, Report } from './types.ts';
@@ -17,7 +18,7 @@ const structuredOutput: ExchangeRule = {
   party: 'server',
   subject: 'exchange',
   summary: 'A tool that declares an outputSchema returned no structuredContent, or structuredContent that does not validate against it',
-  source: 'R61',
+  source: 'https://modelcontextprotocol.io/specification/2026-07-28/server/tools#output-schema',
   check(s): Report[] {
     const tool = s.request.tool;
     const answer = answerOf(s, 'result', 'tools/call');
@@ -61,7 +62,8 @@ const catalogueDrift: ExchangeRule = {
   party: 'server',
   subject: 'exchange',
   summary: "A tool's definition changed between tools/list answers without notifications/tools/list_changed (a tool-poisoning vector)",
-  source: 'R26, R58',
+  source:
+    'https://modelcontextprotocol.io/specification/2026-07-28/server/tools#list-changed-notification, https://modelcontextprotocol.io/specification/2026-07-28/server/tools#tool',
   check(s): Report[] {
     const answer = answerOf(s, 'result', 'tools/list');
     const before = s.session.previousTools;

@@ -3,7 +3,9 @@
 // "Data Types" and "Tool Result", and the schema's Tool, CallToolResult and ContentBlock, e.g.
 // https://modelcontextprotocol.io/specification/2025-06-18/server/tools#tool-result
 import { type ContentType, VERSIONS, versionInfo } from '../mcp/versions.ts';
-import { asRecord, excerpt, pointer } from './evidence.ts';
+import { asRecord } from '../codec/json-value.ts';
+import { excerpt } from '../redact/excerpt.ts';
+import { pointer } from '../codec/json-pointer.ts';
 import { type Answer, answerRule, knownVersion, quoted } from './read.ts';
 import { deferredType, notFinal } from './tool-calls.ts';
 import type { ExchangeRule, ExchangeSubject, Report, RuleInfo } from './types.ts';
@@ -58,7 +60,11 @@ const shapeRule = (
 export const TOOL_SHAPE_RULES: readonly ExchangeRule[] = [
   shapeRule(
     'tools/call',
-    { id: 'iserror-not-boolean', summary: 'A tools/call result carries isError that is not a JSON boolean', source: 'R60' },
+    {
+      id: 'iserror-not-boolean',
+      summary: 'A tools/call result carries isError that is not a JSON boolean',
+      source: 'https://modelcontextprotocol.io/specification/2026-07-28/server/tools#tool-result',
+    },
     (_s, answer) => {
       const result = asRecord(answer.result);
       if (!result || !('isError' in result) || typeof result.isError === 'boolean') return [];
@@ -78,7 +84,7 @@ export const TOOL_SHAPE_RULES: readonly ExchangeRule[] = [
     {
       id: 'tool-result-shape',
       summary: 'A tools/call result lacks a content array, or has content blocks the version does not define',
-      source: 'R60',
+      source: 'https://modelcontextprotocol.io/specification/2026-07-28/server/tools#tool-result',
     },
     (s, answer) => {
       const result = asRecord(answer.result);
@@ -123,7 +129,7 @@ export const TOOL_SHAPE_RULES: readonly ExchangeRule[] = [
     {
       id: 'tools-list-shape',
       summary: 'A tools/list result has tools without a name or inputSchema, or whose inputSchema.type is not "object"',
-      source: 'R58',
+      source: 'https://modelcontextprotocol.io/specification/2026-07-28/server/tools#tool',
     },
     (s, answer) => {
       const result = asRecord(answer.result);

@@ -1,5 +1,5 @@
 // Tools: calls to tools the server does not have, results that hide a failure, result and list
-// shapes, and argument errors reported where the model cannot see them (R58, R60, R62). One file
+// shapes, and argument errors reported where the model cannot see them. One file
 // per concept; this one holds the family's order.
 import { INPUT_VALIDATION_RULES } from './input-validation.ts';
 import { silentSuccess } from './silent-success.ts';

@@ -70,7 +70,7 @@ export interface RuleInfo {
   party: 'server' | 'client';
   /** One line for `mcp-warden rules` and the README. */
   summary: string;
-  /** Where in ../shared/spec/rules.md (R-numbers) or the spec it comes from. */
+  /** The spec passage(s) it comes from, as https URLs joined with ", " (the README links them, SARIF carries them as `spec`); a limit of the proxy's own is named in words. */
   source: string;
 }
 

@@ -1,7 +1,7 @@
 // Methods a server does not serve: they must get -32601 (Method not found), and a 2026-07-28
-// server must serve server/discover (R20, R23).
+// server must serve server/discover.
 import { capabilityFor, declarable, isUnknownMethod, methodsOf } from '../mcp/methods.ts';
-import { excerpt } from './evidence.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import { atCode, codeRule, legacyServer, MODERN_REJECTIONS, probeAnswer } from './error-answers.ts';
 import { answerRule, describeError, errorMessage, integerCode, isModern, missingMeta } from './read.ts';
 import type { ExchangeRule } from './types.ts';
@@ -20,7 +20,8 @@ export const unknownMethodWrongCode: ExchangeRule = answerRule(
     severity: 'error',
     versions: ALL,
     summary: 'A method the server does not implement (or whose capability it did not declare) answered with a code other than -32601',
-    source: 'R23, claim 2',
+    source:
+      'https://www.jsonrpc.org/specification#error_object, https://modelcontextprotocol.io/specification/2026-07-28/schema#methodnotfounderror',
   },
   (s, e) => {
     const code = integerCode(e.code);
@@ -36,7 +37,7 @@ export const unknownMethodWrongCode: ExchangeRule = answerRule(
     const text = errorMessage(e);
     const at = atCode(e);
     if (spec) {
-      // Only 2026-07-28 says it outright (MethodNotFoundError); legacy versions imply it (R23: warning).
+      // Only 2026-07-28 says it outright (MethodNotFoundError); legacy versions imply it (a warning).
       return [
         {
           ...at,
@@ -65,7 +66,7 @@ export const serverDiscoverMissing: ExchangeRule = codeRule(
     severity: 'error',
     versions: MODERN,
     summary: 'server/discover answered with -32601: every 2026-07-28 server must implement it',
-    source: 'R20',
+    source: 'https://modelcontextprotocol.io/specification/2026-07-28/server/discover',
   },
   (s, e, code) => {
     if (s.request.method !== 'server/discover' || code !== -32601 || legacyServer(s)) return [];

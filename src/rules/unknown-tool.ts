@@ -1,6 +1,8 @@
 // Calls to tools the server does not have: they must get JSON-RPC error -32602, not a result or
-// another code (R62).
-import { asRecord, excerpt, textBlocks } from './evidence.ts';
+// another code.
+import { asRecord } from '../codec/json-value.ts';
+import { excerpt } from '../redact/excerpt.ts';
+import { textBlocks } from '../mcp/content.ts';
 import { type Answer, integerCode } from './read.ts';
 import { callRule, missingFromCatalogue, notFinal, TEXT_WINDOW, UNRELATED_CODES } from './tool-calls.ts';
 import type { ExchangeRule, ExchangeSubject, Report, RuleInfo } from './types.ts';
@@ -45,7 +47,18 @@ const unknownToolRule = <K extends 'result' | 'error'>(
   kind: K,
   r: Pick<RuleInfo, 'id' | 'summary'>,
   check: (s: ExchangeSubject, answer: Answer<K>) => Report[],
-): ExchangeRule => callRule(kind, { group: 'unknown-tool', severity: 'error', versions: ALL, source: 'R62', ...r }, check);
+): ExchangeRule =>
+  callRule(
+    kind,
+    {
+      group: 'unknown-tool',
+      severity: 'error',
+      versions: ALL,
+      source: 'https://modelcontextprotocol.io/specification/2026-07-28/server/tools#error-handling',
+      ...r,
+    },
+    check,
+  );
 
 export const UNKNOWN_TOOL_RULES: readonly ExchangeRule[] = [
   unknownToolRule(

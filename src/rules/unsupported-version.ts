@@ -1,6 +1,6 @@
 // A 2026-07-28 request for a protocol version no spec defines (a client asking for 2027-01-01):
 // the server must turn it away with -32022 UnsupportedProtocolVersion, data { supported,
-// requested }, on HTTP 400 (R19, R47). The version string is a fact about the request: the
+// requested }, on HTTP 400. The version string is a fact about the request: the
 // exchange is judged by 2026-07-28's rules (read.ts judgedVersion), so error-data-required and
 // error-status-pairing judge the -32022's data and status; this rule judges the code.
 //
@@ -13,7 +13,7 @@
 // the JSON-RPC layer (401, 403, 404, 405, 406, 413, 415, 429, 5xx: only 2xx and 400 count).
 import { methodsOf } from '../mcp/methods.ts';
 import { LATEST_OF } from '../mcp/versions.ts';
-import { excerpt } from './evidence.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import { atCode, codeRule, MODERN_REJECTIONS } from './error-answers.ts';
 import { describeError, is2xx, isModern, knownVersion, missingMeta } from './read.ts';
 import type { ExchangeRule } from './types.ts';
@@ -27,7 +27,8 @@ export const unsupportedVersionCode: ExchangeRule = codeRule(
     versions: MODERN,
     summary:
       'A 2026-07-28 request for a protocol version no spec defines was answered with an error other than -32022 (UnsupportedProtocolVersion)',
-    source: 'R19, R47, claim 7',
+    source:
+      'https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning#protocol-version-negotiation, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#protocol-version-header',
   },
   (s, e, code) => {
     const requested = s.request.protocolVersion;

@@ -20,7 +20,7 @@
 // Real traffic never reaches them; past them, the message gets a finding and the policy decides.
 
 import { READ_BOUNDS } from '../config/defaults.ts';
-import { pointer } from './evidence.ts';
+import { pointer } from '../codec/json-pointer.ts';
 
 /** A segment of a JSON Pointer path. */
 export type Segment = string | number;
@@ -90,7 +90,7 @@ export interface WalkOptions {
 export function walkStrings(
   root: unknown,
   b: Budget,
-  visit: (text: string, path: () => Segment[]) => string | undefined | void,
+  visit: (text: string, path: () => Segment[]) => string | undefined,
   options: WalkOptions = {},
 ): unknown {
   const base = options.path ?? [];

@@ -1,34 +1,11 @@
 // Turns completed exchanges, their findings and stream ends into log records. Field names are an
 // interface: dashboards and scripts read them (README, "Log records").
 import type { Logger } from 'pino';
-import type { Completed } from '../exchange/correlate.ts';
-import type { OpenRequest } from '../exchange/table.ts';
+import type { ExchangeHttp, FindingContext, JudgedExchange } from '../engine/plans.ts';
 import type { PolicedFinding } from '../rewrite/decide.ts';
 import type { Decision } from '../rewrite/types.ts';
-import { excerpt } from '../rules/evidence.ts';
+import { excerpt } from '../redact/excerpt.ts';
 import { loggedArguments, redactText } from './redact.ts';
-
-export interface ExchangeHttp {
-  /** HTTP status the client received. */
-  status: number | undefined;
-  /** How the response travelled: a JSON body, the POST's SSE stream, or a GET stream. */
-  transport: 'json' | 'sse' | 'get-sse' | 'none';
-  /** The proxy's own failure code, when the proxy answered instead of the server. */
-  proxyError?: string;
-  /** Why the proxy stopped waiting for a response: table full, idle too long, or its id reused by a new request. */
-  expired?: 'capacity' | 'idle' | 'replaced';
-  /** How tool arguments appear on the record (the policy's log.arguments; default redacted). */
-  arguments?: 'off' | 'redacted' | 'full';
-}
-
-/** Where a finding was seen, for its log record. */
-export interface FindingContext {
-  method: string | undefined;
-  id: unknown;
-  tool: string | undefined;
-  session: string | undefined;
-  protocolVersion: string | undefined;
-}
 
 const round = (ms: number): number => Math.round(ms * 100) / 100;
 
@@ -83,31 +60,33 @@ export function logDecision(logger: Logger, decision: Decision, where: FindingCo
   );
 }
 
-/** Where an open request's findings belong. */
-export const whereOf = (request: OpenRequest): FindingContext => ({
-  method: request.method,
-  id: request.id,
-  tool: request.tool,
-  session: request.sessionId,
-  protocolVersion: request.protocolVersion,
-});
+const appliedRules = (decision: Decision): ReadonlySet<string> =>
+  decision.kind === 'pass' ? NONE : new Set(decision.kind === 'mutate' ? [...decision.rules, ...decision.settled] : decision.rules);
 
-const appliedRules = (decision: Decision | undefined): ReadonlySet<string> =>
-  !decision || decision.kind === 'pass'
-    ? NONE
-    : new Set(decision.kind === 'mutate' ? [...decision.rules, ...decision.settled] : decision.rules);
-
-export function logExchange(logger: Logger, c: Completed, http: ExchangeHttp): void {
+/** An exchange's findings, the policy's decision and its record (`args`: how tool arguments appear, the policy's log.arguments). */
+export function logExchange(
+  logger: Logger,
+  judged: JudgedExchange,
+  http: ExchangeHttp,
+  args: 'off' | 'redacted' | 'full' = 'redacted',
+): void {
+  const { exchange: c, decision } = judged;
   const { request } = c;
-  const where = whereOf(request);
-  logFindings(logger, c.findings, where, appliedRules(c.decision));
-  if (c.decision) logDecision(logger, c.decision, where);
+  const where: FindingContext = {
+    method: request.method,
+    id: request.id,
+    tool: request.tool,
+    session: request.sessionId,
+    protocolVersion: request.protocolVersion,
+  };
+  logFindings(logger, judged.findings, where, appliedRules(decision));
+  logDecision(logger, decision, where);
   logger.info(
     {
       method: request.method,
       id: request.id,
       tool: request.tool,
-      arguments: loggedArguments(request.params, http.arguments ?? 'redacted'),
+      arguments: loggedArguments(request.params, args),
       from: request.from,
       session: request.sessionId ?? null,
       protocolVersion: request.protocolVersion ?? null,
@@ -116,8 +95,8 @@ export function logExchange(logger: Logger, c: Completed, http: ExchangeHttp): v
       outcome: c.outcome,
       proxyError: http.proxyError,
       expired: http.expired,
-      violations: request.findings.length + c.findings.length,
-      verdict: c.decision?.kind === 'mutate' ? 'rewrite' : c.decision?.kind === 'reject' ? 'block' : undefined,
+      violations: request.verdict.findings.length + judged.findings.length,
+      verdict: decision.kind === 'mutate' ? 'rewrite' : decision.kind === 'reject' ? 'block' : undefined,
       durationMs: round(c.durationMs),
       requestBytes: request.requestBytes,
       responseBytes: c.responseBytes,

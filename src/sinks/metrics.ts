@@ -1,7 +1,7 @@
 // Prometheus metrics (prom-client, a registry of our own). Label values are bounded: methods the
 // spec does not define, codes it does not name and tools outside the catalogue fold into "other".
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Completed } from '../exchange/correlate.ts';
+import type { JudgedExchange } from '../engine/plans.ts';
 import { ALL_CLIENT_METHODS } from '../mcp/methods.ts';
 import type { Decision } from '../rewrite/types.ts';
 import type { Finding } from '../rules/types.ts';
@@ -78,7 +78,8 @@ export class Metrics {
     });
   }
 
-  exchange(c: Completed, status: number | undefined, knownTool: (name: string) => boolean): void {
+  exchange(judged: JudgedExchange, status: number | undefined, knownTool: (name: string) => boolean): void {
+    const c = judged.exchange;
     const { request, response } = c;
     const method = methodLabel(request.method);
     const code =
@@ -92,10 +93,10 @@ export class Metrics {
     if (request.tool !== undefined)
       this.toolCalls.inc({ tool: this.toolLabel(request.tool, knownTool), outcome: c.outcome.startsWith('error:') ? 'error' : c.outcome });
     if (c.response) this.duration.observe({ method }, c.durationMs / 1000);
-    this.found(request.findings);
-    this.found(c.findings);
-    this.decided(request.decision);
-    this.decided(c.decision);
+    this.found(request.verdict.findings);
+    this.found(judged.findings);
+    this.decided(request.verdict.decision);
+    this.decided(judged.decision);
   }
 
   found(findings: readonly Finding[]): void {

@@ -54,8 +54,8 @@ export function readBody(req: IncomingMessage, maxBytes: number, budget: BodyBud
     };
     const onData = (chunk: Buffer): void => {
       if (size + chunk.length > maxBytes)
-        return fail(new ProxyError('WARDEN_BODY_TOO_LARGE', `Request body exceeds the limit of ${maxBytes} bytes`));
-      if (!budget.take(chunk.length)) return fail(overBudget(budget));
+        return void fail(new ProxyError('WARDEN_BODY_TOO_LARGE', `Request body exceeds the limit of ${maxBytes} bytes`));
+      if (!budget.take(chunk.length)) return void fail(overBudget(budget));
       size += chunk.length;
       chunks.push(chunk);
     };

@@ -11,7 +11,7 @@
 // chunks as they came and reads a decoded copy.
 import type { ServerResponse } from 'node:http';
 import type { Duplex, Readable } from 'node:stream';
-import type { JsonRpcId } from '../codec/jsonrpc.ts';
+import type { StreamAnswer } from '../engine/plans.ts';
 import type { ProxyError } from '../errors.ts';
 import { parseBlock, hasData } from '../codec/sse.ts';
 import { SseRelaySplitter, type SseRelayPiece } from '../codec/sse-splitter.ts';
@@ -56,9 +56,6 @@ export function closeCut(summary: SseSummary): string {
   if (summary.cutInside === undefined) return '';
   return `${summary.cutInside === 'line' ? '\n' : ''}event: ${CUT_EVENT}\n\n`;
 }
-
-/** An answer the proxy writes on a stream for a request still waiting: a message the policy built, or the proxy's own error with the request's id. */
-export type StreamAnswer = { message: unknown } | { error: ProxyError; id: JsonRpcId };
 
 /** The bytes that end a stream with answers of the proxy's own: one event each, after closing what the server left unfinished. */
 export function answerEvents(summary: SseSummary, answers: readonly StreamAnswer[]): Buffer {

@@ -11,9 +11,9 @@ import { Correlator } from '../../src/exchange/correlate.ts';
 import { resolveFlow } from '../../src/exchange/flow.ts';
 import { SessionStore } from '../../src/exchange/sessions.ts';
 import { RequestTable } from '../../src/exchange/table.ts';
-import { runPipeline, type Frame, type StageContext } from '../../src/pipeline.ts';
-import { defaultPolicy } from '../../src/policy/compile.ts';
-import { runtimeFactory } from '../../src/policy/runtime.ts';
+import { runFrame, type Frame, type StageContext } from '../../src/engine/stages.ts';
+import { defaultPolicy } from '../../src/config/compile.ts';
+import { runtimeFactory } from '../../src/config/runtime.ts';
 import { police } from '../../src/rewrite/decide.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { logExchange, logFindings } from '../../src/sinks/exchange-log.ts';
@@ -76,25 +76,10 @@ function exchange(n: number): void {
   lap('decode request, flow');
   const ctx: StageContext = { correlator, ...runtime, policy, now: performance.now() };
   const frame = (from: Frame['from'], bytes: Buffer, http: Frame['http'], known?: Frame['decoded']): Frame =>
-    runPipeline(
-      {
-        from,
-        body: bytes,
-        size: bytes.length,
-        http,
-        issuedSessionId: undefined,
-        decoded: known,
-        flow,
-        completed: [],
-        unmatched: [],
-        opened: [],
-        postFindings: [],
-      },
-      ctx,
-    );
+    runFrame({ from, body: bytes, size: bytes.length, http, issuedSessionId: undefined, decoded: known, flow }, ctx);
   const inbound = frame('client', body, { status: undefined, contentType: undefined, transport: 'none' }, decoded);
   logFindings(logger, inbound.postFindings, where);
-  for (const open of inbound.opened) logFindings(logger, open.findings, where);
+  for (const open of inbound.opened) logFindings(logger, open.verdict.findings, where);
   lap('pipeline: request');
   const reply = Buffer.from(
     JSON.stringify({
@@ -105,7 +90,7 @@ function exchange(n: number): void {
   );
   const answer = frame('server', reply, { status: 200, contentType: 'application/json', transport: 'json' });
   lap('pipeline: response');
-  for (const c of answer.completed) logExchange(logger, c, { status: 200, transport: 'json', arguments: 'redacted' });
+  for (const c of answer.completed) logExchange(logger, c, { status: 200, transport: 'json' }, 'redacted');
   lap('log records');
   for (const c of answer.completed) metrics.exchange(c, 200, (tool) => flow.session.tools.has(tool));
   lap('metrics');

@@ -8,6 +8,7 @@
 import { Agent, createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createProxyServer } from 'http-proxy-3';
+import type { Policy } from '../../src/config/types.ts';
 
 export type ProxyKind = 'audit' | 'enforce' | 'http-proxy-3' | 'undici-floor';
 
@@ -85,16 +86,16 @@ async function startUndiciFloor(upstream: URL): Promise<Running> {
 async function startWarden(kind: 'audit' | 'enforce', upstream: URL, logFile: string): Promise<Running> {
   // Loaded here, not above, so the http-proxy-3 setup's memory holds none of mcp-warden's modules.
   const { pino } = await import('pino');
-  const { loadPolicyFile, formatPolicyError } = await import('../../src/policy/load.ts');
+  const { loadPolicyFile, formatPolicyError } = await import('../../src/config/load.ts');
   const { REWRITABLE } = await import('../../src/rewrite/rewriters.ts');
-  const { createProxy } = await import('../../src/server.ts');
+  const { createProxy } = await import('../../src/proxy/server.ts');
   const { createLogger, LOG_DESTINATION } = await import('../../src/sinks/logger.ts');
   // BENCH_LOG_LEVEL=warn leaves out the per-exchange records: an experiment that prices logging.
   const logger = createLogger({
     level: process.env.BENCH_LOG_LEVEL ?? 'info',
     destination: pino.destination({ ...LOG_DESTINATION, dest: logFile }),
   });
-  let policy;
+  let policy: Policy | undefined;
   if (kind === 'enforce') {
     const loaded = await loadPolicyFile('config/enforce.yaml', { rewritable: REWRITABLE });
     if (!loaded.ok) throw new Error(loaded.errors.map(formatPolicyError).join('\n'));

@@ -159,8 +159,8 @@ function toolCall(res: ServerResponse, call: Call): void {
     res.end(Buffer.concat([HEAD, id, canned]));
     return;
   }
-  if (call.name === 'sse') return sse(res, call);
-  if (call.name === 'timed') return timed(res, call);
+  if (call.name === 'sse') return void sse(res, call);
+  if (call.name === 'timed') return void timed(res, call);
   if (call.name === 'stream') return void stream(res, call).catch(() => res.destroy());
   if (call.name === 'bigjson') return void bigJson(res, call).catch(() => res.destroy());
   sendJson(res, Buffer.from(`{"jsonrpc":"2.0","id":${call.id},"error":{"code":-32602,"message":"Unknown tool"}}`));
@@ -175,9 +175,9 @@ function handle(req: IncomingMessage, res: ServerResponse, raw: Buffer): void {
       .writeHead(400, { 'content-type': 'application/json' })
       .end('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}');
   if (call.id === '') return void res.writeHead(202).end();
-  if (call.method === 'initialize') return initialize(res, call, JSON.parse(raw.toString('utf8')).params);
-  if (call.method === 'tools/list') return sendJson(res, rpc(call.id, { tools: TOOL_LIST }));
-  if (call.method === 'tools/call') return toolCall(res, call);
+  if (call.method === 'initialize') return void initialize(res, call, JSON.parse(raw.toString('utf8')).params);
+  if (call.method === 'tools/list') return void sendJson(res, rpc(call.id, { tools: TOOL_LIST }));
+  if (call.method === 'tools/call') return void toolCall(res, call);
   sendJson(res, Buffer.from(`{"jsonrpc":"2.0","id":${call.id},"error":{"code":-32601,"message":"Method not found"}}`));
 }
 

@@ -25,13 +25,13 @@ interface PluginBuild {
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const fromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'));
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Our TypeScript files keep their own import.meta (url, filename, dirname) in the bundle. */
 const ownImportMeta = {
   name: 'own-import-meta',
   setup(build: PluginBuild): void {
-    build.onLoad({ filter: new RegExp(`^${escape(ROOT)}(src|test)/.*\\.ts$`) }, async ({ path }) => {
+    build.onLoad({ filter: new RegExp(`^${escapeRegExp(ROOT)}(src|test)/.*\\.ts$`) }, async ({ path }) => {
       const text = await readFile(path, 'utf8');
       const contents = text
         .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(path).href))

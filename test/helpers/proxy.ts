@@ -1,12 +1,12 @@
 // Starts the real proxy in front of an upstream on 127.0.0.1:0 with its log captured in memory.
-import { createProxy, type Proxy, type ProxyOptions, type RunningProxy } from '../../src/server.ts';
+import { createProxy, type Proxy as WardenProxy, type ProxyOptions, type RunningProxy } from '../../src/proxy/server.ts';
 import { createLogger } from '../../src/sinks/logger.ts';
 import { createLogCapture, type LogCapture, type LogRecord } from './log-capture.ts';
 
 export interface TestProxy extends RunningProxy {
   log: LogCapture;
   /** What the proxy remembers of sessions. */
-  sessions: Proxy['sessions'];
+  sessions: WardenProxy['sessions'];
   /** The `msg:"exchange"` records so far. */
   exchanges(): LogRecord[];
 }

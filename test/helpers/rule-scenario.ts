@@ -8,7 +8,7 @@ import { request } from 'undici';
 import { closeServer, listen } from './net.ts';
 import { startProxy } from './proxy.ts';
 import type { LogRecord } from './log-capture.ts';
-import type { ProxyOptions } from '../../src/server.ts';
+import type { ProxyOptions } from '../../src/proxy/server.ts';
 
 export interface ScenarioRequest {
   method: string;

@@ -1,5 +1,6 @@
 // Hand-built ExchangeSubjects and findings for unit tests of rules and rewriters: a client
 // request (tools/call by default) under a version, what answered it, and the session it ran in.
+import { NO_VERDICT } from '../../src/verdicts.ts';
 import { classify, type JsonRpcId, type Message } from '../../src/codec/jsonrpc.ts';
 import { emptySession, type Session, type Tool } from '../../src/exchange/sessions.ts';
 import type { OpenRequest } from '../../src/exchange/table.ts';
@@ -67,7 +68,7 @@ export function subject(o: SubjectOptions = {}): ExchangeSubject {
     startedAt: 0,
     requestBytes: 64,
     headers: {},
-    findings: [],
+    verdict: NO_VERDICT,
   };
   const request: OpenRequest = fields;
   const tools = new Map<string, Tool>((o.catalogue ?? []).map((name) => [name, { name, inputSchema: { type: 'object' } }]));

@@ -9,8 +9,8 @@ import { startEverythingServer } from '../fixtures/everything-server.ts';
 import { connectSdkClient, type SdkClientHandle } from '../helpers/sdk-client.ts';
 import { startProxy } from '../helpers/proxy.ts';
 import type { LogRecord } from '../helpers/log-capture.ts';
-import { loadPolicyFile } from '../../src/policy/load.ts';
-import type { Policy } from '../../src/policy/types.ts';
+import { loadPolicyFile } from '../../src/config/load.ts';
+import type { Policy } from '../../src/config/types.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 
 /** What the client saw at each step: the result, or the JSON-RPC error it threw. */

@@ -144,7 +144,7 @@ describe('an answer over the audit limit under enforce', () => {
   };
 
   test('unaudited-response: block: the client gets an error with its id instead of the unread body', async () => {
-    const { compilePolicy } = await import('../../src/policy/compile.ts');
+    const { compilePolicy } = await import('../../src/config/compile.ts');
     const policy = compilePolicy({ mode: 'enforce', rules: { 'unaudited-response': 'block' } }, { source: 'test' });
     const proxy = await setup(serveBig, { policy: () => policy, limits: { auditBodyBytes: 64 * 1024 } });
     const res = await post(proxy.url, rpc(21));
@@ -159,7 +159,7 @@ describe('an answer over the audit limit under enforce', () => {
   });
 
   test('the default (log) still relays it as it came, with the finding', async () => {
-    const { compilePolicy } = await import('../../src/policy/compile.ts');
+    const { compilePolicy } = await import('../../src/config/compile.ts');
     const policy = compilePolicy({ mode: 'enforce' }, { source: 'test' });
     const proxy = await setup(serveBig, { policy: () => policy, limits: { auditBodyBytes: 64 * 1024 } });
     const res = await post(proxy.url, rpc(22));
@@ -179,7 +179,7 @@ describe('an SSE event over the audit limit under enforce', () => {
   };
 
   test('unaudited-response: block: the event is withheld and the request gets an error with its id on the stream', async () => {
-    const { compilePolicy } = await import('../../src/policy/compile.ts');
+    const { compilePolicy } = await import('../../src/config/compile.ts');
     const policy = compilePolicy({ mode: 'enforce', rules: { 'unaudited-response': 'block' } }, { source: 'test' });
     const proxy = await setup(serve, { policy: () => policy, limits: { auditEventBytes: 32 * 1024 } });
     const res = await post(proxy.url, rpc(31));
@@ -190,7 +190,7 @@ describe('an SSE event over the audit limit under enforce', () => {
   });
 
   test('the default (log) relays it as it came', async () => {
-    const { compilePolicy } = await import('../../src/policy/compile.ts');
+    const { compilePolicy } = await import('../../src/config/compile.ts');
     const policy = compilePolicy({ mode: 'enforce' }, { source: 'test' });
     const proxy = await setup(serve, { policy: () => policy, limits: { auditEventBytes: 32 * 1024 } });
     const res = await post(proxy.url, rpc(32));

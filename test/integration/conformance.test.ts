@@ -47,14 +47,14 @@ function node20Shim(): string[] {
     "export * from 'node:fs'; import fs from 'node:fs'; export default fs; " +
     "export const globSync = () => { throw new Error('fs.globSync needs Node 22 (conformance tier-check)'); };";
   const hooks = `
-    const shim = ${JSON.stringify('data:text/javascript,' + encodeURIComponent(shim))};
+    const shim = ${JSON.stringify(`data:text/javascript,${encodeURIComponent(shim)}`)};
     export async function resolve(specifier, context, next) {
       if ((specifier === 'fs' || specifier === 'node:fs') && context.parentURL?.includes('/@modelcontextprotocol/conformance/'))
         return { url: shim, shortCircuit: true };
       return next(specifier, context);
     }`;
-  const register = `import { register } from 'node:module'; register(${JSON.stringify('data:text/javascript,' + encodeURIComponent(hooks))});`;
-  return ['--import', 'data:text/javascript,' + encodeURIComponent(register)];
+  const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
+  return ['--import', `data:text/javascript,${encodeURIComponent(register)}`];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -265,7 +265,7 @@ describe('conformance server suite, directly and through mcp-warden', () => {
         `foreign Host through the open proxy: ${JSON.stringify((rejected?.details as { statusCode?: number; body?: unknown })?.body)}`,
       );
       assert.deepEqual(scored(checks), ['localhost-host-rebinding-rejected=pass', 'localhost-host-valid-accepted=pass'], brief(checks));
-      const body = (rejected?.details as { body?: { error?: { message?: string } } }).body;
+      const body = (rejected!.details as { body?: { error?: { message?: string } } }).body;
       assert.match(
         String(body?.error?.message),
         /Invalid Host: evil\.example\.com/,

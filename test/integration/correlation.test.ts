@@ -5,8 +5,8 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { loadPolicyFile } from '../../src/policy/load.ts';
-import type { Policy } from '../../src/policy/types.ts';
+import { loadPolicyFile } from '../../src/config/load.ts';
+import type { Policy } from '../../src/config/types.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { startRawServer, type RawHandler } from '../fixtures/raw-server.ts';
 import { post, sleep, within } from '../helpers/faults.ts';

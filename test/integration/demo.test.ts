@@ -14,6 +14,7 @@ import { cliArgs } from '../helpers/bundle.ts';
 const CLI = await cliArgs();
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the ANSI colour codes this looks for
 const ANSI = /\x1b\[/;
 
 async function demo(color: boolean): Promise<{ code: number; text: string; ms: number }> {
@@ -29,7 +30,7 @@ async function demo(color: boolean): Promise<{ code: number; text: string; ms: n
   return { code, text, ms: Date.now() - started };
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 // [method, tool, HTTP status, outcome]
 const EXPECTED: Array<[string, string, number, string]> = [
@@ -67,7 +68,9 @@ describe('runDemo', () => {
     // Under audit.yaml the client gets what the server sent: one row per exchange with its outcome.
     const lines = audit.split('\n');
     for (const [method, tool, status, outcome] of EXPECTED) {
-      const row = new RegExp(`^\\s+${escape(method)}\\s+${tool ? `${escape(tool)}\\s+` : ''}${status}\\s+${escape(outcome)}(\\s|$)`);
+      const row = new RegExp(
+        `^\\s+${escapeRegExp(method)}\\s+${tool ? `${escapeRegExp(tool)}\\s+` : ''}${status}\\s+${escapeRegExp(outcome)}(\\s|$)`,
+      );
       assert.equal(lines.filter((l) => row.test(l)).length, 1, `one row ${row} in:\n${audit}`);
     }
     assert.match(audit, /HTML page \(text\/html, \d+ bytes\)/);
@@ -75,7 +78,11 @@ describe('runDemo', () => {
     // Each deliberate fault shows up under its rule in the findings section.
     const findings = audit.slice(audit.indexOf('FINDINGS:'));
     for (const [rule, where] of EXPECTED_FINDINGS) {
-      assert.match(findings, new RegExp(`\\b${escape(rule)}\\b[^\\n]*\\n(\\s+[^\\n]*\\n)*?\\s+${escape(where)}:`), `${rule} for ${where}`);
+      assert.match(
+        findings,
+        new RegExp(`\\b${escapeRegExp(rule)}\\b[^\\n]*\\n(\\s+[^\\n]*\\n)*?\\s+${escapeRegExp(where)}:`),
+        `${rule} for ${where}`,
+      );
     }
     // Under enforce.yaml the client gets what the spec asks for.
     assert.match(enforce, /delete_everything\s+200\s+isError\s+[\d.]+ ms\s+1\s+JSON error -32602 "Unknown tool: delete_everything"/);

@@ -7,8 +7,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { loadPolicyText } from '../../src/policy/load.ts';
-import type { Policy } from '../../src/policy/types.ts';
+import { loadPolicyText } from '../../src/config/load.ts';
+import type { Policy } from '../../src/config/types.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { startFaultyServer, type ToolReply } from '../fixtures/faulty-server.ts';
 import { startProxy, type TestProxy } from '../helpers/proxy.ts';

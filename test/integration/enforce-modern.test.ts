@@ -8,8 +8,8 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
-import { loadPolicyFile, loadPolicyText } from '../../src/policy/load.ts';
-import type { Policy } from '../../src/policy/types.ts';
+import { loadPolicyFile, loadPolicyText } from '../../src/config/load.ts';
+import type { Policy } from '../../src/config/types.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { jsonRpcResult, startRawServer, type RawServer } from '../fixtures/raw-server.ts';
 import type { LogRecord } from '../helpers/log-capture.ts';

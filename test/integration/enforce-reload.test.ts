@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { PolicyStore } from '../../src/policy/store.ts';
+import { PolicyStore } from '../../src/config/store.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { createLogger } from '../../src/sinks/logger.ts';
 import { startRawServer, type RawServer } from '../fixtures/raw-server.ts';

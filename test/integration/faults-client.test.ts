@@ -18,7 +18,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { request } from 'undici';
 import { DEFAULT_LIMITS } from '../../src/config/defaults.ts';
-import { createProxy } from '../../src/server.ts';
+import { createProxy } from '../../src/proxy/server.ts';
 import { createLogger } from '../../src/sinks/logger.ts';
 import { byTool, jsonRpcResult, startRawServer, type RawHandler, type RawServer } from '../fixtures/raw-server.ts';
 import { createLogCapture } from '../helpers/log-capture.ts';
@@ -361,8 +361,12 @@ describe('hostile bodies', () => {
       if (!c.socket.write(frame)) {
         await new Promise<void>((resolve) => {
           const t = setTimeout(resolve, 100);
-          c.socket.once('drain', () => (clearTimeout(t), resolve()));
-          c.socket.once('close', () => (clearTimeout(t), resolve()));
+          const done = (): void => {
+            clearTimeout(t);
+            resolve();
+          };
+          c.socket.once('drain', done);
+          c.socket.once('close', done);
         });
       }
       pushed += chunk.length;
@@ -616,7 +620,8 @@ describe('JSON-RPC the proxy forwards and correlates', () => {
       ['-7', -7],
       ['1.5', 1.5],
       ['1e2', 100],
-      ['9007199254740993', 9007199254740993], // beyond 2^53: the log holds the nearest double
+      // biome-ignore lint/correctness/noPrecisionLoss: beyond 2^53 on purpose: the log holds the nearest double
+      ['9007199254740993', 9007199254740993],
       ['""', ''],
       ['"7"', '7'],
       ['"ïd ✓ 😀 \\u0000 \\"q\\" \u05e9\u05dc\u05d5\u05dd"', 'ïd ✓ 😀 \u0000 "q" \u05e9\u05dc\u05d5\u05dd'],

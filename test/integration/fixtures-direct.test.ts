@@ -229,7 +229,7 @@ describe('sdk-server fixture, mode sse with event store: resumption', () => {
     assert.equal(priming.retry, 50);
     const first = await reader.next();
     assert.ok(first.id);
-    assert.equal((parse(first)['params'] as { progress: number }).progress, 1);
+    assert.equal((parse(first).params as { progress: number }).progress, 1);
     abort.abort();
 
     const res = await resume(server.url, session, first.id);
@@ -238,7 +238,7 @@ describe('sdk-server fixture, mode sse with event store: resumption', () => {
     const replayed = await sseReader(res.body).until((e) => e.data.includes('"result"'), 3000);
     const messages = replayed.map(parse);
     assert.deepEqual(
-      messages.slice(0, -1).map((m) => (m['params'] as { progress: number }).progress),
+      messages.slice(0, -1).map((m) => (m.params as { progress: number }).progress),
       [2, 3, 4],
     );
     const last = messages.at(-1) as { id: unknown; result: CallToolResult };
@@ -266,7 +266,7 @@ describe('sdk-server fixture, mode sse with event store: resumption', () => {
     await callNotify(1, 'a');
     const a = await getReader.next();
     assert.ok(a.id);
-    assert.equal((parse(a)['params'] as { data: unknown }).data, 'a');
+    assert.equal((parse(a).params as { data: unknown }).data, 'a');
     abort.abort();
     // 'b' and 'c' are stored; if the server has not yet noticed the abort, 'b' also goes to the
     // dying stream and resume() retries the 409 until the old stream is gone.
@@ -277,7 +277,7 @@ describe('sdk-server fixture, mode sse with event store: resumption', () => {
     assert.equal(res.status, 200);
     const reader = sseReader(res.body);
     const data: unknown[] = [];
-    for (const e of await reader.until((e) => e.data.includes('"c"'))) data.push((parse(e)['params'] as { data: unknown }).data);
+    for (const e of await reader.until((e) => e.data.includes('"c"'))) data.push((parse(e).params as { data: unknown }).data);
     await reader.cancel();
     assert.deepEqual(data, ['b', 'c']);
   });
@@ -443,12 +443,12 @@ describe('log-capture', () => {
     const cap = createLogCapture();
     cap.stream.write('{"level":30,"msg":"one"}\n{"level":40,"msg":"two"}\n');
     assert.equal(cap.records.length, 2);
-    assert.equal(cap.find((r) => r['msg'] === 'two')?.['level'], 40);
-    const waiting = cap.waitFor((r) => r['msg'] === 'three');
+    assert.equal(cap.find((r) => r.msg === 'two')?.level, 40);
+    const waiting = cap.waitFor((r) => r.msg === 'three');
     setTimeout(() => cap.stream.write('{"level":30,"msg":"three"}\n'), 10);
-    assert.equal((await waiting)['level'], 30);
+    assert.equal((await waiting).level, 30);
     await assert.rejects(
-      cap.waitFor((r) => r['msg'] === 'never', 30),
+      cap.waitFor((r) => r.msg === 'never', 30),
       /no matching record within 30 ms; 3 record\(s\) seen:[\s\S]*"msg":"three"/,
     );
   });
@@ -458,7 +458,7 @@ describe('log-capture', () => {
     const cap = createLogCapture();
     const log = createLogger({ destination: cap.stream, level: 'debug' });
     log.info({ headers: { authorization: 'Bearer secret' } }, 'hello');
-    const rec = await cap.waitFor((r) => r['msg'] === 'hello');
-    assert.deepEqual(rec['headers'], { authorization: '[REDACTED]' });
+    const rec = await cap.waitFor((r) => r.msg === 'hello');
+    assert.deepEqual(rec.headers, { authorization: '[REDACTED]' });
   });
 });

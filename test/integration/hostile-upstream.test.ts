@@ -61,7 +61,7 @@ describe('an HTML 403 or 404 page answering a POST is judged and, under enforce,
   for (const status of [403, 404]) {
     test(`HTML ${status}`, async () => {
       const { startRawServer } = await import('../fixtures/raw-server.ts');
-      const { loadPolicyFile } = await import('../../src/policy/load.ts');
+      const { loadPolicyFile } = await import('../../src/config/load.ts');
       const { REWRITABLE } = await import('../../src/rewrite/rewriters.ts');
       const upstream = await startRawServer((_req, res) => {
         res.writeHead(status, { 'content-type': 'text/html' });

@@ -6,9 +6,9 @@ import { mkdtemp, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ruleGroups } from '../../src/policy/schema.ts';
-import { PolicyStore } from '../../src/policy/store.ts';
-import type { FindingScope, Policy } from '../../src/policy/types.ts';
+import { ruleGroups } from '../../src/config/schema.ts';
+import { PolicyStore } from '../../src/config/store.ts';
+import type { FindingScope, Policy } from '../../src/config/types.ts';
 import { RULES } from '../../src/rules/index.ts';
 import { createLogger } from '../../src/sinks/logger.ts';
 import { createLogCapture, type LogCapture } from '../helpers/log-capture.ts';
@@ -108,7 +108,12 @@ describe('reload()', () => {
     const { file, store } = await setup(t, AUDIT);
     await writeFile(file, ENFORCE_REWRITE);
     const finished: number[] = [];
-    const reloads = [0, 1, 2].map((i) => store.reload().then((r) => (finished.push(i), r)));
+    const reloads = [0, 1, 2].map((i) =>
+      store.reload().then((r) => {
+        finished.push(i);
+        return r;
+      }),
+    );
     assert.deepEqual(await Promise.all(reloads), [{ ok: true }, { ok: true }, { ok: true }]);
     assert.deepEqual(finished, [0, 1, 2]);
     assert.deepEqual(store.current().setting(HTML), { action: 'rewrite', severity: 'error' });

@@ -13,7 +13,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { loadPolicyFile } from '../../src/policy/load.ts';
+import { loadPolicyFile } from '../../src/config/load.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { RULES } from '../../src/rules/index.ts';
 import { FAILURES, LEGIT, type CorpusCase, type FailureCase, type LegitCase } from '../fixtures/corpus/index.ts';

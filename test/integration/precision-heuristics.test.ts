@@ -6,8 +6,8 @@
 // (the SSE miss). Per-tool scoping of a rule is shown through the proxy.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadPolicyFile, loadPolicyText } from '../../src/policy/load.ts';
-import type { Policy } from '../../src/policy/types.ts';
+import { loadPolicyFile, loadPolicyText } from '../../src/config/load.ts';
+import type { Policy } from '../../src/config/types.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { assertFires, MODERN, runScenario, type ScenarioResult } from '../helpers/rule-scenario.ts';
 

@@ -8,7 +8,7 @@
 // that edit lands these tests are todo.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadPolicyFile } from '../../src/policy/load.ts';
+import { loadPolicyFile } from '../../src/config/load.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { runScenario, type ScenarioResult } from '../helpers/rule-scenario.ts';
 

@@ -5,7 +5,7 @@
 // with id null instead. Through the real proxy.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadPolicyFile } from '../../src/policy/load.ts';
+import { loadPolicyFile } from '../../src/config/load.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { assertFires, assertSilent, MODERN, runScenario, type Reply, type ScenarioRequest } from '../helpers/rule-scenario.ts';
 

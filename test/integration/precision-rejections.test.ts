@@ -6,7 +6,7 @@
 // with the error-id-null finding that says why. Through the real proxy.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadPolicyFile } from '../../src/policy/load.ts';
+import { loadPolicyFile } from '../../src/config/load.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { assertFires, assertSilent, runScenario, type Reply, type ScenarioRequest, type ScenarioResult } from '../helpers/rule-scenario.ts';
 

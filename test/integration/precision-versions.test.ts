@@ -6,7 +6,7 @@
 // with a version the server supports or an error (R15). Through the real proxy, audit and enforce.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadPolicyFile } from '../../src/policy/load.ts';
+import { loadPolicyFile } from '../../src/config/load.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { assertFires, assertSilent, MODERN, runScenario, type Reply, type ScenarioRequest } from '../helpers/rule-scenario.ts';
 

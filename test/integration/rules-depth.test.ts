@@ -9,8 +9,8 @@
 // content (depth 20, 5,000 values) gets no such finding and passes byte for byte.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadPolicyFile } from '../../src/policy/load.ts';
-import type { Policy } from '../../src/policy/types.ts';
+import { loadPolicyFile } from '../../src/config/load.ts';
+import type { Policy } from '../../src/config/types.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { assertFires, assertSilent, MODERN, runScenario, type Reply, type ScenarioResult } from '../helpers/rule-scenario.ts';
 

@@ -8,8 +8,8 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
-import { loadPolicyFile, loadPolicyText } from '../../src/policy/load.ts';
-import type { Policy } from '../../src/policy/types.ts';
+import { loadPolicyFile, loadPolicyText } from '../../src/config/load.ts';
+import type { Policy } from '../../src/config/types.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { byTool, jsonRpcResult, resetAfter, sseEvents, startRawServer, type RawHandler } from '../fixtures/raw-server.ts';
 import { call, post, rpc, sleep, within } from '../helpers/faults.ts';
@@ -237,7 +237,13 @@ function paced(
     }
     res.end();
   };
-  return { handler, next: () => gates.shift()?.(), done: () => gates.splice(0).forEach((g) => g()) };
+  return {
+    handler,
+    next: () => gates.shift()?.(),
+    done: () => {
+      for (const g of gates.splice(0)) g();
+    },
+  };
 }
 
 /** Reads the body chunk by chunk: the bytes that arrive within `ms`, failing if none do. */

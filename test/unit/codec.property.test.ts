@@ -151,7 +151,9 @@ describe('SseSplitter and parseBlock: streams cut at arbitrary chunk boundaries'
         );
         assert.deepEqual(hex(cut.map((b) => b.raw)), hex(whole.map((p) => p.raw)), 'the blocks depend on the cut');
         assert.deepEqual(hex(whole.map((p) => p.raw)), hex(referenceBlocks(bytes)), 'the blocks differ from the line rules');
-        cut.forEach((b, k) => assert.deepEqual(parseBlock(b.raw), parseBlock(whole[k]!.raw), `block ${k} reads differently`));
+        cut.forEach((b, k) => {
+          assert.deepEqual(parseBlock(b.raw), parseBlock(whole[k]!.raw), `block ${k} reads differently`);
+        });
       }),
       runs(10_000),
     );
@@ -167,9 +169,9 @@ describe('SseSplitter and parseBlock: streams cut at arbitrary chunk boundaries'
         const blocks = blocksOf(pieces);
         const reference = referenceBlocks(bytes);
         assert.deepEqual(hex(blocks.map((b) => b.raw)), hex(reference), 'the blocks differ from the line rules');
-        blocks.forEach((b, k) =>
-          assert.equal(b.oversize, b.raw.length > max, `block ${k} (${b.raw.length} bytes, limit ${max}) oversize: ${b.oversize}`),
-        );
+        blocks.forEach((b, k) => {
+          assert.equal(b.oversize, b.raw.length > max, `block ${k} (${b.raw.length} bytes, limit ${max}) oversize: ${b.oversize}`);
+        });
       }),
       runs(8_000),
     );
@@ -328,7 +330,9 @@ describe('classify and classifyPayload: arbitrary values', () => {
         }
         assert.equal(p.batch, true);
         assert.equal(p.messages.length, v.length);
-        p.messages.forEach((m, i) => checkClassified(v[i], m));
+        p.messages.forEach((m, i) => {
+          checkClassified(v[i], m);
+        });
       }),
       runs(8_000),
     );

@@ -1,3 +1,4 @@
+import { NO_VERDICT } from '../../src/verdicts.ts';
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -48,7 +49,7 @@ describe('Correlator: client requests answered by the server', () => {
     assert.equal(done.request.scope, flow.scope);
     assert.equal(done.request.startedAt, 1000);
     assert.equal(done.request.requestBytes, 120);
-    assert.deepEqual(done.findings, []);
+    assert.equal(done.request.verdict, NO_VERDICT);
     assert.equal(table.size, 0);
   });
 
@@ -435,7 +436,7 @@ describe('RequestTable', () => {
     startedAt: 0,
     requestBytes: 0,
     headers: {},
-    findings: [],
+    verdict: NO_VERDICT,
   });
 
   test('requestKey keeps scope, sender and id type apart', () => {

@@ -1,14 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { excerpt, pointer, redactSecrets, requestExcerpt, withoutText } from '../../src/rules/evidence.ts';
+import { excerpt, requestExcerpt } from '../../src/redact/excerpt.ts';
+import { pointer } from '../../src/codec/json-pointer.ts';
+import { redactText } from '../../src/redact/text.ts';
+import { hideText } from '../../src/redact/values.ts';
 
-test('redactSecrets masks bearer tokens, JWTs, API keys and key=value secrets, and nothing else', () => {
+test('redactText masks bearer tokens, JWTs, API keys and key=value secrets, and nothing else', () => {
   const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlMTIz';
-  const out = redactSecrets(`jwt ${jwt} at 10:30, Authorization: Bearer abc.def-ghi, key sk-abcdEFGH1234ijkl, password=hunter2&x=1`);
+  const out = redactText(`jwt ${jwt} at 10:30, Authorization: Bearer abc.def-ghi, key sk-abcdEFGH1234ijkl, password=hunter2&x=1`);
   for (const secret of [jwt, 'abc.def-ghi', 'sk-abcdEFGH1234ijkl', 'hunter2']) assert.ok(!out.includes(secret), `${secret} in ${out}`);
   assert.match(out, /at 10:30/);
   assert.match(out, /x=1/);
-  assert.equal(redactSecrets('nothing to hide: 42'), 'nothing to hide: 42');
+  assert.equal(redactText('nothing to hide: 42'), 'nothing to hide: 42');
 });
 
 test('excerpt is one short redacted line', () => {
@@ -35,7 +38,7 @@ test('a credential right after a newline is found, in a value and in JSON text w
   for (const out of [
     excerpt({ stack: text }, 10_000),
     excerpt(JSON.stringify({ stack: text }), 10_000),
-    redactSecrets(JSON.stringify(text)),
+    redactText(JSON.stringify(text)),
   ]) {
     for (const secret of [jwt, key, 'cnry-nl-bearer1', 'cnry-nl-pw']) assert.ok(!out.includes(secret), `${secret} in ${out}`);
     assert.match(out, /Error: boom/);
@@ -93,13 +96,13 @@ test('requestExcerpt keeps the envelope and hides params and every member beyond
   assert.equal(requestExcerpt('cnry-d'), '[REDACTED]');
 });
 
-test('withoutText hides every string at any depth, and past the walk bound the whole subtree', () => {
+test('hideText hides every string at any depth, and past the walk bound the whole subtree', () => {
   let deep: unknown = { secret: 'cnry-bottom' };
   for (let i = 0; i < 300; i++) deep = { next: deep };
-  const out = JSON.stringify(withoutText(deep));
+  const out = JSON.stringify(hideText(deep));
   assert.ok(!out.includes('cnry-bottom'));
   assert.match(out, /\[REDACTED: nested too deep\]/);
-  assert.deepEqual(withoutText({ a: ['x', 1, true, null, { b: 'y' }] }), { a: ['[REDACTED]', 1, true, null, { b: '[REDACTED]' }] });
+  assert.deepEqual(hideText({ a: ['x', 1, true, null, { b: 'y' }] }), { a: ['[REDACTED]', 1, true, null, { b: '[REDACTED]' }] });
 });
 
 test('pointer escapes ~ and /', () => {

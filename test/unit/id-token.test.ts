@@ -106,6 +106,7 @@ describe('idKey: big ids stay apart, equal ones meet', () => {
     const [a, b] = ['9007199254740993', '9007199254740992'].map((t) => messagesOf(`{"jsonrpc":"2.0","id":${t},"result":1}`)[0]!);
     assert.equal((a as { id: unknown }).id, (b as { id: unknown }).id, 'JSON.parse made them one number');
     assert.notEqual(idKey(9007199254740992, idTokenOf(a!)), idKey(9007199254740992, idTokenOf(b!)));
+    // biome-ignore lint/correctness/noPrecisionLoss: a number beyond 2^53 as JSON.parse reads it, on purpose
     assert.equal(idKey(12345678901234567890, '12345678901234567890'), idKey(12345678901234567890, '1.2345678901234567890e19'));
   });
 

@@ -173,7 +173,9 @@ describe('proxyErrorBody', () => {
     const parsed: unknown = JSON.parse(proxyErrorBody(err, [1, '1', 'x'], true));
     assert.ok(Array.isArray(parsed));
     assert.equal(parsed.length, 3);
-    parsed.forEach((one, i) => checkOne(one, err, ([1, '1', 'x'] as const)[i]!));
+    parsed.forEach((one, i) => {
+      checkOne(one, err, ([1, '1', 'x'] as const)[i]!);
+    });
   });
 
   test('no id gives a single error with id null, batch or not', () => {

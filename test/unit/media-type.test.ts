@@ -1,7 +1,7 @@
 // mediaType: what a Content-Type field names, when a server sends it once, twice, or joined (issue 16).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mediaType } from '../../src/transport/media-type.ts';
+import { mediaType } from '../../src/mcp/media-type.ts';
 
 test('one value: the type, lowercased, without parameters; absent is empty', () => {
   assert.equal(mediaType('Text/Event-Stream; charset=utf-8'), 'text/event-stream');

@@ -5,12 +5,14 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { compilePolicy, defaultPolicy, globsToRegExp, type PolicyDocument } from '../../src/policy/compile.ts';
-import { loadPolicyFile, loadPolicyText } from '../../src/policy/load.ts';
-import { buildPolicySchema, policySchemaJson, ruleGroups } from '../../src/policy/schema.ts';
-import type { FindingScope, Policy } from '../../src/policy/types.ts';
+import { compilePolicy, defaultPolicy, globsToRegExp, type PolicyDocument } from '../../src/config/compile.ts';
+import { loadPolicyFile, loadPolicyText } from '../../src/config/load.ts';
+import { buildPolicySchema, policySchemaJson, ruleGroups } from '../../src/config/schema.ts';
+import type { FindingScope, Policy } from '../../src/config/types.ts';
+import { runtimeFactory } from '../../src/config/runtime.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { RULES } from '../../src/rules/index.ts';
+import { subject } from '../helpers/subject.ts';
 import type { RuleInfo } from '../../src/rules/types.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -339,4 +341,22 @@ describe('a rule entry as a list of settings', () => {
       ['off', 'log', 'rewrite', 'log'],
     );
   });
+});
+
+test('silentSuccess.replace with no patterns: silent-success flags nothing, as the load warning says', () => {
+  const failure = subject({
+    method: 'tools/call',
+    tool: 'send',
+    params: { name: 'send', arguments: {} },
+    response: { jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'Error: failed to send the message' }] } },
+  });
+  const flags = (yaml: string): string[] => {
+    const loaded = loadPolicyText(yaml, 'p.yaml');
+    assert.ok(loaded.ok);
+    return runtimeFactory(() => {})(loaded.policy)
+      .engine.evaluate(failure, 'server')
+      .map((f) => f.rule);
+  };
+  assert.ok(flags('mode: audit\n').includes('silent-success'), 'the built-in patterns flag it');
+  assert.ok(!flags('mode: audit\npatterns: { silentSuccess: { replace: true } }\n').includes('silent-success'));
 });

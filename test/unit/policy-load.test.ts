@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { formatPolicyError, loadPolicyFile, loadPolicyText } from '../../src/policy/load.ts';
+import { formatPolicyError, loadPolicyFile, loadPolicyText } from '../../src/config/load.ts';
 import type { RuleInfo } from '../../src/rules/types.ts';
 
 const rule = (id: string, group: string, severity: RuleInfo['severity'] = 'error', party: RuleInfo['party'] = 'server'): RuleInfo => ({

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeJsonText } from '../../src/codec/json-body.ts';
-import { loadPolicyFile, loadPolicyText } from '../../src/policy/load.ts';
+import { loadPolicyFile, loadPolicyText } from '../../src/config/load.ts';
 import { police } from '../../src/rewrite/decide.ts';
 import { decidePost } from '../../src/rewrite/post-rewrite.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';

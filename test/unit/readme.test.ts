@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { drawStages } from '../../src/engine/order.ts';
 import { PROXY_ERRORS } from '../../src/errors.ts';
 import { buildProgram } from '../../src/cli-program.ts';
 import { rulesMarkdown } from '../../src/rules/catalogue.ts';
@@ -31,4 +32,9 @@ test('every option of `mcp-warden proxy` is documented', () => {
 test('the README rule table is what `mcp-warden rules --format markdown` prints', () => {
   const table = readme.split('<!-- rules -->')[1]?.split('<!-- /rules -->')[0]?.trim() ?? '';
   assert.equal(table, rulesMarkdown(RULES), 'regenerate with: node --import tsx src/cli.ts rules --format markdown');
+});
+
+test('the README draws the stages per mode as the stage list and the order table say', () => {
+  const drawn = readme.split('<!-- stages -->')[1]?.split('<!-- /stages -->')[0]?.trim() ?? '';
+  assert.equal(drawn, `\`\`\`\n${drawStages()}\n\`\`\``);
 });

@@ -2,9 +2,9 @@
 // (sessions, versions, tool catalogues) and each exchange judged and decided as the proxy would.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadPolicyFile } from '../../src/policy/load.ts';
-import { defaultPolicy } from '../../src/policy/compile.ts';
-import type { Policy } from '../../src/policy/types.ts';
+import { loadPolicyFile } from '../../src/config/load.ts';
+import { defaultPolicy } from '../../src/config/compile.ts';
+import type { Policy } from '../../src/config/types.ts';
 import { parseCaptureLine, replayCapture, replayCaptureSync, type ReplayedExchange } from '../../src/replay/replay.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { RULES } from '../../src/rules/index.ts';
@@ -146,7 +146,7 @@ describe('replayCapture: an unknown tool answered with isError', () => {
   });
 
   test('a policy that blocks the rule: the answer would be withheld with WARDEN_BLOCKED', async () => {
-    const { loadPolicyText } = await import('../../src/policy/load.ts');
+    const { loadPolicyText } = await import('../../src/config/load.ts');
     const loaded = loadPolicyText('mode: audit\nrules:\n  unknown-tool: block\n', 'block.yaml');
     assert.ok(loaded.ok);
     const report = replayCaptureSync(SESSION_LINES, loaded.policy);
@@ -154,7 +154,7 @@ describe('replayCapture: an unknown tool answered with isError', () => {
     assert.equal(d?.kind, 'block');
     if (d?.kind !== 'block') return;
     assert.deepEqual([d.rules, d.status, d.message.id, d.message.error?.code], [['unknown-tool-as-iserror'], 200, 2, -32603]);
-    assert.deepEqual((d.message.error?.data as { reason: string }).reason, 'WARDEN_BLOCKED');
+    assert.deepEqual((d.message.error!.data as { reason: string }).reason, 'WARDEN_BLOCKED');
   });
 });
 

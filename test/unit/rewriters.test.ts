@@ -184,7 +184,7 @@ describe('tool results', () => {
       const s = subject({ version, response: resultMsg(toolResult('Error: upstream refused', {}, version)) });
       assert.deepEqual(run('silent-success', s), { message: resultMsg(toolResult('Error: upstream refused', { isError: true }, version)) });
       const explicitFalse = subject({ version, response: resultMsg(toolResult('Error: x', { isError: false }, version)) });
-      assert.equal((run('silent-success', explicitFalse)?.message.result as { isError?: unknown }).isError, true);
+      assert.equal((run('silent-success', explicitFalse)!.message.result as { isError?: unknown }).isError, true);
     });
   }
 
@@ -525,7 +525,7 @@ describe("no usable response → a JSON-RPC error with the request's id", () => 
     for (const status of [400, 401, 403, 404, 405, 413, 429]) {
       const rewritten = run('html-body', subject({ status, bodyProblem: 'html' }), { message: undefined });
       assert.equal(rewritten?.status, status, String(status));
-      assert.equal((rewritten?.message.error as { code: number }).code, -32603, String(status));
+      assert.equal((rewritten!.message.error as { code: number }).code, -32603, String(status));
       assert.equal(
         run('empty-body', subject({ version: '2025-03-26', status, bodyProblem: 'empty' }), { message: undefined })?.status,
         status,

@@ -99,7 +99,7 @@ describe('no rule throws on values nested 100,000 levels deep', () => {
       const open = array ? '[' : '{"c":';
       const close = array ? ']' : '}';
       const bodies = [
-        open.repeat(DEEP) + '1' + close.repeat(DEEP),
+        `${open.repeat(DEEP)}1${close.repeat(DEEP)}`,
         `[${open.repeat(DEEP)}1${close.repeat(DEEP)}]`,
         `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":${open.repeat(DEEP)}1${close.repeat(DEEP)}}}`,
         `{"jsonrpc":"2.0","method":"notifications/x","params":${open.repeat(DEEP)}1${close.repeat(DEEP)}}`,

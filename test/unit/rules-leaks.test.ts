@@ -1,6 +1,7 @@
 // The leaks family, pure: every pattern on leaks it must find and look-alikes it must not, the
 // rules on hand-built exchange subjects (where they look, what they report, what they never
 // show), and a guard against catastrophic backtracking.
+import { NO_VERDICT } from '../../src/verdicts.ts';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { classify } from '../../src/codec/jsonrpc.ts';
@@ -346,7 +347,7 @@ function subject(
       startedAt: 0,
       requestBytes: 0,
       headers: {},
-      findings: [],
+      verdict: NO_VERDICT,
     },
     requestHeaders: {},
     response: response === undefined ? undefined : classify(response),
@@ -379,7 +380,7 @@ const rule = (id: LeakRuleId): ExchangeRule => {
 const check = (id: LeakRuleId, s: ExchangeSubject): Report[] => rule(id).check(s);
 
 describe('leak rules', () => {
-  test('metadata: ids, group, severity, every version, server, R73', () => {
+  test('metadata: ids, group, severity, every version, server, spec source', () => {
     assert.deepEqual(
       LEAK_RULES.map((r) => [r.id, r.severity]),
       [
@@ -394,7 +395,7 @@ describe('leak rules', () => {
       assert.deepEqual(r.versions, ALL);
       assert.equal(r.party, 'server');
       assert.equal(r.subject, 'exchange');
-      assert.match(r.source, /R73/);
+      assert.equal(r.source, 'https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/logging#security');
       assert.ok(r.summary.length > 10 && !r.summary.includes('\n'));
     }
   });

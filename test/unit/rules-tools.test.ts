@@ -1,6 +1,7 @@
 // The pure parts of the tool rules: the silent-success and unknown-tool text patterns, the
 // arguments validator (dialects, caching, schemas that do not compile), parameter mentions, and
 // rules that never throw whatever the subject holds.
+import { NO_VERDICT } from '../../src/verdicts.ts';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Message } from '../../src/codec/jsonrpc.ts';
@@ -394,7 +395,7 @@ describe('tool rules never throw', () => {
                 startedAt: 0,
                 requestBytes: 0,
                 headers: {},
-                findings: [],
+                verdict: NO_VERDICT,
               },
               requestHeaders: {},
               response,

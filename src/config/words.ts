@@ -31,6 +31,7 @@ export function describeValue(value: unknown): string {
 
 /** `"text"` as the user wrote it: backslashes stay single (regexes read as written); quotes and control characters are escaped. */
 export function quote(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what this escapes
   return `"${text.replace(/"/g, '\\"').replace(/[\x00-\x1f\x7f]/g, (c) => JSON.stringify(c).slice(1, -1))}"`;
 }
 

@@ -4,7 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { listenOn } from './listen.ts';
-import type { Metrics } from './sinks/metrics.ts';
+import type { Metrics } from '../sinks/metrics.ts';
 
 /** Whether a TCP connection to the upstream opens within `timeoutMs`. */
 export function upstreamReachable(url: URL, timeoutMs: number): Promise<boolean> {

@@ -3,7 +3,7 @@
 // keeps the two equal); editors (yaml-language-server) complete and check policy files with it,
 // and the loader validates with it (ajv, draft-07) before its own checks.
 // Regenerate: node --import tsx src/cli.ts policy schema > config/policy.schema.json
-import { DEFAULT_LIMITS } from '../config/defaults.ts';
+import { DEFAULT_LIMITS } from './defaults.ts';
 import { describeVersions } from '../rules/catalogue.ts';
 import type { RuleInfo } from '../rules/types.ts';
 import { formatDuration, formatSize } from './words.ts';

@@ -19,7 +19,8 @@ export function runtimeFactory(onRuleError: (rule: string, err: unknown) => void
   const built = new WeakMap<Policy, Runtime>();
   return (policy) => {
     const { leaks, silentSuccess, replaceSilentSuccess } = policy.patterns;
-    if (leaks.length === 0 && silentSuccess.length === 0) return base;
+    // The built-in rules and rewriters serve a policy that neither adds patterns nor replaces them.
+    if (leaks.length === 0 && silentSuccess.length === 0 && !replaceSilentSuccess) return base;
     let runtime = built.get(policy);
     if (!runtime) {
       const leakPatterns: LeakPattern[] = [

@@ -1,7 +1,7 @@
 // A validated policy document compiled into the form the proxy consults on every finding (types.ts),
 // with the warnings of things that load but will not do what they seem to say. Pure.
 import { resolve } from 'node:path';
-import { parseDuration, parseSize, parseUrl } from '../config/cli-options.ts';
+import { parseDuration, parseSize, parseUrl } from './cli-options.ts';
 import { ALL_CLIENT_METHODS } from '../mcp/methods.ts';
 import { RULES } from '../rules/index.ts';
 import type { RuleInfo, Severity } from '../rules/types.ts';

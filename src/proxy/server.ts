@@ -4,29 +4,28 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import { DEFAULT_LIMITS, type Limits } from './config/defaults.ts';
-import { Correlator } from './exchange/correlate.ts';
-import { SessionStore } from './exchange/sessions.ts';
-import { RequestTable } from './exchange/table.ts';
-import { ProxyError } from './errors.ts';
+import { DEFAULT_LIMITS, type Limits } from '../config/defaults.ts';
+import { Engine } from '../engine/engine.ts';
+import type { SessionStore } from '../exchange/sessions.ts';
+import { ProxyError } from '../errors.ts';
 import { listenOn } from './listen.ts';
-import { rawProxyError, sendProxyError } from './transport/egress.ts';
-import { firstValue, H } from './mcp/headers.ts';
-import { defaultPolicy } from './policy/compile.ts';
-import type { Policy } from './policy/types.ts';
-import { runtimeFactory } from './policy/runtime.ts';
-import { REWRITABLE } from './rewrite/rewriters.ts';
-import { CaptureSink } from './sinks/capture.ts';
-import { Metrics } from './sinks/metrics.ts';
-import { logExchange } from './sinks/exchange-log.ts';
-import { redactUrl } from './sinks/redact.ts';
-import { BodyBudget } from './transport/ingress.ts';
-import { createHostGuard, type HostGuard, type HostGuardOptions } from './transport/host-guard.ts';
-import { createMcpEndpoint } from './transport/mcp-endpoint.ts';
-import { createPassthrough } from './transport/passthrough.ts';
-import { MetadataLocations, publicOrigin, rewriteWwwAuthenticate } from './transport/public-url.ts';
-import { endpointMatcher } from './transport/target.ts';
-import { Upstream, type UpstreamResponse } from './transport/upstream.ts';
+import { rawProxyError, sendProxyError } from '../transport/egress.ts';
+import { firstValue, H } from '../mcp/headers.ts';
+import { defaultPolicy } from '../config/compile.ts';
+import type { Policy } from '../config/types.ts';
+import { runtimeFactory } from '../config/runtime.ts';
+import { REWRITABLE } from '../rewrite/rewriters.ts';
+import { CaptureSink } from '../sinks/capture.ts';
+import { Metrics } from '../sinks/metrics.ts';
+import { recordJudged } from '../sinks/judged.ts';
+import { redactUrl } from '../sinks/redact.ts';
+import { BodyBudget } from '../transport/ingress.ts';
+import { createHostGuard, type HostGuard, type HostGuardOptions } from '../transport/host-guard.ts';
+import { createMcpEndpoint } from '../transport/mcp-endpoint.ts';
+import { createPassthrough } from '../transport/passthrough.ts';
+import { MetadataLocations, publicOrigin, rewriteWwwAuthenticate } from '../transport/public-url.ts';
+import { endpointMatcher } from '../transport/target.ts';
+import { Upstream, type UpstreamResponse } from '../transport/upstream.ts';
 
 export interface ProxyOptions {
   upstream: URL;
@@ -97,29 +96,17 @@ export function createProxy(options: ProxyOptions): Proxy {
   const isEndpoint = endpointMatcher(mcpPath);
   // Set at listen(): the default allow-list depends on the address the proxy listens on.
   let guard: HostGuard = createHostGuard(options.guard ?? {}, '127.0.0.1');
-  const sessions = new SessionStore(limits, (dropped) => logger.warn({ ...dropped, limit: limits.maxCatalogueBytes }, 'catalogue dropped'));
-  const table = new RequestTable(
-    limits.maxOpenRequests,
-    limits.requestIdleMs,
-    (request, why) => {
-      // A dropped stream not resumed in time was the client's doing; the rest the proxy gave up on.
-      const closed = why === 'client-closed';
-      const c = {
-        request,
-        response: undefined,
-        outcome: closed ? 'client-closed' : 'no-response',
-        durationMs: performance.now() - request.startedAt,
-        responseBytes: 0,
-        findings: [],
-      };
-      logExchange(logger, c, { status: undefined, transport: 'none', expired: closed ? undefined : why });
-      metrics.exchange(c, undefined, () => false);
-    },
-    limits.maxOpenRequestsPerSession,
-  );
-  const correlator = new Correlator(table, sessions);
+  const fallback = defaultPolicy(REWRITABLE);
+  const policy = options.policy ?? (() => fallback);
+  const engine = new Engine({
+    limits,
+    runtime: runtimeFactory((rule, err) => logger.error({ rule, err }, 'rule failed')),
+    policy,
+    now: () => performance.now(),
+  });
+  const { sessions } = engine;
   const metadata = new MetadataLocations();
-  const metrics = new Metrics({ sessions: () => sessions.size, openRequests: () => table.size });
+  const metrics = new Metrics({ sessions: () => sessions.size, openRequests: () => engine.openRequests });
   const passthrough = createPassthrough({ upstream: options.upstream, publicUrl: options.publicUrl, logger, hostHeader, metadata });
   const upstreamOrigin = options.upstream.origin;
 
@@ -130,7 +117,6 @@ export function createProxy(options: ProxyOptions): Proxy {
     return { ...headers, [H.wwwAuthenticate]: rewriteWwwAuthenticate(challenge, upstreamOrigin, publicOrigin(req, options.publicUrl)) };
   };
 
-  const fallback = defaultPolicy(REWRITABLE);
   // One capture file per path a policy names; a reload to another path opens another.
   const captures = new Map<string, CaptureSink>();
   const capture = (path: string): CaptureSink => {
@@ -142,10 +128,7 @@ export function createProxy(options: ProxyOptions): Proxy {
     upstream,
     limits,
     logger,
-    sessions,
-    correlator,
-    runtime: runtimeFactory((rule, err) => logger.error({ rule, err }, 'rule failed')),
-    policy: options.policy ?? (() => fallback),
+    engine,
     now: () => performance.now(),
     capture,
     metrics,
@@ -238,9 +221,7 @@ export function createProxy(options: ProxyOptions): Proxy {
 
   const sweeper = setInterval(
     () => {
-      const now = performance.now();
-      table.sweep(now);
-      sessions.sweep(now);
+      recordJudged({ logger, metrics, capture }, policy(), undefined, engine.tick(performance.now()));
     },
     Math.min(limits.requestIdleMs, limits.sessionIdleMs, limits.resumeWindowMs, 5_000),
   );

@@ -1,21 +1,8 @@
-// Building blocks for findings: JSON Pointers, short redacted excerpts, and readers that never throw.
+// Evidence for a log line or a report: a short, one-line, redacted excerpt of any value, and a
+// client's request shown by its shape only. Redacted before it is cut, so no secret survives in part.
 import { asRecord } from '../codec/json-value.ts';
-import { REDACTED, redactText } from '../redact/text.ts';
-import { hideText, secretField } from '../redact/values.ts';
-
-/** A JSON Pointer (RFC 6901) from path segments. */
-export function pointer(...segments: Array<string | number>): string {
-  return segments.map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
-}
-
-/** One segment of a JSON Pointer, unescaped. */
-export const unescapeSegment = (segment: string): string => segment.replace(/~1/g, '/').replace(/~0/g, '~');
-
-/** Masks anything that looks like a credential (src/redact/text.ts: shapes, and credential-named pairs). */
-export const redactSecrets: (text: string) => string = redactText;
-
-/** Every string in `value` replaced, at any depth (deeper than the walk bound: the whole subtree): a client's values may be any secret. */
-export const withoutText: (value: unknown) => unknown = hideText;
+import { REDACTED, redactText } from './text.ts';
+import { hideText, secretField } from './values.ts';
 
 /** The envelope members a request excerpt shows as sent (still masked for credential shapes). */
 const ENVELOPE: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method']);
@@ -26,9 +13,9 @@ const ENVELOPE: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method']);
  */
 export function requestExcerpt(message: unknown, max = 160): string {
   const m = asRecord(message);
-  if (!m) return excerpt(withoutText(message), max);
+  if (!m) return excerpt(hideText(message), max);
   const shown = Object.fromEntries(
-    Object.entries(m).map(([k, v]) => [k, ENVELOPE.has(k) && (typeof v !== 'object' || v === null) ? v : withoutText(v)]),
+    Object.entries(m).map(([k, v]) => [k, ENVELOPE.has(k) && (typeof v !== 'object' || v === null) ? v : hideText(v)]),
   );
   return excerpt(shown, max);
 }
@@ -75,32 +62,3 @@ export function excerpt(value: unknown, max = 160): string {
   const oneLine = text.replace(/\s+/g, ' ').trim();
   return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
 }
-
-export { asRecord };
-
-/** Where a content block's text starts in the joined text of `textBlocks`. */
-export interface BlockStart {
-  /** Index of the block in `content`. */
-  index: number;
-  /** Offset of its text in the joined text. */
-  at: number;
-}
-
-/** The text of a tools/call result's text content blocks, joined by newlines (bounded), with where each starts. */
-export function textBlocks(result: unknown, max = 4096): { text: string; starts: BlockStart[] } {
-  const content = asRecord(result)?.content;
-  const starts: BlockStart[] = [];
-  let text = '';
-  if (!Array.isArray(content)) return { text, starts };
-  for (let i = 0; i < content.length && text.length < max; i++) {
-    const block = asRecord(content[i]);
-    if (block?.type !== 'text' || typeof block.text !== 'string') continue;
-    if (text) text += '\n';
-    starts.push({ index: i, at: text.length });
-    text += block.text;
-  }
-  return { text: text.slice(0, max), starts };
-}
-
-/** The text of a tools/call result's text content blocks, joined (bounded). */
-export const resultText = (result: unknown, max = 4096): string => textBlocks(result, max).text;

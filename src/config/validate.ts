@@ -4,7 +4,7 @@
 // cannot express well (durations, sizes and URLs by the command line's own parsers, regular
 // expressions, entries that set nothing). Pure: values in, issues out.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { parseDuration, parseSize, parseUrl } from '../config/cli-options.ts';
+import { parseDuration, parseSize, parseUrl } from './cli-options.ts';
 import type { RuleInfo } from '../rules/types.ts';
 import { ACTIONS, KEYS, SEVERITIES, buildPolicySchema, ruleGroups } from './schema.ts';
 import { describeValue, didYouMean, formatPath, type PolicyPath } from './words.ts';

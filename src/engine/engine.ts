@@ -1,0 +1,193 @@
+// The exchange engine: the life of every exchange, independent of the transport that carries it.
+// A transport hands in what happens (a client body, the upstream's answer, a server body or SSE
+// event, a stream's end, a failure, time passing) and carries out the plan that comes back; the
+// engine does no I/O. What it remembers between messages (sessions, open requests) it owns.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Decoded } from '../codec/json-body.ts';
+import { idTokenOf, type Message } from '../codec/jsonrpc.ts';
+import type { Limits } from '../config/defaults.ts';
+import type { ProxyError } from '../errors.ts';
+import { Correlator } from '../exchange/correlate.ts';
+import { resolveFlow } from '../exchange/flow.ts';
+import { SessionStore } from '../exchange/sessions.ts';
+import { RequestTable } from '../exchange/table.ts';
+import type { Runtime } from '../config/runtime.ts';
+import type { Policy } from '../config/types.ts';
+import type { ResponseHttp } from '../rules/subjects.ts';
+import { PASS } from '../verdicts.ts';
+import { failure, serverBody, unreadBody, unreadDelivered, type CollectedBody } from './body.ts';
+import { clientBody, upstreamAccepted } from './client.ts';
+import { orderOf } from './order.ts';
+import type { BodyDelivery, ClientDelivery, ExchangeHttp, FailureDelivery, Judged, Plan, StreamEndPlan, StreamPlan } from './plans.ts';
+import type { EngineCore, ExchangeState } from './state.ts';
+import { serverEvent, streamEnd, streamPlan, type StreamEnd } from './stream.ts';
+
+export interface EngineOptions {
+  limits: Limits;
+  /** The rule engine and rewriters of a policy (its extra patterns included). */
+  runtime: (policy: Policy) => Runtime;
+  /** The policy in force now; an exchange takes it once, at its start. */
+  policy: () => Policy;
+  /** Monotonic clock in ms. */
+  now: () => number;
+}
+
+export class Engine {
+  /** What the proxy remembers of sessions (versions, capabilities, tool catalogues). */
+  readonly sessions: SessionStore;
+  private readonly table: RequestTable;
+  private readonly core: EngineCore;
+  private seq = 0;
+  /** What happened between plans (requests evicted or expired, catalogues dropped): handed out with the next plan or tick. */
+  private happened: Judged[] = [];
+
+  constructor(private readonly options: EngineOptions) {
+    const { limits } = options;
+    this.sessions = new SessionStore(limits, (dropped) =>
+      this.happened.push({ kind: 'catalogue-dropped', ...dropped, limit: limits.maxCatalogueBytes }),
+    );
+    this.table = new RequestTable(
+      limits.maxOpenRequests,
+      limits.requestIdleMs,
+      (request, why) => {
+        // A dropped stream not resumed in time was the client's doing; the rest the proxy gave up on.
+        const closed = why === 'client-closed';
+        const exchange = {
+          request,
+          response: undefined,
+          outcome: closed ? 'client-closed' : 'no-response',
+          durationMs: options.now() - request.startedAt,
+          responseBytes: 0,
+        };
+        this.happened.push({
+          kind: 'exchange',
+          judged: { exchange, subject: undefined, findings: [], decision: PASS },
+          http: { status: undefined, transport: 'none', expired: closed ? undefined : why },
+        });
+      },
+      limits.maxOpenRequestsPerSession,
+    );
+    this.core = { correlator: new Correlator(this.table, this.sessions), limits, runtime: options.runtime, now: options.now };
+  }
+
+  /** Requests awaiting their response now. */
+  get openRequests(): number {
+    return this.table.size;
+  }
+
+  /** A client's POST begins: its flow (session, version) from its headers and messages, under the policy in force now. */
+  openPost(headers: IncomingHttpHeaders, decoded: Decoded): ExchangeState {
+    const messages: readonly Message[] = decoded.ok ? decoded.payload.messages : [];
+    // The POST's response may answer only the requests this POST carried.
+    return this.open('post', headers, messages, decoded.ok && decoded.payload.batch);
+  }
+
+  /** A GET (the server's stream) or DELETE (the session's end) begins. */
+  openBodiless(kind: 'get' | 'delete', headers: IncomingHttpHeaders): ExchangeState {
+    return this.open(kind, headers, [], false);
+  }
+
+  private open(kind: ExchangeState['kind'], headers: IncomingHttpHeaders, messages: readonly Message[], batch: boolean): ExchangeState {
+    const policy = this.options.policy();
+    const requests = messages.filter((m) => m.kind === 'request');
+    return {
+      kind,
+      flow: resolveFlow(headers, messages, this.sessions, ++this.seq, this.options.now(), kind === 'post'),
+      policy,
+      order: orderOf(policy),
+      requestIds: requests.map((m) => m.id),
+      requestTokens: requests.map((m) => idTokenOf(m)),
+      batch,
+      unmatched: [],
+    };
+  }
+
+  /** The client's POST body (`body` as the server will read it, `size` on the wire): forward it, or answer it. */
+  clientBody(x: ExchangeState, body: Buffer, size: number, decoded: Decoded): Plan<ClientDelivery> {
+    return this.withHappened(clientBody(this.core, x, body, size, decoded));
+  }
+
+  /** The upstream answered (its status and headers): answers the client gave in its POST are complete. */
+  upstreamAnswered(x: ExchangeState, status: number, headers: IncomingHttpHeaders): readonly Judged[] {
+    x.upstream = { status, headers };
+    return this.drain(upstreamAccepted(x, status));
+  }
+
+  /** The upstream's body, read whole. */
+  serverBody(
+    x: ExchangeState,
+    body: CollectedBody,
+    http: ResponseHttp,
+    wireBytes: number,
+    issuedSessionId: string | undefined,
+  ): Plan<BodyDelivery> {
+    return this.withHappened(serverBody(this.core, x, body, http, wireBytes, issuedSessionId));
+  }
+
+  /** The upstream's body cannot be read (too large, or in a coding the proxy cannot undo). */
+  unreadBody(x: ExchangeState, http: ResponseHttp): Plan<BodyDelivery> {
+    return this.withHappened(unreadBody(this.core, x, http));
+  }
+
+  /** The unread body went out, `bytes` of it. */
+  unreadDelivered(x: ExchangeState, http: ResponseHttp, bytes: number): readonly Judged[] {
+    return this.drain(unreadDelivered(this.core, x, http, bytes));
+  }
+
+  /** The upstream answers with an SSE stream (`coding`: its Content-Encoding, as far as the proxy can undo it). */
+  streamPlan(x: ExchangeState, coding: 'identity' | 'known' | 'unknown'): StreamPlan {
+    return streamPlan(this.core, x, coding);
+  }
+
+  /** One SSE event with data; `write`, when set, goes out in its place. */
+  serverEvent(
+    x: ExchangeState,
+    event: { data: string; size: number; raw: Buffer },
+    http: ExchangeHttp,
+    frameHttp: ResponseHttp,
+    issuedSessionId: string | undefined,
+  ): { write: Buffer | undefined; judged: readonly Judged[] } {
+    const { write, judged } = serverEvent(this.core, x, event, http, frameHttp, issuedSessionId);
+    return { write, judged: this.drain(judged) };
+  }
+
+  /** The SSE stream ended. */
+  streamEnd(x: ExchangeState, end: StreamEnd, http: ExchangeHttp, frameHttp: ResponseHttp): StreamEndPlan {
+    const plan = streamEnd(this.core, x, end, http, frameHttp);
+    return { answers: plan.answers, judged: this.drain(plan.judged) };
+  }
+
+  /** The proxy could not get an answer (`sent`: the status already sent, if the response began). */
+  failure(
+    x: ExchangeState,
+    err: ProxyError,
+    clientGone: boolean,
+    sent: number | undefined,
+  ): { deliver: FailureDelivery; judged: readonly Judged[] } {
+    const { deliver, judged } = failure(this.core, x, err, clientGone, sent);
+    return { deliver, judged: this.drain(judged) };
+  }
+
+  /** The upstream answered a DELETE with `status`: a session it accepted to end is forgotten. */
+  sessionEnd(x: ExchangeState, status: number): void {
+    if (status >= 200 && status < 300 && x.flow.sessionId) this.sessions.end(x.flow.session.key);
+  }
+
+  /** Time passes: requests and sessions idle too long are given up; returns what that ended. */
+  tick(now: number): readonly Judged[] {
+    this.table.sweep(now);
+    this.sessions.sweep(now);
+    return this.drain([]);
+  }
+
+  private drain(judged: readonly Judged[]): readonly Judged[] {
+    if (this.happened.length === 0) return judged;
+    const out = [...judged, ...this.happened];
+    this.happened = [];
+    return out;
+  }
+
+  private withHappened<D>(plan: Plan<D>): Plan<D> {
+    return { deliver: plan.deliver, judged: () => this.drain(plan.judged()) };
+  }
+}

@@ -1,0 +1,140 @@
+// What the engine keeps about one HTTP exchange while it lasts, and the helpers every step of it
+// shares: running a frame through the stages, and ending the requests its response left unanswered.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { JsonRpcId, Message } from '../codec/jsonrpc.ts';
+import type { Limits } from '../config/defaults.ts';
+import type { Correlator, Flow } from '../exchange/correlate.ts';
+import type { Runtime } from '../config/runtime.ts';
+import type { Policy } from '../config/types.ts';
+import { bodyProblemOf, exchangeSubject, type ResponseHttp } from '../rules/subjects.ts';
+import type { BodyProblem, PostSubject } from '../rules/types.ts';
+import type { PolicedFinding } from '../verdicts.ts';
+import { judgeExchange } from './judge.ts';
+import type { Order } from './order.ts';
+import type { ExchangeHttp, FindingContext, Judged, JudgedExchange, Plan } from './plans.ts';
+import { runFrame, type Frame, type FrameInput, type StageContext } from './stages.ts';
+
+/** What the engine needs from the proxy around it. */
+export interface EngineCore {
+  correlator: Correlator;
+  limits: Limits;
+  /** The rule engine and rewriters of a policy (its extra patterns included). */
+  runtime: (policy: Policy) => Runtime;
+  /** Monotonic clock in ms. */
+  now: () => number;
+}
+
+/** The POST as the server's rules judged it: its subject, and their findings through the policy. */
+export interface JudgedPost {
+  subject: PostSubject;
+  findings: PolicedFinding[];
+  /** Rules a decision on the POST applied (a body that did not parse, answered -32700). */
+  applied?: ReadonlySet<string>;
+}
+
+/** One HTTP exchange on the endpoint, as the engine follows it. */
+export interface ExchangeState {
+  readonly kind: 'post' | 'get' | 'delete';
+  readonly flow: Flow;
+  /** The policy this exchange started under; a reload does not change it. */
+  readonly policy: Policy;
+  /** Audit delivers first, enforce judges first (order.ts). */
+  readonly order: Order;
+  /** Ids of the requests this POST carried (the ones the client is waiting on), and their raw JSON text (it keys an integer beyond 2^53). */
+  readonly requestIds: readonly JsonRpcId[];
+  readonly requestTokens: ReadonlyArray<string | undefined>;
+  readonly batch: boolean;
+  /** The client's POST through the stages (a POST only). */
+  inbound?: Frame;
+  /** The upstream's status and headers, once they came. */
+  upstream?: { status: number; headers: IncomingHttpHeaders };
+  /** What the server sent that answered nothing (the first such body or event). */
+  bodyProblem?: BodyProblem;
+  /** Responses the server sent on this exchange that matched no open request (bounded). */
+  unmatched: Message[];
+  /** The POST as the server's rules judged it, when a decision on it had to come before the body went out. */
+  judgedPost?: JudgedPost;
+  /** Unanswered requests decided before an unread body went out (enforce), logged once it has. */
+  decidedUnread?: JudgedExchange[];
+}
+
+const MAX_UNMATCHED = 8;
+
+/** The stage context for a frame of `x`, now. */
+export const stagesFor = (core: EngineCore, x: ExchangeState): StageContext => ({
+  correlator: core.correlator,
+  ...core.runtime(x.policy),
+  policy: x.policy,
+  now: core.now(),
+});
+
+/** Runs a frame of `x` through the stages; remembers what answered nothing; reports an undecodable one. */
+export function pipe(core: EngineCore, x: ExchangeState, input: Omit<FrameInput, 'flow'>, judged: Judged[]): Frame {
+  const frame = runFrame({ ...input, flow: x.flow }, stagesFor(core, x));
+  if (frame.from === 'server') {
+    x.bodyProblem ??= bodyProblemOf(frame.decoded, frame.body);
+    for (const m of frame.unmatched) if (x.unmatched.length < MAX_UNMATCHED) x.unmatched.push(m);
+  }
+  if (!frame.decoded.ok) {
+    const { problem, detail } = frame.decoded;
+    judged.push({
+      kind: 'undecodable',
+      from: frame.from,
+      problem,
+      detail,
+      session: x.flow.sessionId ?? null,
+      transport: frame.http.transport,
+      bytes: frame.size,
+    });
+  }
+  return frame;
+}
+
+/**
+ * Requests of this exchange that got no response on it: taken out of the table, judged and, when
+ * `decidable`, decided. An unaudited answer is decided only while it has not gone out (enforce may
+ * block what it cannot read); once relayed there is nothing left to rewrite or block.
+ */
+export function abandon(
+  core: EngineCore,
+  x: ExchangeState,
+  outcome: string,
+  http: ResponseHttp,
+  decidable = outcome !== 'unaudited',
+): JudgedExchange[] {
+  const now = core.now();
+  const out: JudgedExchange[] = [];
+  for (const [i, id] of x.requestIds.entries()) {
+    const c = core.correlator.abandon(x.flow.scope, 'client', id, now, outcome, x.flow.exchange, x.requestTokens[i]);
+    if (!c) continue;
+    out.push(judgeExchange(c, exchangeSubject(c, x.flow, http, x.bodyProblem, x.unmatched), stagesFor(core, x), decidable));
+  }
+  return out;
+}
+
+/** Where the POST's own findings belong: its first message. */
+export function postWhere(x: ExchangeState): FindingContext {
+  const decoded = x.inbound?.decoded;
+  const first = decoded?.ok ? decoded.payload.messages[0] : undefined;
+  return {
+    method: first && (first.kind === 'request' || first.kind === 'notification') ? first.method : undefined,
+    id: x.requestIds[0],
+    tool: x.inbound?.opened[0]?.tool,
+    session: x.flow.sessionId,
+    protocolVersion: x.flow.protocolVersion,
+  };
+}
+
+/** The judged exchanges as records for the sinks, with how their response travelled. */
+export const exchanges = (list: readonly JudgedExchange[], http: ExchangeHttp): Judged[] =>
+  list.map((judged) => ({ kind: 'exchange', judged, http }));
+
+/**
+ * A plan in `x`'s order: delivering first, `asIs` goes out and `run` judges when `judged` is
+ * called (after the delivery); judging first, `run` decides what goes out.
+ */
+export function planned<D>(deliverFirst: boolean, asIs: D, run: () => { deliver: D; judged: Judged[] }): Plan<D> {
+  if (deliverFirst) return { deliver: asIs, judged: () => run().judged };
+  const done = run();
+  return { deliver: done.deliver, judged: () => done.judged };
+}

@@ -1,0 +1,147 @@
+// A server's answer as an SSE stream: each event judged as it passes (rewritten in place under
+// enforce), and what the requests still waiting get when the stream ends.
+import { ProxyError } from '../errors.ts';
+import { eraOf } from '../mcp/versions.ts';
+import { nullIdError, rewriteBody } from '../rewrite/apply.ts';
+import { encodeSseEvent } from '../rewrite/encode.ts';
+import { bodyProblemOf, exchangeSubject, type ResponseHttp } from '../rules/subjects.ts';
+import { changeOf, changesOf } from './body.ts';
+import { judgeExchange } from './judge.ts';
+import { ORDERING } from './order.ts';
+import type { ExchangeHttp, Judged, JudgedExchange, StreamAnswer, StreamEndPlan, StreamPlan } from './plans.ts';
+import { postFindings } from './post.ts';
+import type { Frame } from './stages.ts';
+import { abandon, exchanges, pipe, stagesFor, type EngineCore, type ExchangeState } from './state.ts';
+
+/** Whether the policy blocks what it cannot read (unaudited-response) for this exchange's first request. */
+function blocksUnread(core: EngineCore, x: ExchangeState): boolean {
+  const first = x.requestIds[0];
+  const open = first === undefined ? undefined : core.correlator.pending(x.flow.scope, 'client', first, x.requestTokens[0]);
+  return (
+    x.policy.setting({ rule: 'unaudited-response', group: 'bodies', severity: 'info', method: open?.method, tool: open?.tool }).action ===
+    'block'
+  );
+}
+
+/** How to relay the stream (`coding`: its Content-Encoding, as far as the proxy can undo it). */
+export function streamPlan(core: EngineCore, x: ExchangeState, coding: 'identity' | 'known' | 'unknown'): StreamPlan {
+  const readAfterWrite = ORDERING[x.order].writeBeforeJudging;
+  return { readAfterWrite, decode: coding === 'known' && !readAfterWrite, withholdOversize: !readAfterWrite && blocksUnread(core, x) };
+}
+
+/**
+ * An SSE event that is the POST's answer, broken (an error without an id, an HTML page, JSON that
+ * is not JSON-RPC): with one request waiting on the stream, it is that request's answer, judged and
+ * decided here so a rewrite can take the event's place.
+ */
+function brokenAnswer(core: EngineCore, x: ExchangeState, frame: Frame, http: ResponseHttp): JudgedExchange[] {
+  if (x.requestIds.length !== 1 || frame.completed.length > 0) return [];
+  const problem = bodyProblemOf(frame.decoded, frame.body);
+  // Only what is clearly a failed answer counts: an error without an id, an HTML page, a JSON
+  // object that is not JSON-RPC. Unreadable data may be a broken notification, not the answer.
+  const answerLike = problem?.problem === 'html' || problem?.problem === 'not-jsonrpc';
+  if (!answerLike && !nullIdError(frame.unmatched)) return [];
+  const c = core.correlator.abandon(
+    x.flow.scope,
+    'client',
+    x.requestIds[0]!,
+    core.now(),
+    'invalid-response',
+    x.flow.exchange,
+    x.requestTokens[0],
+  );
+  if (!c) return [];
+  return [judgeExchange(c, exchangeSubject(c, x.flow, http, problem, frame.unmatched), stagesFor(core, x))];
+}
+
+/** One event with data: judged; `write` is what goes out instead of it, when the policy rewrote it. */
+export function serverEvent(
+  core: EngineCore,
+  x: ExchangeState,
+  event: { data: string; size: number; raw: Buffer },
+  http: ExchangeHttp,
+  frameHttp: ResponseHttp,
+  issuedSessionId: string | undefined,
+): { write: Buffer | undefined; judged: Judged[] } {
+  const judged: Judged[] = [];
+  const frame = pipe(core, x, { from: 'server', body: event.data, size: event.size, http: frameHttp, issuedSessionId }, judged);
+  const problem = bodyProblemOf(frame.decoded, frame.body);
+  // Most events are notifications: nothing completed, nothing broken, nothing to rewrite.
+  if (frame.completed.length === 0 && frame.unmatched.length === 0 && !problem) return { write: undefined, judged };
+  const broken = brokenAnswer(core, x, frame, frameHttp);
+  judged.push(...exchanges(frame.completed, http), ...exchanges(broken, http));
+  const target = nullIdError(frame.unmatched);
+  const changes = changesOf([...frame.completed.map((j) => [j, j.exchange.response] as const), ...broken.map((j) => [j, target] as const)]);
+  const rewritten = rewriteBody(problem ? undefined : frame.decoded, changes);
+  return { write: rewritten ? encodeSseEvent(event.raw, rewritten.toString('utf8')) : undefined, judged };
+}
+
+/** How a stream ended, as the transport saw it. */
+export interface StreamEnd {
+  /** The client went away first. */
+  clientGone: boolean;
+  /** The proxy can still write events the client reads (it is there, and its copy of the stream is in the clear). */
+  canAnswer: boolean;
+  /** Any event carried an id (a legacy stream can be resumed). */
+  sawEventId: boolean;
+  /** Events over the size limit relayed unread, and of those the ones withheld. */
+  unaudited: number;
+  withheld: number;
+  /** The stream's coding is one the proxy cannot undo: nothing of it was read. */
+  unreadCoding: boolean;
+  /** Why the upstream broke the stream, if it did. */
+  error: ProxyError | undefined;
+  /** Why its bytes stopped decoding, if they did (and whether the client got them decoded). */
+  undecodable: string | undefined;
+  decoded: boolean;
+}
+
+/** The stream ended: what the requests still waiting on it get, and what was judged. */
+export function streamEnd(core: EngineCore, x: ExchangeState, end: StreamEnd, http: ExchangeHttp, frameHttp: ResponseHttp): StreamEndPlan {
+  // The stream stopped decoding: what is still unanswered was answered with bytes no client can read.
+  if (end.undecodable !== undefined) x.bodyProblem ??= { problem: 'not-utf8', excerpt: end.undecodable };
+  // A legacy session whose stream carried event ids may resume it on a GET: keep waiting then.
+  // A client that dropped such a stream may resume it too (legacy disconnection is no
+  // cancellation), but only for a while: past the resumption window it is logged client-closed.
+  const resumable = x.flow.sessionId !== undefined && end.sawEventId && eraOf(x.flow.protocolVersion ?? '') === 'legacy';
+  if (resumable) {
+    if (end.clientGone) {
+      const at = core.now() + core.limits.resumeWindowMs;
+      for (const [i, id] of x.requestIds.entries())
+        core.correlator.expire(x.flow.scope, 'client', id, at, x.flow.exchange, x.requestTokens[i]);
+    }
+    return { answers: [], judged: postFindings(core, x, undefined) };
+  }
+  // An event too large to read may have been the answer: it was delivered, unread, not missed.
+  const unread = end.unaudited > 0 || end.unreadCoding;
+  const outcome = end.clientGone
+    ? 'client-closed'
+    : unread
+      ? 'unaudited'
+      : end.undecodable !== undefined
+        ? 'invalid-response'
+        : 'no-response';
+  const broken = end.error && !end.clientGone ? end.error.code : undefined;
+  // The proxy gave up on the stream: the upstream broke it, or its bytes, decoded for the client, stopped decoding.
+  const gaveUp = end.clientGone
+    ? undefined
+    : (end.error ??
+      (end.decoded && end.undecodable !== undefined
+        ? new ProxyError('WARDEN_UPSTREAM_PROTOCOL', 'Upstream MCP server sent a stream that does not decode as its Content-Encoding')
+        : undefined));
+  const ended: ExchangeHttp = gaveUp ? { ...http, proxyError: gaveUp.code } : http;
+  // A withheld event has not gone out: the policy's block answers for it.
+  const abandoned = abandon(core, x, outcome, { ...frameHttp, proxyError: broken }, outcome !== 'unaudited' || end.withheld > 0);
+  // Each request still waiting gets one answer before the stream ends: the response the policy
+  // built, else, when the proxy gave up, its own error with the request's id. No error after an
+  // event too large to read: that may have been the answer.
+  const answers: StreamAnswer[] = [];
+  if (end.canAnswer) {
+    for (const j of abandoned) {
+      const change = changeOf(j, undefined);
+      if (change) answers.push({ message: change.message });
+      else if (gaveUp && !unread) answers.push({ error: gaveUp, id: j.exchange.request.id });
+    }
+  }
+  return { answers, judged: [...exchanges(abandoned, ended), ...postFindings(core, x, undefined)] };
+}

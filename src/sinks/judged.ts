@@ -1,0 +1,68 @@
+// Carries what the engine judged to the sinks: log records, metrics and the opt-in capture.
+// Record types and field names are an interface (README, "Log records").
+import type { Logger } from 'pino';
+import type { Judged } from '../engine/plans.ts';
+import type { Session } from '../exchange/sessions.ts';
+import type { Policy } from '../config/types.ts';
+import { excerpt } from '../redact/excerpt.ts';
+import { captureRecord, type CaptureSink } from './capture.ts';
+import { logDecision, logExchange, logFindings } from './exchange-log.ts';
+import type { Metrics } from './metrics.ts';
+import { loggedHeaders } from './redact.ts';
+
+export interface JudgedSinks {
+  logger: Logger;
+  metrics: Metrics;
+  /** The capture sink writing to a path (one per path, opened on first use). */
+  capture: (path: string) => CaptureSink;
+}
+
+/** Records what was judged under `policy` (its log.arguments, its capture); `session`: whose tool catalogue labels the metrics. */
+export function recordJudged(sinks: JudgedSinks, policy: Policy, session: Session | undefined, judged: readonly Judged[]): void {
+  const { logger, metrics } = sinks;
+  for (const j of judged) {
+    switch (j.kind) {
+      case 'exchange':
+        logExchange(logger, j.judged, j.http, policy.log.arguments);
+        metrics.exchange(j.judged, j.http.status, (tool) => session?.tools.has(tool) ?? false);
+        // The capture keeps what the rules judged (the server's status and body), not what a rewrite sent.
+        if (policy.capture && j.judged.subject)
+          sinks.capture(policy.capture.path).write(captureRecord(j.judged.exchange, j.judged.subject, new Date()));
+        break;
+      case 'findings':
+        logFindings(logger, j.findings, j.where, j.applied);
+        if (j.counted) metrics.found(j.findings);
+        break;
+      case 'decision':
+        logDecision(logger, j.decision, j.where);
+        if (j.counted) metrics.decided(j.decision);
+        break;
+      case 'headers-rewritten': {
+        // Mcp-Param-* values are tool arguments: they are logged as log.arguments says.
+        const shown = (h: Record<string, string | undefined>) => excerpt(loggedHeaders(h, policy.log.arguments));
+        const { where } = j;
+        logger.info(
+          {
+            rule: 'header-mismatch',
+            rules: ['header-mismatch'],
+            ...where,
+            session: where.session ?? null,
+            before: shown(j.before),
+            after: shown(j.after),
+          },
+          'rewrite',
+        );
+        break;
+      }
+      case 'undecodable':
+        logger.info(
+          { from: j.from, problem: j.problem, detail: j.detail, session: j.session, transport: j.transport, bytes: j.bytes },
+          'undecodable',
+        );
+        break;
+      case 'catalogue-dropped':
+        logger.warn({ tools: j.tools, bytes: j.bytes, sessions: j.sessions, limit: j.limit }, 'catalogue dropped');
+        break;
+    }
+  }
+}
