@@ -26,8 +26,9 @@ function expand(pattern: string): string[] {
 
 test('npm test runs every unit and integration test file exactly once', () => {
   const pkg = JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')) as { scripts: Record<string, string> };
-  const script = pkg.scripts.test!;
-  assert.match(script, /^npm run typecheck && node --import tsx --test /, 'type-check first, then the node test runner with tsx');
+  assert.equal(pkg.scripts.test, 'npm run typecheck && npm run lint && npm run test:run --silent', 'type-check and lint first, then the tests');
+  const script = pkg.scripts['test:run']!;
+  assert.match(script, /^node --import tsx --test /, 'the node test runner with tsx');
   const shares = shareEntries().length;
   const run: string[] = [];
   for (const arg of script.split(/\s+/).filter((a) => a.endsWith('.ts'))) {
