@@ -8,7 +8,7 @@
 //   each, so they keep their own processes and the runner's slots share the work).
 // - test/shared-<n>.test.ts: share n of the test/integration/*.test.ts files, one in every
 //   `shares` files by name, where `shares` is how many of those entry files there are; except
-//   the files package.json's "test" script names itself, which keep a process of their own:
+//   the files package.json's "test:run" script names itself, which keep a process of their own:
 //   the ones that measure their process's heap (faults-client, faults-upstream, compression) and
 //   the long ones (conformance, precision-corpus, production-install).
 //
@@ -42,10 +42,10 @@ export async function runUnitShare(): Promise<void> {
   for (const name of unitShare()) await import(new URL(name, UNIT).href);
 }
 
-/** The integration files package.json's "test" script names one by one (a process each). */
+/** The integration files package.json's "test:run" script names one by one (a process each). */
 export function ownProcess(): Set<string> {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', TEST), 'utf8')) as { scripts: Record<string, string> };
-  return new Set([...pkg.scripts.test!.matchAll(/test\/integration\/([\w.-]+\.test\.ts)/g)].map((m) => m[1]!));
+  return new Set([...pkg.scripts['test:run']!.matchAll(/test\/integration\/([\w.-]+\.test\.ts)/g)].map((m) => m[1]!));
 }
 
 /** The share entry files (test/shared-<n>.test.ts), by n. */
