@@ -26,7 +26,11 @@ function expand(pattern: string): string[] {
 
 test('npm test runs every unit and integration test file exactly once', () => {
   const pkg = JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')) as { scripts: Record<string, string> };
-  assert.equal(pkg.scripts.test, 'npm run typecheck && npm run lint && npm run test:run --silent', 'type-check and lint first, then the tests');
+  assert.equal(
+    pkg.scripts.test,
+    'npm run typecheck && npm run lint && npm run test:run --silent',
+    'type-check and lint first, then the tests',
+  );
   const script = pkg.scripts['test:run']!;
   assert.match(script, /^node --import tsx --test /, 'the node test runner with tsx');
   const shares = shareEntries().length;
