@@ -126,3 +126,6 @@ export const declares = (ctx: ProbeContext, capability: string): boolean =>
 /** A request every server of the era answers, for probes about the HTTP layer: ping (legacy), server/discover (modern). */
 export const plainRequest = (ctx: ProbeContext, opts: RpcOptions = {}): ProbeRequest =>
   ctx.era === 'modern' ? rpc(ctx, 'server/discover', {}, opts) : rpc(ctx, 'ping', {}, opts);
+
+/** Whether a value is an array of strings (a server's list of versions). */
+export const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
