@@ -31,7 +31,7 @@ function judgeBody(
   http: ResponseHttp,
   wireBytes: number,
   issuedSessionId: string | undefined,
-): { deliver: BodyDelivery; judged: Judged[] } {
+): { deliver: BodyDelivery; judged: Judged[]; frame: Frame | undefined } {
   const judged: Judged[] = [];
   let frame: Frame | undefined;
   if (body.kind === 'undecodable') {
@@ -63,12 +63,8 @@ function judgeBody(
     : rewritten
       ? { kind: 'reply', status, body: rewritten }
       : { kind: 'as-is' };
-  judged.push(
-    ...exchanges(completed, { status, transport: 'json' }),
-    ...exchanges(abandoned, { status, transport: 'json' }),
-    ...postFindings(core, x, frame),
-  );
-  return { deliver, judged };
+  judged.push(...exchanges(completed, { status, transport: 'json' }), ...exchanges(abandoned, { status, transport: 'json' }));
+  return { deliver, judged, frame };
 }
 
 /** The plan for a body read whole. Under audit the client gets it as it came whatever the rules find: it goes out first. */
@@ -80,7 +76,14 @@ export function serverBody(
   wireBytes: number,
   issuedSessionId: string | undefined,
 ): Plan<BodyDelivery> {
-  return planned(ORDERING[x.order].writeBeforeJudging, { kind: 'as-is' }, () => judgeBody(core, x, body, http, wireBytes, issuedSessionId));
+  let frame: Frame | undefined;
+  const plan = planned(ORDERING[x.order].writeBeforeJudging, { kind: 'as-is' }, () => {
+    const judged = judgeBody(core, x, body, http, wireBytes, issuedSessionId);
+    frame = judged.frame;
+    return judged;
+  });
+  // The POST as a whole is judged once its answer went out (unless a decision on it had to come first).
+  return { deliver: plan.deliver, judged: () => [...plan.judged(), ...postFindings(core, x, frame)] };
 }
 
 /**

@@ -63,6 +63,7 @@ export class Engine {
           kind: 'exchange',
           judged: { exchange, subject: undefined, findings: [], decision: PASS },
           http: { status: undefined, transport: 'none', expired: closed ? undefined : why },
+          detached: true,
         });
       },
       limits.maxOpenRequestsPerSession,
@@ -154,7 +155,7 @@ export class Engine {
   /** The SSE stream ended. */
   streamEnd(x: ExchangeState, end: StreamEnd, http: ExchangeHttp, frameHttp: ResponseHttp): StreamEndPlan {
     const plan = streamEnd(this.core, x, end, http, frameHttp);
-    return { answers: plan.answers, judged: this.drain(plan.judged) };
+    return { answers: plan.answers, judged: () => this.drain(plan.judged()) };
   }
 
   /** The proxy could not get an answer (`sent`: the status already sent, if the response began). */
@@ -182,7 +183,8 @@ export class Engine {
 
   private drain(judged: readonly Judged[]): readonly Judged[] {
     if (this.happened.length === 0) return judged;
-    const out = [...judged, ...this.happened];
+    // In the order they happened: what the plan's own work evicted or dropped came first.
+    const out = [...this.happened, ...judged];
     this.happened = [];
     return out;
   }

@@ -38,7 +38,8 @@ export interface FindingContext {
 
 /** One thing the engine judged, for the sinks (log, metrics, capture). `counted`: the metrics count it now (else with its exchange). */
 export type Judged =
-  | { kind: 'exchange'; judged: JudgedExchange; http: ExchangeHttp }
+  /** `detached`: a request the proxy gave up on (evicted, expired), recorded by whichever plan or tick comes next, not by its own exchange. */
+  | { kind: 'exchange'; judged: JudgedExchange; http: ExchangeHttp; detached?: true }
   | { kind: 'findings'; findings: readonly PolicedFinding[]; where: FindingContext; applied: ReadonlySet<string>; counted: boolean }
   | { kind: 'decision'; decision: Decision; where: FindingContext; counted: boolean }
   /** 2026-07-28 headers the policy re-derived from the body before forwarding (header-mismatch). */
@@ -90,10 +91,10 @@ export interface StreamPlan {
   withholdOversize: boolean;
 }
 
-/** What ends a stream: the answers to write for requests still waiting, and what was judged. */
+/** What ends a stream: the answers to write for requests still waiting, and what was judged (call it once the stream has ended). */
 export interface StreamEndPlan {
   answers: StreamAnswer[];
-  judged: readonly Judged[];
+  judged: () => readonly Judged[];
 }
 
 /** What the client gets when the proxy could not get an answer. */

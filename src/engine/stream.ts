@@ -110,7 +110,7 @@ export function streamEnd(core: EngineCore, x: ExchangeState, end: StreamEnd, ht
       for (const [i, id] of x.requestIds.entries())
         core.correlator.expire(x.flow.scope, 'client', id, at, x.flow.exchange, x.requestTokens[i]);
     }
-    return { answers: [], judged: postFindings(core, x, undefined) };
+    return { answers: [], judged: () => postFindings(core, x, undefined) };
   }
   // An event too large to read may have been the answer: it was delivered, unread, not missed.
   const unread = end.unaudited > 0 || end.unreadCoding;
@@ -143,5 +143,5 @@ export function streamEnd(core: EngineCore, x: ExchangeState, end: StreamEnd, ht
       else if (gaveUp && !unread) answers.push({ error: gaveUp, id: j.exchange.request.id });
     }
   }
-  return { answers, judged: [...exchanges(abandoned, ended), ...postFindings(core, x, undefined)] };
+  return { answers, judged: () => [...exchanges(abandoned, ended), ...postFindings(core, x, undefined)] };
 }

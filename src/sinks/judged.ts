@@ -23,8 +23,10 @@ export function recordJudged(sinks: JudgedSinks, policy: Policy, session: Sessio
   for (const j of judged) {
     switch (j.kind) {
       case 'exchange':
-        logExchange(logger, j.judged, j.http, policy.log.arguments);
-        metrics.exchange(j.judged, j.http.status, (tool) => session?.tools.has(tool) ?? false);
+        // A detached record belongs to no exchange in progress: its arguments stay redacted and its
+        // tool is labelled without a catalogue, whoever's plan carries it.
+        logExchange(logger, j.judged, j.http, j.detached ? 'redacted' : policy.log.arguments);
+        metrics.exchange(j.judged, j.http.status, (tool) => !j.detached && (session?.tools.has(tool) ?? false));
         // The capture keeps what the rules judged (the server's status and body), not what a rewrite sent.
         if (policy.capture && j.judged.subject)
           sinks.capture(policy.capture.path).write(captureRecord(j.judged.exchange, j.judged.subject, new Date()));

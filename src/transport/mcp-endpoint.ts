@@ -93,6 +93,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
         record(h, plan.judged());
         return;
       }
+      record(h, plan.judged());
       h.res.writeHead(up.status, headers);
       const sent = await streamRest(h.res, collected.head, collected.rest);
       if (sent.delivered && !h.res.writableEnded) h.res.end();
@@ -189,8 +190,8 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       frameHttp,
     );
     if (end.answers.length > 0) h.res.write(answerEvents(summary, end.answers));
-    record(h, end.judged);
     if (!h.res.writableEnded) h.res.end();
+    record(h, end.judged());
     if (transport === 'get-sse') {
       logger.info(
         { session, status: up.status, events: summary.events, bytes: summary.bytes, durationMs: Math.round(ctx.now() - started) },

@@ -10,7 +10,12 @@ import { Engine } from '../../src/engine/engine.ts';
 import type { ExchangeHttp, Judged, JudgedExchange, Plan, Reply } from '../../src/engine/plans.ts';
 import type { ExchangeState } from '../../src/engine/state.ts';
 import { ProxyError } from '../../src/errors.ts';
-import { loadPolicyFile } from '../../src/config/load.ts';
+import { recordJudged } from '../../src/sinks/judged.ts';
+import { createLogger } from '../../src/sinks/logger.ts';
+import { Metrics } from '../../src/sinks/metrics.ts';
+import { loggedArguments } from '../../src/sinks/redact.ts';
+import { createLogCapture } from '../helpers/log-capture.ts';
+import { loadPolicyFile, loadPolicyText } from '../../src/config/load.ts';
 import { runtimeFactory } from '../../src/config/runtime.ts';
 import type { Policy } from '../../src/config/types.ts';
 import type { ResponseHttp } from '../../src/rules/subjects.ts';
@@ -253,7 +258,7 @@ describe('SSE through the engine', () => {
     t.engine.upstreamAnswered(x, 200, { 'content-type': 'text/event-stream' });
     const end = t.engine.streamEnd(x, { ...streamEnded, clientGone: true, canAnswer: false }, sseHttp, sseFrame);
     assert.deepEqual(end.answers, []);
-    assert.equal(exchangesOf(end.judged)[0]?.judged.exchange.outcome, 'client-closed');
+    assert.equal(exchangesOf(end.judged())[0]?.judged.exchange.outcome, 'client-closed');
     assert.equal(t.engine.openRequests, 0);
   });
 
@@ -269,7 +274,7 @@ describe('SSE through the engine', () => {
       const end = t.engine.streamEnd(x, { ...streamEnded, error: new ProxyError('WARDEN_UPSTREAM_RESET') }, sseHttp, sseFrame);
       assert.equal(end.answers.length, 1, policy.mode);
       assert.ok(kind in end.answers[0]!, `${policy.mode}: ${JSON.stringify(end.answers)}`);
-      const [done] = exchangesOf(end.judged);
+      const [done] = exchangesOf(end.judged());
       assert.equal(done?.judged.exchange.outcome, 'no-response');
       assert.equal(done?.http.proxyError, 'WARDEN_UPSTREAM_RESET');
     }
@@ -281,7 +286,7 @@ describe('SSE through the engine', () => {
     plan.judged();
     t.engine.upstreamAnswered(x, 200, { 'content-type': 'text/event-stream' });
     const end = t.engine.streamEnd(x, { ...streamEnded, clientGone: true, canAnswer: false, sawEventId: true }, sseHttp, sseFrame);
-    assert.deepEqual(exchangesOf(end.judged), []);
+    assert.deepEqual(exchangesOf(end.judged()), []);
     assert.equal(t.engine.openRequests, 1, 'still waiting for a resumption');
     t.advance(600);
     const expired = exchangesOf(t.engine.tick(2_000));
@@ -352,5 +357,28 @@ describe('failures and time', () => {
     assert.equal(answer.deliver.kind === 'reply' && answer.deliver.status, 400);
     assert.equal(reply.id, null);
     assert.equal(reply.error.code, -32700);
+  });
+});
+
+describe('records the engine hands the sinks', () => {
+  test('an expired request is logged detached: its arguments redacted whatever the policy of the plan that carries it', () => {
+    const loaded = loadPolicyText('mode: audit\nlog: { arguments: full }\n', 'full.yaml');
+    assert.ok(loaded.ok);
+    const t = engineUnder(loaded.policy, { requestIdleMs: 1_000 });
+    const args = { city: 'Paris', token: 'abc' };
+    const { x, plan } = t.post(call(1, 'weather', args));
+    plan.judged();
+    t.advance(5_000);
+    const capture = createLogCapture();
+    const sinks = {
+      logger: createLogger({ destination: capture.stream as never, level: 'info' }),
+      metrics: new Metrics({ sessions: () => 0, openRequests: () => 0 }),
+      capture: () => assert.fail('no capture'),
+    };
+    recordJudged(sinks, loaded.policy, x.flow.session, t.engine.tick(7_000));
+    const record = capture.find((r) => r.msg === 'exchange');
+    assert.equal(record?.outcome, 'no-response');
+    assert.deepEqual(record?.arguments, loggedArguments({ name: 'weather', arguments: args }, 'redacted'));
+    assert.notDeepEqual(record?.arguments, loggedArguments({ name: 'weather', arguments: args }, 'full'));
   });
 });
