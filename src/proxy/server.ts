@@ -107,7 +107,15 @@ export function createProxy(options: ProxyOptions): Proxy {
   const { sessions } = engine;
   const metadata = new MetadataLocations();
   const metrics = new Metrics({ sessions: () => sessions.size, openRequests: () => engine.openRequests });
-  const passthrough = createPassthrough({ upstream: options.upstream, publicUrl: options.publicUrl, logger, hostHeader, metadata });
+  const passthrough = createPassthrough({
+    upstream: options.upstream,
+    publicUrl: options.publicUrl,
+    logger,
+    hostHeader,
+    metadata,
+    // The same bound as the MCP endpoint's (--timeout, upstream.timeout): every path waits as long.
+    timeoutMs: limits.upstreamHeadersTimeoutMs,
+  });
   const upstreamOrigin = options.upstream.origin;
 
   const fixHeaders = (req: IncomingMessage, headers: UpstreamResponse['headers']): UpstreamResponse['headers'] => {

@@ -6,6 +6,7 @@ import { Agent, type Dispatcher } from 'undici';
 import { createPassthrough, type Passthrough } from '../../src/transport/passthrough.ts';
 import { createLogger } from '../../src/sinks/logger.ts';
 import { closeServer, listen } from '../helpers/net.ts';
+import { startProxy } from '../helpers/proxy.ts';
 
 const BLOB = randomBytes(5 * 1024 * 1024);
 const SECRETS = { bearer: 'sekrit-bearer-123', cookie: 'cookie-secret-456', query: 'query-secret-789' };
@@ -225,5 +226,19 @@ describe('passthrough over real sockets', () => {
     const again = await call(proxy, '/still-alive');
     assert.equal(again.statusCode, 200);
     await again.body.dump();
+  });
+
+  test("the proxy's upstream timeout (--timeout) bounds the pass-through too, not only the MCP endpoint", async () => {
+    const warden = await startProxy(new URL('/mcp', upstream), { limits: { upstreamHeadersTimeoutMs: 300 } });
+    try {
+      const started = Date.now();
+      const slow = await call(new URL(warden.url), '/hang');
+      assert.equal(slow.statusCode, 504);
+      await slow.body.dump();
+      // The client agent gives up at 5 s; the pass-through's own default is 60 s.
+      assert.ok(Date.now() - started < 2500, `answered after ${Date.now() - started} ms`);
+    } finally {
+      await warden.close();
+    }
   });
 });
