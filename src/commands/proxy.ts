@@ -1,7 +1,7 @@
 // `mcp-warden proxy`: settings from the command line, then the policy file, then the defaults;
 // the policy is watched and reloaded on SIGHUP; SIGINT/SIGTERM close the proxy and exit 0.
 import { DEFAULT_LIMITS } from '../config/defaults.ts';
-import { formatPolicyError, loadPolicyFile } from '../config/load.ts';
+import { formatPolicyError, readPolicyFile } from '../config/load.ts';
 import { PolicyStore } from '../config/store.ts';
 import { defaultPolicy } from '../config/compile.ts';
 import { REWRITABLE } from '../rewrite/rewriters.ts';
@@ -33,8 +33,10 @@ export interface ProxyCommandOptions {
 
 export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> {
   let policy = defaultPolicy(REWRITABLE);
+  let policyText: string | undefined;
   if (opts.policy !== undefined) {
-    const loaded = await loadPolicyFile(opts.policy, { rewritable: REWRITABLE });
+    const { text, result: loaded } = await readPolicyFile(opts.policy, { rewritable: REWRITABLE });
+    policyText = text;
     if (!loaded.ok) {
       for (const e of loaded.errors) process.stderr.write(`${formatPolicyError(e)}\n`);
       throw new Error(`${opts.policy}: the policy does not validate (see above); the proxy did not start`);
@@ -46,7 +48,7 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
 
   const logger = createLogger({ level: opts.logLevel ?? policy.log.level ?? 'info', pretty: opts.pretty });
   for (const warning of policy.warnings) logger.warn({ policy: policy.source, warning }, 'policy warning');
-  const store = new PolicyStore({ path: opts.policy, logger, initial: policy, rewritable: REWRITABLE });
+  const store = new PolicyStore({ path: opts.policy, logger, initial: policy, initialText: policyText, rewritable: REWRITABLE });
   const proxy = createProxy({
     upstream,
     path: opts.path,

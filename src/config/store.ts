@@ -15,6 +15,8 @@ export interface PolicyStoreOptions {
   logger: Logger;
   /** The policy in force at the start (from PolicyStore.open, or defaultPolicy()). */
   initial: Policy;
+  /** The file's text `initial` was read from: a file event that leaves it unchanged reloads nothing. */
+  initialText?: string;
   /** Passed to the loader: rule ids that have a rewriter. */
   rewritable?: ReadonlySet<string>;
   /** Quiet time after the last file event before the file is read (default 100 ms). */
@@ -46,6 +48,7 @@ export class PolicyStore {
   constructor(options: PolicyStoreOptions) {
     this.#options = options;
     this.#policy = options.initial;
+    this.#text = options.initialText;
   }
 
   /** Loads `path` (or the defaults without one) and returns a store holding it, or the errors that stop the start. */
@@ -55,9 +58,7 @@ export class PolicyStore {
     if (options.path === undefined) return { ok: true, store: new PolicyStore({ ...options, initial: defaultPolicy() }) };
     const read = await readPolicy(options.path, loadOptions(options));
     if (!read.result.ok) return { ok: false, errors: read.result.errors };
-    const store = new PolicyStore({ ...options, initial: read.result.policy });
-    store.#text = read.text;
-    return { ok: true, store };
+    return { ok: true, store: new PolicyStore({ ...options, initial: read.result.policy, initialText: read.text }) };
   }
 
   /** The policy in force. Take it once per exchange and keep it. */

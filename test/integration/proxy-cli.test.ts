@@ -61,8 +61,30 @@ function start(args: string[]) {
     }
     throw new Error(`no log line for ${what}; stderr: ${stderr}; lines: ${JSON.stringify(lines)}`);
   };
-  return { proc, waitFor, exited, stderr: () => stderr };
+  return { proc, waitFor, exited, stderr: () => stderr, lines: () => lines };
 }
+
+test('a file event that leaves the policy as it was started reloads nothing', async () => {
+  const own = await mkdtemp(join(tmpdir(), 'warden-cli-'));
+  const server = await startRawServer(jsonRpcResult({ content: [{ type: 'text', text: 'ok' }] }));
+  const policy = join(own, 'policy.yaml');
+  await writeFile(policy, 'mode: audit\n');
+  const port = await freePort();
+  const args = ['proxy', '--upstream', new URL('/mcp', server.url).href, '--listen', `127.0.0.1:${port}`, '--policy', policy];
+  const run = start([...args, '--no-pretty', '--log-level', 'debug']);
+  try {
+    await run.waitFor((r) => r.msg === 'listening', 'listening');
+    await writeFile(policy, 'mode: audit\n');
+    await run.waitFor((r) => r.msg === 'policy unchanged', 'the file event, read and found unchanged');
+    assert.equal(run.lines().filter((r) => r.msg === 'policy reloaded').length, 0, 'no reload logged');
+    run.proc.kill('SIGTERM');
+    assert.equal(await run.exited, 0);
+  } finally {
+    run.proc.kill('SIGKILL');
+    await server.close();
+    await rm(own, { recursive: true, force: true });
+  }
+});
 
 test('the proxy command serves, reloads its policy on SIGHUP, and exits 0 on SIGTERM', async () => {
   dir = await mkdtemp(join(tmpdir(), 'warden-cli-'));
