@@ -140,16 +140,16 @@ export class Engine {
     return streamPlan(this.core, x, coding);
   }
 
-  /** One SSE event with data; `write`, when set, goes out in its place. */
+  /** One server message on a stream (an SSE event's data); `rewritten`, when set, is the message text that goes out in its place. */
   serverEvent(
     x: ExchangeState,
     event: { data: string; size: number; raw: Buffer },
     http: ExchangeHttp,
     frameHttp: ResponseHttp,
     issuedSessionId: string | undefined,
-  ): { write: Buffer | undefined; judged: readonly Judged[] } {
-    const { write, judged } = serverEvent(this.core, x, event, http, frameHttp, issuedSessionId);
-    return { write, judged: this.drain(judged) };
+  ): { rewritten: string | undefined; judged: readonly Judged[] } {
+    const { rewritten, judged } = serverEvent(this.core, x, event, http, frameHttp, issuedSessionId);
+    return { rewritten, judged: this.drain(judged) };
   }
 
   /** The SSE stream ended. */

@@ -3,7 +3,6 @@
 import { ProxyError } from '../errors.ts';
 import { eraOf } from '../mcp/versions.ts';
 import { nullIdError, rewriteBody } from '../rewrite/apply.ts';
-import { encodeSseEvent } from '../rewrite/encode.ts';
 import { bodyProblemOf, exchangeSubject, type ResponseHttp } from '../rules/subjects.ts';
 import { changeOf, changesOf } from './body.ts';
 import { judgeExchange } from './judge.ts';
@@ -54,7 +53,7 @@ function brokenAnswer(core: EngineCore, x: ExchangeState, frame: Frame, http: Re
   return [judgeExchange(c, exchangeSubject(c, x.flow, http, problem, frame.unmatched), stagesFor(core, x))];
 }
 
-/** One event with data: judged; `write` is what goes out instead of it, when the policy rewrote it. */
+/** One server message (an SSE event's data): judged; `rewritten` is the message text that goes out instead, when the policy rewrote it (the transport frames it). */
 export function serverEvent(
   core: EngineCore,
   x: ExchangeState,
@@ -62,18 +61,18 @@ export function serverEvent(
   http: ExchangeHttp,
   frameHttp: ResponseHttp,
   issuedSessionId: string | undefined,
-): { write: Buffer | undefined; judged: Judged[] } {
+): { rewritten: string | undefined; judged: Judged[] } {
   const judged: Judged[] = [];
   const frame = pipe(core, x, { from: 'server', body: event.data, size: event.size, http: frameHttp, issuedSessionId }, judged);
   const problem = bodyProblemOf(frame.decoded, frame.body);
   // Most events are notifications: nothing completed, nothing broken, nothing to rewrite.
-  if (frame.completed.length === 0 && frame.unmatched.length === 0 && !problem) return { write: undefined, judged };
+  if (frame.completed.length === 0 && frame.unmatched.length === 0 && !problem) return { rewritten: undefined, judged };
   const broken = brokenAnswer(core, x, frame, frameHttp);
   judged.push(...exchanges(frame.completed, http), ...exchanges(broken, http));
   const target = nullIdError(frame.unmatched);
   const changes = changesOf([...frame.completed.map((j) => [j, j.exchange.response] as const), ...broken.map((j) => [j, target] as const)]);
   const rewritten = rewriteBody(problem ? undefined : frame.decoded, changes);
-  return { write: rewritten ? encodeSseEvent(event.raw, rewritten.toString('utf8')) : undefined, judged };
+  return { rewritten: rewritten?.toString('utf8'), judged };
 }
 
 /** How a stream ended, as the transport saw it. */

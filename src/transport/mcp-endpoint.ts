@@ -12,6 +12,7 @@ import { ProxyError } from '../errors.ts';
 import { H } from '../mcp/headers.ts';
 import { mediaType } from '../mcp/media-type.ts';
 import type { ResponseHttp } from '../rules/subjects.ts';
+import { encodeSseEvent } from '../rewrite/encode.ts';
 import { recordJudged, type JudgedSinks } from '../sinks/judged.ts';
 import { ClientGone } from './client-gone.ts';
 import { codingOf, decodedBody, decoderFor, undecodableDetail } from './content-coding.ts';
@@ -147,9 +148,10 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     const started = ctx.now();
     ctx.metrics.streamOpened();
     const onEvent = (data: string, size: number, raw: Buffer): Buffer | undefined => {
-      const { write, judged } = engine.serverEvent(h.x, { data, size, raw }, http, frameHttp, issuedSessionId);
+      const { rewritten, judged } = engine.serverEvent(h.x, { data, size, raw }, http, frameHttp, issuedSessionId);
       record(h, judged);
-      return write;
+      // The rewritten message in the event's place, under the event's own type and id.
+      return rewritten === undefined ? undefined : encodeSseEvent(raw, rewritten);
     };
     // A coding the proxy cannot undo: relayed as it came, not read (read as text it would look like garbage).
     if (coding.kind === 'unknown')
