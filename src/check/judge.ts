@@ -15,7 +15,7 @@ import { judge } from '../engine/judge.ts';
 import { runFrame, type Frame, type FrameInput, type StageContext } from '../engine/stages.ts';
 import { defaultPolicy } from '../config/compile.ts';
 import { runtimeFactory } from '../config/runtime.ts';
-import { bodyProblemOf, exchangeSubject, type ResponseHttp } from '../rules/subjects.ts';
+import { exchangeSubject, type ResponseHttp } from '../rules/subjects.ts';
 import type { BodyProblem, ExchangeSubject, Finding } from '../rules/types.ts';
 import type { HttpAnswer } from './http.ts';
 
@@ -112,7 +112,7 @@ export class CheckJudge {
     const take = (f: Frame): void => {
       if (f.decoded?.ok) out.messages.push(...f.decoded.payload.messages);
       out.unmatched.push(...f.unmatched);
-      out.bodyProblem ??= bodyProblemOf(f.decoded, f.body);
+      out.bodyProblem ??= f.problem;
       // The pipeline judged these on the frame's subject; keep that subject for re-judging.
       for (const j of f.completed) out.exchanges.push({ completed: j.exchange, subject: j.subject!, findings: j.findings });
     };

@@ -15,8 +15,11 @@ import { abandon, exchanges, pipe, planned, type EngineCore, type ExchangeState 
 export const changeOf = (j: JudgedExchange, target: Message | undefined): BodyChange | undefined =>
   j.decision.kind !== 'pass' ? { target, message: j.decision.message } : undefined;
 
-export const changesOf = (list: ReadonlyArray<readonly [JudgedExchange, Message | undefined]>): BodyChange[] =>
-  list.map(([j, target]) => changeOf(j, target)).filter((c) => c !== undefined);
+/** What the decided exchanges of `list` put in place of the messages `targetOf` names (undefined: added). */
+export const changesOf = (
+  list: readonly JudgedExchange[],
+  targetOf: (j: JudgedExchange) => Message | undefined = () => undefined,
+): BodyChange[] => list.map((j) => changeOf(j, targetOf(j))).filter((c) => c !== undefined);
 
 const statusOf = (j: JudgedExchange): number | undefined => (j.decision.kind !== 'pass' ? j.decision.status : undefined);
 
@@ -46,7 +49,7 @@ function judgeBody(
   const completed = frame?.completed ?? [];
   const abandoned = abandon(core, x, empty ? 'no-response' : 'invalid-response', http);
   const target = nullIdError(frame?.unmatched ?? []);
-  const changes = changesOf([...completed.map((j) => [j, j.exchange.response] as const), ...abandoned.map((j) => [j, target] as const)]);
+  const changes = [...changesOf(completed, (j) => j.exchange.response), ...changesOf(abandoned, () => target)];
   // A body that answered nothing usable is replaced whole; a usable one keeps its other messages.
   const rewritten = rewriteBody(x.bodyProblem ? undefined : frame?.decoded, changes);
   const decided = [...completed, ...abandoned].find((j) => statusOf(j) !== undefined);
@@ -100,7 +103,7 @@ export function unreadBody(core: EngineCore, x: ExchangeState, http: ResponseHtt
     return { deliver: { kind: 'as-is' }, judged: () => [] };
   }
   const status = statusOf(blocked) ?? 200;
-  const body = rewriteBody(undefined, changesOf(early.map((j) => [j, undefined] as const)))!;
+  const body = rewriteBody(undefined, changesOf(early))!;
   return {
     deliver: { kind: 'reply', status, body },
     judged: () => [...exchanges(early, { status, transport: 'json' }), ...postFindings(core, x, undefined)],
@@ -134,9 +137,9 @@ export function failure(
     transport: 'none',
     proxyError: err.code,
   });
-  const changes = changesOf(abandoned.map((j) => [j, undefined] as const));
+  const changes = changesOf(abandoned);
   let status = sent ?? err.status;
-  let deliver: FailureDelivery = { kind: 'proxy-error', error: err, ids: [...x.requestIds], batch: x.batch };
+  let deliver: FailureDelivery = { kind: 'proxy-error', error: err, ids: x.requestIds, batch: x.batch };
   if (sent === undefined && changes.length > 0) {
     status = statusOf(abandoned[0]!) ?? 200;
     deliver = { kind: 'reply', status, body: rewriteBody(undefined, changes)! };

@@ -5,24 +5,15 @@ import type { OpenRequest } from '../exchange/table.ts';
 import { modernRequestHeaders } from '../mcp/headers.ts';
 import { blockReply } from '../rewrite/decide.ts';
 import { encodeBody, withIdToken } from '../rewrite/encode.ts';
-import { NO_VERDICT, type Decision } from '../verdicts.ts';
+import { PASS, type Decision } from '../verdicts.ts';
 import { ORDERING } from './order.ts';
-import type { ClientDelivery, FindingContext, Judged, Plan } from './plans.ts';
+import { whereOf, type ClientDelivery, type Judged, type Plan } from './plans.ts';
 import { exchanges, pipe, planned, postWhere, type EngineCore, type ExchangeState } from './state.ts';
 
 const appliedIn = (open: OpenRequest): Set<string> => {
   const d = open.verdict.decision;
   return new Set(d.kind !== 'pass' ? d.rules : []);
 };
-
-/** Where an open request's findings belong. */
-export const whereOf = (request: OpenRequest): FindingContext => ({
-  method: request.method,
-  id: request.id,
-  tool: request.tool,
-  session: request.sessionId,
-  protocolVersion: request.protocolVersion,
-});
 
 const headerText = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v.join(', ') : v);
 
@@ -80,9 +71,11 @@ function judgeBody(
     for (const o of opened) {
       const c = core.correlator.abandon(x.flow.scope, 'client', o.id, core.now(), 'blocked', x.flow.exchange, o.idToken);
       if (c)
-        judged.push(
-          ...exchanges([{ exchange: c, subject: undefined, findings: [], decision: NO_VERDICT.decision }], { status, transport: 'none' }),
-        );
+        judged.push({
+          kind: 'exchange',
+          judged: { exchange: c, subject: undefined, findings: [], decision: PASS },
+          http: { status, transport: 'none' },
+        });
     }
     return { deliver: { kind: 'reply', status, body: encodeBody(replies, x.batch) }, judged };
   }

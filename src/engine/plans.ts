@@ -1,6 +1,7 @@
 // What the engine returns: plans as values. A transport carries a plan out (writes what it says,
 // in the order it says) and hands `judged` to the sinks; it decides nothing itself.
 import type { Completed } from '../exchange/correlate.ts';
+import type { OpenRequest } from '../exchange/table.ts';
 import type { JsonRpcId } from '../codec/jsonrpc.ts';
 import type { ProxyError } from '../errors.ts';
 import type { ExchangeSubject } from '../rules/types.ts';
@@ -35,6 +36,15 @@ export interface FindingContext {
   session: string | undefined;
   protocolVersion: string | undefined;
 }
+
+/** Where an open request's findings belong. */
+export const whereOf = (request: OpenRequest): FindingContext => ({
+  method: request.method,
+  id: request.id,
+  tool: request.tool,
+  session: request.sessionId,
+  protocolVersion: request.protocolVersion,
+});
 
 /** One thing the engine judged, for the sinks (log, metrics, capture). `counted`: the metrics count it now (else with its exchange). */
 export type Judged =
@@ -98,4 +108,7 @@ export interface StreamEndPlan {
 }
 
 /** What the client gets when the proxy could not get an answer. */
-export type FailureDelivery = Reply | { kind: 'proxy-error'; error: ProxyError; ids: JsonRpcId[]; batch: boolean } | { kind: 'none' };
+export type FailureDelivery =
+  | Reply
+  | { kind: 'proxy-error'; error: ProxyError; ids: readonly JsonRpcId[]; batch: boolean }
+  | { kind: 'none' };

@@ -14,8 +14,8 @@ import { eraOf } from '../mcp/versions.ts';
 import { decide, type PolicedFinding } from '../rewrite/decide.ts';
 import type { Rewriter } from '../rewrite/types.ts';
 import type { RuleEngine } from '../rules/engine.ts';
-import { exchangeSubject, pendingSubject, type ResponseHttp } from '../rules/subjects.ts';
-import type { ExchangeSubject, PostSubject } from '../rules/types.ts';
+import { bodyProblemOf, exchangeSubject, pendingSubject, type ResponseHttp } from '../rules/subjects.ts';
+import type { BodyProblem, ExchangeSubject, PostSubject } from '../rules/types.ts';
 import { NO_VERDICT } from '../verdicts.ts';
 import { decideFor, judge, policed } from './judge.ts';
 import type { JudgedExchange } from './plans.ts';
@@ -38,6 +38,8 @@ export interface FrameInput {
 /** A frame once through the stages. */
 export interface Frame extends FrameInput {
   decoded: Decoded;
+  /** Why a server frame answered nothing (it did not decode, or holds no JSON-RPC message); undefined for a client frame. */
+  problem: BodyProblem | undefined;
   /** Exchanges this frame completed, judged and decided. */
   completed: JudgedExchange[];
   /** Responses in this frame that answered no open request. */
@@ -63,9 +65,10 @@ interface Work extends Omit<Frame, 'decoded'> {
   /** correlate: answers matched to their requests, requests drafted (not yet open). */
   matched: Completed[];
   drafts: OpenRequest[];
-  /** rules: the subject and findings of each matched exchange, the findings of each draft. */
+  /** rules: the subject and findings of each matched exchange, and of each draft. */
   subjects: ExchangeSubject[];
   found: PolicedFinding[][];
+  draftSubjects: ExchangeSubject[];
   draftFound: PolicedFinding[][];
 }
 
@@ -79,6 +82,8 @@ const decodeStage: Stage = {
   run(work) {
     const { body } = work;
     work.decoded ??= typeof body === 'string' ? decodeJsonText(body) : decodeJson(body);
+    // What a server's frame is, once: the body, the broken-answer test and the log all read it.
+    if (work.from === 'server') work.problem = bodyProblemOf(work.decoded, body);
   },
 };
 
@@ -129,7 +134,9 @@ const rulesStage: Stage = {
     if (from !== 'client' || !work.decoded) return;
     // A client's request is judged by the client's rules before it is forwarded.
     for (const draft of work.drafts) {
-      work.draftFound.push(policed(ctx, ctx.engine.evaluate(pendingSubject(draft, flow), 'client'), draft.method, draft.tool));
+      const subject = pendingSubject(draft, flow);
+      work.draftSubjects.push(subject);
+      work.draftFound.push(policed(ctx, ctx.engine.evaluate(subject, 'client'), draft.method, draft.tool));
     }
     const first = work.decoded.ok ? work.decoded.payload.messages[0] : undefined;
     work.postFindings = policed(
@@ -160,7 +167,7 @@ const decideStage: Stage = {
       const findings = work.draftFound[i] ?? [];
       const decision = decide({
         findings: work.postFindings.length === 0 ? findings : [...findings, ...work.postFindings],
-        subject: pendingSubject(draft, work.flow),
+        subject: work.draftSubjects[i]!,
         policy: ctx.policy,
         rewriters: ctx.rewriters,
         party: 'client',
@@ -184,6 +191,7 @@ export function runFrame(input: FrameInput, ctx: StageContext): Frame {
     http: input.http,
     issuedSessionId: input.issuedSessionId,
     decoded: input.decoded,
+    problem: undefined,
     completed: [],
     unmatched: [],
     opened: [],
@@ -192,6 +200,7 @@ export function runFrame(input: FrameInput, ctx: StageContext): Frame {
     drafts: [],
     subjects: [],
     found: [],
+    draftSubjects: [],
     draftFound: [],
   };
   for (const stage of STAGES) stage.run(work, ctx);

@@ -6,7 +6,7 @@ import type { Limits } from '../config/defaults.ts';
 import type { Correlator, Flow } from '../exchange/correlate.ts';
 import type { Runtime } from '../config/runtime.ts';
 import type { Policy } from '../config/types.ts';
-import { bodyProblemOf, exchangeSubject, type ResponseHttp } from '../rules/subjects.ts';
+import { exchangeSubject, type ResponseHttp } from '../rules/subjects.ts';
 import type { BodyProblem, PostSubject } from '../rules/types.ts';
 import type { PolicedFinding } from '../verdicts.ts';
 import { judgeExchange } from './judge.ts';
@@ -72,7 +72,7 @@ export const stagesFor = (core: EngineCore, x: ExchangeState): StageContext => (
 export function pipe(core: EngineCore, x: ExchangeState, input: Omit<FrameInput, 'flow'>, judged: Judged[]): Frame {
   const frame = runFrame({ ...input, flow: x.flow }, stagesFor(core, x));
   if (frame.from === 'server') {
-    x.bodyProblem ??= bodyProblemOf(frame.decoded, frame.body);
+    x.bodyProblem ??= frame.problem;
     for (const m of frame.unmatched) if (x.unmatched.length < MAX_UNMATCHED) x.unmatched.push(m);
   }
   if (!frame.decoded.ok) {
@@ -102,12 +102,12 @@ export function abandon(
   http: ResponseHttp,
   decidable = outcome !== 'unaudited',
 ): JudgedExchange[] {
-  const now = core.now();
+  const ctx = stagesFor(core, x);
   const out: JudgedExchange[] = [];
   for (const [i, id] of x.requestIds.entries()) {
-    const c = core.correlator.abandon(x.flow.scope, 'client', id, now, outcome, x.flow.exchange, x.requestTokens[i]);
+    const c = core.correlator.abandon(x.flow.scope, 'client', id, ctx.now, outcome, x.flow.exchange, x.requestTokens[i]);
     if (!c) continue;
-    out.push(judgeExchange(c, exchangeSubject(c, x.flow, http, x.bodyProblem, x.unmatched), stagesFor(core, x), decidable));
+    out.push(judgeExchange(c, exchangeSubject(c, x.flow, http, x.bodyProblem, x.unmatched), ctx, decidable));
   }
   return out;
 }

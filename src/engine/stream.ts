@@ -3,7 +3,7 @@
 import { ProxyError } from '../errors.ts';
 import { eraOf } from '../mcp/versions.ts';
 import { nullIdError, rewriteBody } from '../rewrite/apply.ts';
-import { bodyProblemOf, exchangeSubject, type ResponseHttp } from '../rules/subjects.ts';
+import { exchangeSubject, type ResponseHttp } from '../rules/subjects.ts';
 import { changeOf, changesOf } from './body.ts';
 import { judgeExchange } from './judge.ts';
 import { ORDERING } from './order.ts';
@@ -35,7 +35,7 @@ export function streamPlan(core: EngineCore, x: ExchangeState, coding: 'identity
  */
 function brokenAnswer(core: EngineCore, x: ExchangeState, frame: Frame, http: ResponseHttp): JudgedExchange[] {
   if (x.requestIds.length !== 1 || frame.completed.length > 0) return [];
-  const problem = bodyProblemOf(frame.decoded, frame.body);
+  const { problem } = frame;
   // Only what is clearly a failed answer counts: an error without an id, an HTML page, a JSON
   // object that is not JSON-RPC. Unreadable data may be a broken notification, not the answer.
   const answerLike = problem?.problem === 'html' || problem?.problem === 'not-jsonrpc';
@@ -64,13 +64,13 @@ export function serverEvent(
 ): { rewritten: string | undefined; judged: Judged[] } {
   const judged: Judged[] = [];
   const frame = pipe(core, x, { from: 'server', body: event.data, size: event.size, http: frameHttp, issuedSessionId }, judged);
-  const problem = bodyProblemOf(frame.decoded, frame.body);
+  const { problem } = frame;
   // Most events are notifications: nothing completed, nothing broken, nothing to rewrite.
   if (frame.completed.length === 0 && frame.unmatched.length === 0 && !problem) return { rewritten: undefined, judged };
   const broken = brokenAnswer(core, x, frame, frameHttp);
   judged.push(...exchanges(frame.completed, http), ...exchanges(broken, http));
   const target = nullIdError(frame.unmatched);
-  const changes = changesOf([...frame.completed.map((j) => [j, j.exchange.response] as const), ...broken.map((j) => [j, target] as const)]);
+  const changes = [...changesOf(frame.completed, (j) => j.exchange.response), ...changesOf(broken, () => target)];
   const rewritten = rewriteBody(problem ? undefined : frame.decoded, changes);
   return { rewritten: rewritten?.toString('utf8'), judged };
 }

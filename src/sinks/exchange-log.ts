@@ -1,7 +1,7 @@
 // Turns completed exchanges, their findings and stream ends into log records. Field names are an
 // interface: dashboards and scripts read them (README, "Log records").
 import type { Logger } from 'pino';
-import type { ExchangeHttp, FindingContext, JudgedExchange } from '../engine/plans.ts';
+import { whereOf, type ExchangeHttp, type FindingContext, type JudgedExchange } from '../engine/plans.ts';
 import type { PolicedFinding } from '../rewrite/decide.ts';
 import type { Decision } from '../rewrite/types.ts';
 import { excerpt } from '../redact/excerpt.ts';
@@ -72,13 +72,7 @@ export function logExchange(
 ): void {
   const { exchange: c, decision } = judged;
   const { request } = c;
-  const where: FindingContext = {
-    method: request.method,
-    id: request.id,
-    tool: request.tool,
-    session: request.sessionId,
-    protocolVersion: request.protocolVersion,
-  };
+  const where = whereOf(request);
   logFindings(logger, judged.findings, where, appliedRules(decision));
   logDecision(logger, decision, where);
   logger.info(

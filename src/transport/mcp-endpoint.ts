@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { decodeJson } from '../codec/json-body.ts';
 import type { Limits } from '../config/defaults.ts';
+import type { CollectedBody } from '../engine/body.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { BodyDelivery, ExchangeHttp, FailureDelivery, Judged, Reply } from '../engine/plans.ts';
 import type { ExchangeState } from '../engine/state.ts';
@@ -72,11 +73,16 @@ export function createMcpEndpoint(ctx: EndpointContext) {
   }
 
   /** A JSON (or any non-SSE) upstream body: collected (decoded, when it has a Content-Encoding), then delivered as the engine plans. */
-  async function relayBody(h: Http, up: UpstreamResponse, issuedSessionId: string | undefined): Promise<void> {
+  async function relayBody(
+    h: Http,
+    up: UpstreamResponse,
+    issuedSessionId: string | undefined,
+    contentType = mediaType(up.headers['content-type']),
+  ): Promise<void> {
     const coding = codingOf(up.headers['content-encoding']);
     const collected = await collect(up.body, coding, limits.auditBodyBytes);
     const headers = clientHeaders(ctx.fixHeaders(h.req, up.headers), collected.kind !== 'complete');
-    const http: ResponseHttp = { status: up.status, contentType: mediaType(up.headers['content-type']), transport: 'json' };
+    const http: ResponseHttp = { status: up.status, contentType, transport: 'json' };
     const session = h.x.flow.sessionId ?? null;
     if (collected.kind === 'unread') {
       // Too large to hold (as it came or decoded), or in a coding the proxy cannot undo (read as
@@ -87,30 +93,25 @@ export function createMcpEndpoint(ctx: EndpointContext) {
           : { reason: 'unknown-content-encoding', contentEncoding: up.headers['content-encoding'] };
       logger.warn({ session, status: up.status, ...why }, 'unaudited body');
       const plan = engine.unreadBody(h.x, http);
+      record(h, plan.judged());
       if (plan.deliver.kind === 'reply') {
         await collected.rest.return?.();
         up.body.destroy();
-        sendReply(h.res, plan.deliver, headers);
-        record(h, plan.judged());
-        return;
+        return void sendReply(h.res, plan.deliver, headers);
       }
-      record(h, plan.judged());
       h.res.writeHead(up.status, headers);
       const sent = await streamRest(h.res, collected.head, collected.rest);
       if (sent.delivered && !h.res.writableEnded) h.res.end();
       record(h, engine.unreadDelivered(h.x, http, sent.bytes));
       return;
     }
-    if (collected.kind === 'undecodable') {
-      logger.warn(
-        { session, status: up.status, contentEncoding: up.headers['content-encoding'], detail: undecodableDetail(coding, collected.error) },
-        'undecodable body',
-      );
+    let body: CollectedBody;
+    if (collected.kind === 'complete') body = { kind: 'complete', bytes: collected.bytes };
+    else {
+      const detail = undecodableDetail(coding, collected.error);
+      logger.warn({ session, status: up.status, contentEncoding: up.headers['content-encoding'], detail }, 'undecodable body');
+      body = { kind: 'undecodable', detail };
     }
-    const body =
-      collected.kind === 'complete'
-        ? { kind: 'complete' as const, bytes: collected.bytes }
-        : { kind: 'undecodable' as const, detail: undecodableDetail(coding, collected.error) };
     const plan = engine.serverBody(h.x, body, http, collected.wire.length, issuedSessionId);
     deliverBody(h.res, plan.deliver, up.status, headers, collected.wire);
     record(h, plan.judged());
@@ -206,8 +207,9 @@ export function createMcpEndpoint(ctx: EndpointContext) {
   function relayResponse(h: Http, up: UpstreamResponse, streamTransport: 'sse' | 'get-sse'): Promise<void> {
     const issued = up.headers[H.sessionId];
     const issuedSessionId = typeof issued === 'string' ? issued : undefined;
-    if (mediaType(up.headers['content-type']) === 'text/event-stream') return relayStream(h, up, streamTransport, issuedSessionId);
-    return relayBody(h, up, issuedSessionId);
+    const type = mediaType(up.headers['content-type']);
+    if (type === 'text/event-stream') return relayStream(h, up, streamTransport, issuedSessionId);
+    return relayBody(h, up, issuedSessionId, type);
   }
 
   /** Reads a POST's body within the limits; undefined when it was refused (the client has its answer). */
