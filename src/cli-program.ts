@@ -7,13 +7,16 @@ import { createRequire } from 'node:module';
 import { parseCount, parseDuration, parseList, parseListen, parseSize, parseUrl } from './config/cli-options.ts';
 import { registerCheckCommand } from './commands/check.ts';
 import { runProxyCommand, type ProxyCommandOptions } from './commands/proxy.ts';
+import { runStdioCommand, type StdioCommandOptions } from './commands/stdio.ts';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
 export function buildProgram(): Command {
   const program = new Command('mcp-warden')
     .description("A reverse proxy that audits MCP servers for the protocol's error rules")
-    .version(version);
+    .version(version)
+    // Options after a subcommand are its own (`stdio -- node server.js --port 1` keeps --port for the server).
+    .enablePositionalOptions();
 
   // Every proxy option can also come from the environment (12-factor), through the same parser.
   const opt = (flags: string, description: string, env: string, parse?: (value: string) => unknown) => {
@@ -129,6 +132,40 @@ export function buildProgram(): Command {
     .addOption(opt('--pretty', 'human-readable logs (default when stdout is a terminal and pino-pretty is installed)', 'MCP_WARDEN_PRETTY'))
     .addOption(opt('--no-pretty', 'JSON lines even on a terminal', 'MCP_WARDEN_NO_PRETTY'))
     .action(async (opts: ProxyCommandOptions) => runProxyCommand(opts));
+
+  program
+    .command('stdio')
+    .description('run a stdio MCP server as a child and judge its traffic: mcp-warden stdio [options] -- COMMAND [ARGS...]')
+    .argument('<command>', 'the server command (put -- before it)')
+    .argument('[args...]', "the server command's arguments")
+    .addOption(opt('-p, --policy <file>', 'policy file (YAML) (default: audit mode, every rule logged)', 'MCP_WARDEN_POLICY'))
+    .addOption(opt('--log-file <file>', 'write the log here (default: stderr; stdout carries only JSON-RPC)', 'MCP_WARDEN_LOG_FILE'))
+    .addOption(
+      opt('--log-level <level>', 'log level (default: info)', 'MCP_WARDEN_LOG_LEVEL').choices(['trace', 'debug', 'info', 'warn', 'error']),
+    )
+    .addOption(
+      opt(
+        '--max-body <size>',
+        'longest line read from the client (default: 4mib); longer ones pass unread',
+        'MCP_WARDEN_MAX_BODY',
+        parseSize,
+      ),
+    )
+    .addOption(
+      opt(
+        '--audit-limit <size>',
+        'longest line read from the server (default: 4mib); longer ones pass unread',
+        'MCP_WARDEN_AUDIT_LIMIT',
+        parseSize,
+      ),
+    )
+    // Everything after the command is the command's own.
+    .passThroughOptions()
+    .action(async (command: string, args: string[], opts: StdioCommandOptions) => {
+      const code = await runStdioCommand(command, args, opts);
+      // Our stdin (the client's pipe) may still be open: the relay is over once the child is.
+      process.exit(code);
+    });
 
   registerCheckCommand(program);
 

@@ -5,6 +5,7 @@ export const PROXY_ERRORS = {
   WARDEN_UPSTREAM_UNREACHABLE: { status: 502, rpcCode: -32603, message: 'Upstream MCP server is unreachable' },
   WARDEN_UPSTREAM_RESET: { status: 502, rpcCode: -32603, message: 'Upstream MCP server closed the connection before responding' },
   WARDEN_UPSTREAM_PROTOCOL: { status: 502, rpcCode: -32603, message: 'Upstream MCP server sent a malformed HTTP response' },
+  WARDEN_UPSTREAM_EXITED: { status: 502, rpcCode: -32603, message: 'MCP server process exited before responding' },
   WARDEN_UPSTREAM_TIMEOUT: { status: 504, rpcCode: -32603, message: 'Upstream MCP server did not respond in time' },
   WARDEN_BODY_TOO_LARGE: { status: 413, rpcCode: -32600, message: 'Request body exceeds the size limit' },
   WARDEN_BAD_REQUEST: { status: 400, rpcCode: -32600, message: 'Request could not be read' },

@@ -1,13 +1,12 @@
 // `mcp-warden proxy`: settings from the command line, then the policy file, then the defaults;
 // the policy is watched and reloaded on SIGHUP; SIGINT/SIGTERM close the proxy and exit 0.
 import { DEFAULT_LIMITS } from '../config/defaults.ts';
-import { formatPolicyError, readPolicyFile } from '../config/load.ts';
 import { PolicyStore } from '../config/store.ts';
-import { defaultPolicy } from '../config/compile.ts';
 import { REWRITABLE } from '../rewrite/rewriters.ts';
 import { createAdminServer } from '../proxy/admin.ts';
 import { createProxy } from '../proxy/server.ts';
 import { createLogger } from '../sinks/logger.ts';
+import { startupPolicy } from './startup-policy.ts';
 
 /** The proxy command's options as commander parsed them: undefined where the user gave nothing. */
 export interface ProxyCommandOptions {
@@ -32,17 +31,7 @@ export interface ProxyCommandOptions {
 }
 
 export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> {
-  let policy = defaultPolicy(REWRITABLE);
-  let policyText: string | undefined;
-  if (opts.policy !== undefined) {
-    const { text, result: loaded } = await readPolicyFile(opts.policy, { rewritable: REWRITABLE });
-    policyText = text;
-    if (!loaded.ok) {
-      for (const e of loaded.errors) process.stderr.write(`${formatPolicyError(e)}\n`);
-      throw new Error(`${opts.policy}: the policy does not validate (see above); the proxy did not start`);
-    }
-    policy = loaded.policy;
-  }
+  const { policy, text: policyText } = await startupPolicy(opts.policy, 'proxy');
   const upstream = opts.upstream ?? policy.upstream.url;
   if (!upstream) throw new Error('no upstream: give --upstream <url>, or upstream.url in the policy file');
 

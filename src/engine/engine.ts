@@ -8,7 +8,7 @@ import { idTokenOf, type Message } from '../codec/jsonrpc.ts';
 import type { Limits } from '../config/defaults.ts';
 import type { ProxyError } from '../errors.ts';
 import { Correlator } from '../exchange/correlate.ts';
-import { resolveFlow } from '../exchange/flow.ts';
+import { resolveFlow, type Via } from '../exchange/flow.ts';
 import { SessionStore } from '../exchange/sessions.ts';
 import { RequestTable } from '../exchange/table.ts';
 import type { Runtime } from '../config/runtime.ts';
@@ -17,10 +17,11 @@ import type { ResponseHttp } from '../rules/subjects.ts';
 import { PASS } from '../verdicts.ts';
 import { failure, serverBody, unreadBody, unreadDelivered, type CollectedBody } from './body.ts';
 import { clientBody, upstreamAccepted } from './client.ts';
-import { orderOf } from './order.ts';
+import { serverLine, type LineDelivery, type ServerLine } from './line.ts';
+import { ORDERING, orderOf } from './order.ts';
 import type { BodyDelivery, ClientDelivery, ExchangeHttp, FailureDelivery, Judged, Plan, StreamEndPlan, StreamPlan } from './plans.ts';
 import type { EngineCore, ExchangeState } from './state.ts';
-import { serverEvent, streamEnd, streamPlan, type StreamEnd } from './stream.ts';
+import { serverEvent, sessionGone, streamEnd, streamPlan, type StreamEnd } from './stream.ts';
 
 export interface EngineOptions {
   limits: Limits;
@@ -77,23 +78,29 @@ export class Engine {
   }
 
   /** A client's POST begins: its flow (session, version) from its headers and messages, under the policy in force now. */
-  openPost(headers: IncomingHttpHeaders, decoded: Decoded): ExchangeState {
+  openPost(headers: IncomingHttpHeaders, decoded: Decoded, via?: Via): ExchangeState {
     const messages: readonly Message[] = decoded.ok ? decoded.payload.messages : [];
-    // The POST's response may answer only the requests this POST carried.
-    return this.open('post', headers, messages, decoded.ok && decoded.payload.batch);
+    // The POST's response may answer only the requests this POST carried (under Streamable HTTP).
+    return this.open('post', headers, messages, decoded.ok && decoded.payload.batch, via);
   }
 
-  /** A GET (the server's stream) or DELETE (the session's end) begins. */
-  openBodiless(kind: 'get' | 'delete', headers: IncomingHttpHeaders): ExchangeState {
-    return this.open(kind, headers, [], false);
+  /** A GET (the server's stream) or DELETE (the session's end) begins; `via`: the session a legacy SSE stream or a stdio child is. */
+  openBodiless(kind: 'get' | 'delete', headers: IncomingHttpHeaders, via?: Via): ExchangeState {
+    return this.open(kind, headers, [], false, via);
   }
 
-  private open(kind: ExchangeState['kind'], headers: IncomingHttpHeaders, messages: readonly Message[], batch: boolean): ExchangeState {
+  private open(
+    kind: ExchangeState['kind'],
+    headers: IncomingHttpHeaders,
+    messages: readonly Message[],
+    batch: boolean,
+    via: Via | undefined,
+  ): ExchangeState {
     const policy = this.options.policy();
     const requests = messages.filter((m) => m.kind === 'request');
     return {
       kind,
-      flow: resolveFlow(headers, messages, this.sessions, ++this.seq, this.options.now(), kind === 'post'),
+      flow: resolveFlow(headers, messages, this.sessions, ++this.seq, this.options.now(), kind === 'post', via),
       policy,
       order: orderOf(policy),
       requestIds: requests.map((m) => m.id),
@@ -152,9 +159,26 @@ export class Engine {
     return { rewritten, judged: this.drain(judged) };
   }
 
+  /** Whether what comes now is delivered before it is judged (audit), under the policy in force now. */
+  deliversFirst(): boolean {
+    return ORDERING[orderOf(this.options.policy())].writeBeforeJudging;
+  }
+
+  /** A line of a stdio child's stdout (`x`: a server stream opened with the child's `via`). */
+  serverLine(x: ExchangeState, line: ServerLine): Plan<LineDelivery> {
+    return this.withHappened(serverLine(this.core, x, line));
+  }
+
   /** The SSE stream ended. */
   streamEnd(x: ExchangeState, end: StreamEnd, http: ExchangeHttp, frameHttp: ResponseHttp): StreamEndPlan {
     const plan = streamEnd(this.core, x, end, http, frameHttp);
+    return { answers: plan.answers, judged: () => this.drain(plan.judged()) };
+  }
+
+  /** A session's transport ended (a legacy SSE session's stream, a stdio child): what its requests still waiting get. */
+  sessionGone(x: ExchangeState, err: ProxyError | undefined, frameHttp: ResponseHttp, canAnswer: boolean): StreamEndPlan {
+    const plan = sessionGone(this.core, x, err, frameHttp, canAnswer);
+    this.sessions.end(x.flow.session.key);
     return { answers: plan.answers, judged: () => this.drain(plan.judged()) };
   }
 

@@ -20,8 +20,8 @@ export interface JudgedExchange {
 export interface ExchangeHttp {
   /** HTTP status the client received. */
   status: number | undefined;
-  /** How the response travelled: a JSON body, the POST's SSE stream, or a GET stream. */
-  transport: 'json' | 'sse' | 'get-sse' | 'none';
+  /** How the response travelled: a JSON body, the POST's SSE stream, a GET stream (a legacy SSE session's too), or a line on a stdio child's stdout. */
+  transport: ExchangeSubject['transport'];
   /** The proxy's own failure code, when the proxy answered instead of the server. */
   proxyError?: string;
   /** Why the proxy stopped waiting for a response: table full, idle too long, or its id reused by a new request. */

@@ -111,6 +111,7 @@ const correlateStage: Stage = {
 /** The POST as a whole, for the client's rules (the server has not answered yet). */
 const clientPost = (frame: FrameInput, request: Decoded): PostSubject => ({
   kind: 'post',
+  wire: frame.flow.wire,
   version: frame.flow.protocolVersion,
   requestHeaders: frame.flow.requestHeaders,
   request,

@@ -4,6 +4,7 @@ import { ProxyError } from '../errors.ts';
 import { eraOf } from '../mcp/versions.ts';
 import { nullIdError, rewriteBody } from '../rewrite/apply.ts';
 import { exchangeSubject, type ResponseHttp } from '../rules/subjects.ts';
+import type { BodyProblem } from '../rules/types.ts';
 import { changeOf, changesOf } from './body.ts';
 import { judgeExchange } from './judge.ts';
 import { ORDERING } from './order.ts';
@@ -61,18 +62,46 @@ export function serverEvent(
   http: ExchangeHttp,
   frameHttp: ResponseHttp,
   issuedSessionId: string | undefined,
-): { rewritten: string | undefined; judged: Judged[] } {
+): { rewritten: string | undefined; judged: Judged[]; problem: BodyProblem | undefined } {
   const judged: Judged[] = [];
   const frame = pipe(core, x, { from: 'server', body: event.data, size: event.size, http: frameHttp, issuedSessionId }, judged);
   const { problem } = frame;
   // Most events are notifications: nothing completed, nothing broken, nothing to rewrite.
-  if (frame.completed.length === 0 && frame.unmatched.length === 0 && !problem) return { rewritten: undefined, judged };
+  if (frame.completed.length === 0 && frame.unmatched.length === 0 && !problem) return { rewritten: undefined, judged, problem };
   const broken = brokenAnswer(core, x, frame, frameHttp);
   judged.push(...exchanges(frame.completed, http), ...exchanges(broken, http));
   const target = nullIdError(frame.unmatched);
   const changes = [...changesOf(frame.completed, (j) => j.exchange.response), ...changesOf(broken, () => target)];
   const rewritten = rewriteBody(problem ? undefined : frame.decoded, changes);
-  return { rewritten: rewritten?.toString('utf8'), judged };
+  return { rewritten: rewritten?.toString('utf8'), judged, problem };
+}
+
+/**
+ * A session's transport ended (a legacy SSE session's stream closed, a stdio child exited): no
+ * request still open in it can be answered any more. Each client request gets the policy's answer,
+ * else (when `err` says why the proxy gave up) the proxy's error with its id; `canAnswer`: the
+ * client can still read what the proxy writes.
+ */
+export function sessionGone(
+  core: EngineCore,
+  x: ExchangeState,
+  err: ProxyError | undefined,
+  frameHttp: ResponseHttp,
+  canAnswer: boolean,
+): StreamEndPlan {
+  const ctx = stagesFor(core, x);
+  const http: ResponseHttp = { ...frameHttp, proxyError: err?.code };
+  const ended = core.correlator
+    .abandonSession(x.flow.session, ctx.now, 'no-response')
+    .map((c) => judgeExchange(c, exchangeSubject(c, x.flow, http, x.bodyProblem, x.unmatched), ctx, c.request.from === 'client'));
+  const answers: StreamAnswer[] = [];
+  for (const j of ended) {
+    if (!canAnswer || j.exchange.request.from !== 'client') continue;
+    const change = changeOf(j, undefined);
+    if (change) answers.push({ message: change.message });
+    else if (err) answers.push({ error: err, id: j.exchange.request.id });
+  }
+  return { answers, judged: () => exchanges(ended, { status: frameHttp.status, transport: frameHttp.transport, proxyError: err?.code }) };
 }
 
 /** How a stream ended, as the transport saw it. */

@@ -5,12 +5,15 @@ import { idTokenOf, type JsonRpcId, type Message } from '../codec/jsonrpc.ts';
 import { asRecord } from '../codec/json-value.ts';
 import { NO_VERDICT, type RequestVerdict } from '../verdicts.ts';
 import { META } from '../mcp/versions.ts';
+import type { Wire } from '../rules/types.ts';
 import type { Session, SessionStore } from './sessions.ts';
 import { requestKey, type OpenRequest, type RequestTable, type Sender } from './table.ts';
 
 /** Where a message travels: the correlation scope and the session it belongs to. */
 export interface Flow {
   scope: string;
+  /** The transport of the session (undefined: Streamable HTTP). */
+  wire?: Wire;
   /** Headers of the client's HTTP request. */
   requestHeaders: IncomingHttpHeaders;
   session: Session;
@@ -167,6 +170,13 @@ export class Correlator {
     const request = this.table.take(scope, from, id, token, exchange);
     if (!request) return undefined;
     return { request, response: undefined, outcome, durationMs: now - request.startedAt, responseBytes: 0 };
+  }
+
+  /** Ends every request still open in a session whose transport ended (a legacy SSE stream, a stdio child), both sides'. */
+  abandonSession(session: Session, now: number, outcome: string): Completed[] {
+    return this.table
+      .takeOwned(session.key)
+      .map((request) => ({ request, response: undefined, outcome, durationMs: now - request.startedAt, responseBytes: 0 }));
   }
 
   /** The open request under this id that a response on `exchange` would answer, if any (left in place). */

@@ -3,10 +3,21 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Message } from '../codec/jsonrpc.ts';
 import { firstValue, H } from '../mcp/headers.ts';
+import type { Wire } from '../rules/types.ts';
 import { declaredVersion, type Flow } from './correlate.ts';
 import { sessionKey, type SessionStore } from './sessions.ts';
 
 const header = (headers: IncomingHttpHeaders, name: string): string | undefined => firstValue(headers[name]);
+
+/**
+ * A session the transport knows a message belongs to, without an Mcp-Session-Id header: a legacy
+ * SSE session (its message endpoint) or a stdio child. `sessionId` is what the logs call it.
+ */
+export interface Via {
+  wire: Exclude<Wire, 'streamable-http'>;
+  session: string;
+  sessionId: string | undefined;
+}
 
 /**
  * Version precedence: a legacy session's negotiated version; else what the message itself
@@ -21,18 +32,23 @@ export function resolveFlow(
   now: number,
   /** A POST: its response may answer only its own requests. */
   bound = false,
+  via?: Via,
 ): Flow {
-  const sessionId = header(headers, H.sessionId);
-  const session = sessions.lookup(sessionKey(sessionId, header(headers, 'authorization')), sessionId, now);
+  const sessionId = via ? via.sessionId : header(headers, H.sessionId);
+  const key = via ? `via:${via.session}` : sessionKey(sessionId, header(headers, 'authorization'));
+  const session = sessions.lookup(key, sessionId, now);
   const declared = messages.map(declaredVersion).find((v) => v !== undefined);
+  const known = via !== undefined || sessionId !== undefined;
   const protocolVersion =
-    (sessionId ? session.protocolVersion : undefined) ?? declared ?? header(headers, H.protocolVersion) ?? session.protocolVersion;
+    (known ? session.protocolVersion : undefined) ?? declared ?? header(headers, H.protocolVersion) ?? session.protocolVersion;
   return {
-    scope: sessionId ? `sid:${sessionId}` : `x:${exchangeSeq}`,
+    // A session the transport names is the scope its answers come back in, on any stream of it.
+    scope: via ? key : sessionId ? `sid:${sessionId}` : `x:${exchangeSeq}`,
+    wire: via?.wire,
     requestHeaders: headers,
     session,
     sessionId,
     protocolVersion,
-    exchange: bound ? exchangeSeq : undefined,
+    exchange: bound && !via ? exchangeSeq : undefined,
   };
 }

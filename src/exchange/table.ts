@@ -125,6 +125,16 @@ export class RequestTable {
     return key === undefined ? undefined : this.remove(key);
   }
 
+  /** Removes and returns every open request of `owner` (a session whose transport ended), oldest first. */
+  takeOwned(owner: string): OpenRequest[] {
+    const out: OpenRequest[] = [];
+    for (const key of [...(this.byOwner.get(owner) ?? [])]) {
+      const req = this.remove(key);
+      if (req) out.push(req);
+    }
+    return out;
+  }
+
   /** That request is given up at `at` (reported `client-closed`) unless answered first. */
   deadline(scope: string, from: Sender, id: JsonRpcId, at: number, token?: string, exchange?: number): void {
     const key = this.find(scope, from, id, token, exchange);

@@ -127,6 +127,11 @@ export function replayCoverage(rules: readonly Rule[]): ReplayCoverage {
         why: 'they compare a request with its own headers and arguments, which the capture masks, or with the requests in flight beside it, which a capture of completed exchanges does not show',
         rules: ids((r) => r.subject === 'exchange' && r.party === 'client'),
       },
+      {
+        what: "stdio's framing rules",
+        why: 'they judge the lines a child wrote to its stdout, and a capture keeps messages, not lines',
+        rules: ids((r) => r.subject === 'line'),
+      },
     ],
   };
 }

@@ -16,6 +16,7 @@ import {
 } from './code-rewriters.ts';
 import { LEAK_REWRITER, leakRewriter } from './leak-rewriters.ts';
 import { POST_REWRITABLE } from './post-rewrite.ts';
+import { STDIO_REWRITABLE } from '../rules/stdio.ts';
 import { isErrorBooleanRewriter, resultTypeRewriter, silentSuccessRewriter, unknownToolRewriter } from './tool-rewriters.ts';
 import type { Rewriter } from './types.ts';
 
@@ -39,7 +40,7 @@ export const REWRITERS: readonly Rewriter[] = [
 ];
 
 /** The rule ids some rewriter handles (the exchange rewriters above, and the POST-level one: post-rewrite.ts). */
-export const REWRITABLE: ReadonlySet<string> = new Set([...REWRITERS.flatMap((r) => r.rules), ...POST_REWRITABLE]);
+export const REWRITABLE: ReadonlySet<string> = new Set([...REWRITERS.flatMap((r) => r.rules), ...POST_REWRITABLE, ...STDIO_REWRITABLE]);
 
 /** The rewriters with the leak rewriter redacting `leakPatterns` (a policy's additions included). */
 export function rewritersWith(leakPatterns: Parameters<typeof leakRewriter>[0]): readonly Rewriter[] {

@@ -90,11 +90,22 @@ export const BODY_RULES: readonly ExchangeRule[] = [
     summary: 'The connection dropped (or the stream ended) before the request got its response',
     source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#receiving-messages',
     check(s): Report[] {
-      const dropped = s.proxyError === 'WARDEN_UPSTREAM_RESET' || (s.outcome === 'no-response' && s.transport === 'sse' && !s.proxyError);
+      // A stream that ends with a request unanswered: the POST's own, or a legacy SSE session's, which carries every answer.
+      const onStream = s.transport === 'sse' || (s.wire === 'sse' && s.transport === 'get-sse');
+      const dropped =
+        s.proxyError === 'WARDEN_UPSTREAM_RESET' ||
+        s.proxyError === 'WARDEN_UPSTREAM_EXITED' ||
+        (s.outcome === 'no-response' && onStream && !s.proxyError);
       if (s.request.from !== 'client' || !dropped) return [];
+      const how =
+        s.proxyError === 'WARDEN_UPSTREAM_EXITED'
+          ? 'the server process exited'
+          : s.proxyError
+            ? 'the server closed the connection'
+            : 'its SSE stream ended without one';
       return [
         {
-          message: `${s.request.method} got no response: ${s.proxyError ? 'the server closed the connection' : 'its SSE stream ended without one'}`,
+          message: `${s.request.method} got no response: ${how}`,
           pointer: '/response',
           evidence: s.proxyError ?? 'stream ended',
           fix: 'always finish a request with its JSON-RPC response; report failures as an error response (or isError result), never by dropping the connection',

@@ -1,6 +1,6 @@
 // Runs the rules that apply to a subject and its version. A rule that throws is a bug in the
 // rule, never a reason to drop the traffic: it is reported and skipped.
-import type { Finding, Rule, Subject } from './types.ts';
+import type { Finding, Rule, Subject, Wire } from './types.ts';
 import { judgedVersion, messagesOf, type SentMessage } from './read.ts';
 import { ALL } from './versions.ts';
 
@@ -12,7 +12,8 @@ import { ALL } from './versions.ts';
  * nothing says which era.
  */
 function judgedSubject(subject: Subject): Subject {
-  if (subject.version === undefined || ALL.includes(subject.version)) return subject;
+  // A stdio line's rules are version-free.
+  if (subject.kind === 'line' || subject.version === undefined || ALL.includes(subject.version)) return subject;
   const version =
     subject.kind === 'post'
       ? judgedVersion(subject.version, messagesOf(subject.request) as readonly SentMessage[], subject.requestHeaders, subject.session)
@@ -43,11 +44,17 @@ export class RuleEngine {
     return this.groups.get(ruleId) ?? ruleId;
   }
 
-  private select(kind: Subject['kind'], party: Rule['party'] | undefined, version: string | undefined): readonly Rule[] {
-    const key = `${kind} ${party ?? '*'} ${version ?? ''}`;
+  private select(kind: Subject['kind'], party: Rule['party'] | undefined, version: string | undefined, wire: Wire): readonly Rule[] {
+    const key = `${kind} ${party ?? '*'} ${wire} ${version ?? ''}`;
     let selected = this.selections.get(key);
     if (!selected) {
-      selected = this.rules.filter((r) => r.subject === kind && (party === undefined || r.party === party) && appliesTo(r, version));
+      selected = this.rules.filter(
+        (r) =>
+          r.subject === kind &&
+          (party === undefined || r.party === party) &&
+          (r.transports === undefined || r.transports.includes(wire)) &&
+          appliesTo(r, version),
+      );
       // Versions come from traffic: only the known ones are worth keeping (an unknown one selects the version-free rules).
       if (version === undefined || ALL.includes(version)) this.selections.set(key, selected);
     }
@@ -62,7 +69,7 @@ export class RuleEngine {
   evaluate(given: Subject, party?: Rule['party']): Finding[] {
     const subject = judgedSubject(given);
     const findings: Finding[] = [];
-    for (const rule of this.select(subject.kind, party, subject.version)) {
+    for (const rule of this.select(subject.kind, party, subject.version, subject.wire ?? 'streamable-http')) {
       try {
         const reports = (rule.check as (s: Subject) => ReturnType<Rule['check']>)(subject);
         for (const r of reports) findings.push({ ...r, rule: rule.id, severity: r.severity ?? rule.severity, versions: rule.versions });

@@ -8,6 +8,7 @@ import { PARSE_ERROR_ANSWER_RULES } from './parse-error-answers.ts';
 import { PROTOCOL_RULES } from './protocol.ts';
 import { REQUEST_ID_RULES } from './request-ids.ts';
 import { silentSuccessRule } from './silent-success.ts';
+import { STDIO_RULES } from './stdio.ts';
 import { TOOL_CATALOGUE_RULES } from './tool-catalogue.ts';
 import { TOOL_RULES } from './tools.ts';
 import type { Rule } from './types.ts';
@@ -27,6 +28,7 @@ export const RULES: readonly Rule[] = [
   ...UNSUPPORTED_VERSION_RULES,
   ...BATCH_ANSWER_RULES,
   ...PARSE_ERROR_ANSWER_RULES,
+  ...STDIO_RULES,
 ];
 
 /** Patterns a policy adds to (or puts in place of) the built-in ones. */

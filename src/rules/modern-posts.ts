@@ -8,8 +8,14 @@ import { headerOf } from '../mcp/headers.ts';
 import { findMessage, is2xx, messagePointer, messagesOf, metaVersion } from './read.ts';
 import type { PostRule, PostSubject, Report } from './types.ts';
 import { MODERN } from './versions.ts';
+import { STREAMABLE_HTTP } from './wires.ts';
 
-const postRule = (r: Omit<PostRule, 'subject' | 'versions'>): PostRule => ({ subject: 'post', versions: MODERN, ...r });
+const postRule = (r: Omit<PostRule, 'subject' | 'versions'>): PostRule => ({
+  subject: 'post',
+  versions: MODERN,
+  transports: STREAMABLE_HTTP,
+  ...r,
+});
 
 /** Whether the POST carries a request that declares its version in `_meta` (a real modern request). */
 const hasModernRequest = (s: PostSubject): boolean =>

@@ -8,12 +8,13 @@ import { pointer } from '../codec/json-pointer.ts';
 import { metaOf, metaVersion, missingMeta } from './read.ts';
 import type { ExchangeRule, ExchangeSubject, Report } from './types.ts';
 import { MODERN } from './versions.ts';
+import { STREAMABLE_HTTP } from './wires.ts';
 
 /** Methods whose Mcp-Name header mirrors a param, and which one: https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#standard-request-headers */
 const NAME_PARAM: Readonly<Record<string, string>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
 
 /** A rule about what a client request carries; server-to-client requests are not judged. */
-const clientRule = (r: Pick<ExchangeRule, 'id' | 'summary' | 'source' | 'check'>): ExchangeRule => ({
+const clientRule = (r: Pick<ExchangeRule, 'id' | 'summary' | 'source' | 'check' | 'transports'>): ExchangeRule => ({
   group: 'client',
   severity: 'error',
   versions: MODERN,
@@ -75,6 +76,7 @@ export const MODERN_REQUEST_RULES: readonly ExchangeRule[] = [
   }),
   clientRule({
     id: 'header-mismatch',
+    transports: STREAMABLE_HTTP,
     summary: 'MCP-Protocol-Version, Mcp-Method or Mcp-Name is missing or differs from the request body',
     source:
       'https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#protocol-version-header, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#standard-request-headers, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#value-encoding',

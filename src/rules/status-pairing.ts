@@ -5,6 +5,7 @@ import { codeRule, legacyServer } from './error-answers.ts';
 import { describeError, type ErrorMessage, missingMeta } from './read.ts';
 import type { ExchangeRule, ExchangeSubject } from './types.ts';
 import { MODERN } from './versions.ts';
+import { STREAMABLE_HTTP } from './wires.ts';
 
 const REASON: Readonly<Record<number, string>> = { 400: 'Bad Request', 404: 'Not Found' };
 
@@ -14,7 +15,7 @@ const pairingRule = (
   status: number,
   what: (s: ExchangeSubject, e: ErrorMessage, code: number) => string | undefined,
 ): ExchangeRule =>
-  codeRule(info, (s, e, code) => {
+  codeRule({ ...info, transports: STREAMABLE_HTTP }, (s, e, code) => {
     if (s.transport !== 'json' || s.status === undefined || s.status === status) return [];
     const why = what(s, e, code);
     if (why === undefined) return [];

@@ -7,6 +7,7 @@ import { headerOf, headerValues } from '../mcp/headers.ts';
 import { is2xx, messagesOf, nameOf } from './read.ts';
 import type { PostRule, Report } from './types.ts';
 import { where } from './versions.ts';
+import { STREAMABLE_HTTP } from './wires.ts';
 
 /** Versions whose HTTP transport is Streamable HTTP (2025-03-26 on). */
 const STREAMABLE = where((v) => v.streamableHttp);
@@ -33,6 +34,7 @@ export const HTTP_RULES: readonly PostRule[] = [
     severity: 'error',
     versions: STREAMABLE,
     party: 'server',
+    transports: STREAMABLE_HTTP,
     subject: 'post',
     summary: 'A POST of only notifications/responses was accepted with something other than 202 and an empty body',
     source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages',
@@ -64,6 +66,7 @@ export const HTTP_RULES: readonly PostRule[] = [
     severity: 'error',
     versions: STREAMABLE,
     party: 'server',
+    transports: STREAMABLE_HTTP,
     subject: 'post',
     summary: 'A POST carrying a request was answered 2xx with a Content-Type other than application/json or text/event-stream',
     source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages',
@@ -89,6 +92,7 @@ export const HTTP_RULES: readonly PostRule[] = [
     severity: 'error',
     versions: STREAMABLE,
     party: 'client',
+    transports: STREAMABLE_HTTP,
     subject: 'post',
     summary: 'A client POST does not list both application/json and text/event-stream in Accept',
     source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages',
@@ -116,6 +120,7 @@ export const HTTP_RULES: readonly PostRule[] = [
     severity: 'error',
     versions: VERSION_HEADER,
     party: 'client',
+    transports: STREAMABLE_HTTP,
     subject: 'post',
     summary:
       'After initialization a client POST lacks MCP-Protocol-Version (error) or names another version than the negotiated one (warning)',
@@ -149,6 +154,7 @@ export const HTTP_RULES: readonly PostRule[] = [
     severity: 'error',
     versions: WITH_SESSIONS,
     party: 'server',
+    transports: STREAMABLE_HTTP,
     subject: 'post',
     summary: 'An Mcp-Session-Id holds characters outside visible ASCII (0x21-0x7E)',
     source: 'https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management',

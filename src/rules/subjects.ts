@@ -27,6 +27,7 @@ export function exchangeSubject(
 ): ExchangeSubject {
   return {
     kind: 'exchange',
+    wire: flow.wire,
     version: judgedVersion(c.request.protocolVersion, [c.request], c.request.headers, flow.session),
     request: c.request,
     requestHeaders: c.request.headers,
@@ -46,6 +47,7 @@ export function exchangeSubject(
 export function pendingSubject(request: OpenRequest, flow: Flow): ExchangeSubject {
   return {
     kind: 'exchange',
+    wire: flow.wire,
     version: judgedVersion(request.protocolVersion, [request], request.headers, flow.session),
     request,
     requestHeaders: request.headers,

@@ -10,6 +10,12 @@ import type { Finding, Severity } from '../verdicts.ts';
 
 export type { Finding, Severity };
 
+/**
+ * How a session's messages travel: Streamable HTTP, the legacy HTTP+SSE transport of 2024-11-05
+ * (a GET stream carries every answer; POSTs are only accepted), or newline-delimited stdio.
+ */
+export type Wire = 'streamable-http' | 'sse' | 'stdio';
+
 /** A body (or SSE event) from the server that answered nothing: why it did not decode, and a short excerpt. */
 export interface BodyProblem {
   problem: 'empty' | 'not-utf8' | 'html' | 'not-json' | 'not-jsonrpc';
@@ -19,6 +25,8 @@ export interface BodyProblem {
 /** One request and what answered it (or did not), with the HTTP context of both sides. */
 export interface ExchangeSubject {
   kind: 'exchange';
+  /** The transport of the session (undefined: Streamable HTTP). */
+  wire?: Wire;
   /** The version the exchange is judged by. */
   version: string | undefined;
   request: OpenRequest;
@@ -29,7 +37,7 @@ export interface ExchangeSubject {
   /** HTTP status and content type of the response the client got. */
   status: number | undefined;
   contentType: string | undefined;
-  transport: 'json' | 'sse' | 'get-sse' | 'none';
+  transport: 'json' | 'sse' | 'get-sse' | 'stdio' | 'none';
   /** The proxy's own failure code, when the server gave no answer. */
   proxyError: string | undefined;
   /** What the server sent instead of an answer, when it sent something that was not one. */
@@ -42,6 +50,8 @@ export interface ExchangeSubject {
 /** One client POST as a whole: its body and the server's reply, for rules about the HTTP exchange. */
 export interface PostSubject {
   kind: 'post';
+  /** The transport of the session (undefined: Streamable HTTP); a stdio line is judged as a POST without headers. */
+  wire?: Wire;
   version: string | undefined;
   requestHeaders: IncomingHttpHeaders;
   request: Decoded;
@@ -56,7 +66,19 @@ export interface PostSubject {
   session: Session;
 }
 
-export type Subject = ExchangeSubject | PostSubject;
+/** One line a stdio child wrote to its stdout, for the rules about stdio's framing. */
+export interface LineSubject {
+  kind: 'line';
+  wire: 'stdio';
+  version: string | undefined;
+  /** How many lines it took: more than one is a message with embedded newlines. */
+  lines: number;
+  /** Why it is not an MCP message, when it is not. */
+  problem: BodyProblem | undefined;
+  session: Session;
+}
+
+export type Subject = ExchangeSubject | PostSubject | LineSubject;
 
 export interface RuleInfo {
   /** Stable kebab-case id: users' policies and dashboards name it. */
@@ -68,6 +90,8 @@ export interface RuleInfo {
   versions: readonly string[];
   /** Who breaks it. */
   party: 'server' | 'client';
+  /** The transports it judges (undefined: all): a rule about HTTP headers or statuses has nothing to read on stdio. */
+  transports?: readonly Wire[];
   /** One line for `mcp-warden rules` and the README. */
   summary: string;
   /** The spec passage(s) it comes from, as https URLs joined with ", " (the README links them, SARIF carries them as `spec`); a limit of the proxy's own is named in words. */
@@ -87,4 +111,9 @@ export interface PostRule extends RuleInfo {
   check(s: PostSubject): Report[];
 }
 
-export type Rule = ExchangeRule | PostRule;
+export interface LineRule extends RuleInfo {
+  subject: 'line';
+  check(s: LineSubject): Report[];
+}
+
+export type Rule = ExchangeRule | PostRule | LineRule;

@@ -39,6 +39,9 @@ function prettyAvailable(): boolean {
   }
 }
 
+/** Lines to a file (created with its directory) or a file descriptor, written as they come: `stdio` keeps stdout for JSON-RPC. */
+export const logDestination = (dest: string | number): DestinationStream => pino.destination({ dest, sync: true, mkdir: true });
+
 export function createLogger(options: LoggerOptions = {}): Logger {
   const base = {
     level: options.level ?? 'info',

@@ -61,21 +61,30 @@ export async function bundle(entry: string, outfile: string): Promise<void> {
   });
 }
 
-let cli: Promise<string[]> | undefined;
+const bundles = new Map<string, Promise<string>>();
+
+/** `entry` (a path under the repository root) bundled once per process, into a temporary directory removed at exit. */
+export function bundled(entry: string): Promise<string> {
+  let out = bundles.get(entry);
+  if (!out) {
+    out = (async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'mcp-warden-bundle-'));
+      process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+      const file = join(dir, 'bundle.mjs');
+      await bundle(join(ROOT, entry), file);
+      return file;
+    })();
+    bundles.set(entry, out);
+  }
+  return out;
+}
 
 /**
- * The arguments after `node` that run src/cli.ts: a bundle of it, built once per process (into a
- * temporary directory removed at exit). MCP_WARDEN_TEST_CLI=tsx runs `--import tsx src/cli.ts`
- * instead (from the repository root), e.g. to see a stack trace in the sources.
+ * The arguments after `node` that run src/cli.ts: a bundle of it (bundled()). MCP_WARDEN_TEST_CLI=tsx
+ * runs `--import tsx src/cli.ts` instead (from the repository root), e.g. to see a stack trace in
+ * the sources.
  */
-export function cliArgs(): Promise<string[]> {
-  if (process.env.MCP_WARDEN_TEST_CLI === 'tsx') return Promise.resolve(['--import', 'tsx', join(ROOT, 'src/cli.ts')]);
-  cli ??= (async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mcp-warden-cli-'));
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    const out = join(dir, 'cli.mjs');
-    await bundle(join(ROOT, 'src/cli.ts'), out);
-    return [out];
-  })();
-  return cli;
+export async function cliArgs(): Promise<string[]> {
+  if (process.env.MCP_WARDEN_TEST_CLI === 'tsx') return ['--import', 'tsx', join(ROOT, 'src/cli.ts')];
+  return [await bundled('src/cli.ts')];
 }

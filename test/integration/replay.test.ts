@@ -220,7 +220,7 @@ describe('mcp-warden replay: what exits 1', () => {
       stderr,
       [
         `${policy}:1:7: mode: expected one of audit|enforce, found "enforced"; did you mean "enforce"?`,
-        `${policy}:3:3: rules.unknown-tol: unknown rule or group "unknown-tol"; allowed: a rule id (see mcp-warden rules) or a group: unknown-tool, silent-success, tools, input-validation, codes, unknown-method, status, lifecycle, framing, bodies, parse-error, batch, notifications, client, sessions, result-type, leaks, unreadable; did you mean "unknown-tool"?`,
+        `${policy}:3:3: rules.unknown-tol: unknown rule or group "unknown-tol"; allowed: a rule id (see mcp-warden rules) or a group: unknown-tool, silent-success, tools, input-validation, codes, unknown-method, status, lifecycle, framing, bodies, parse-error, batch, notifications, client, sessions, result-type, leaks, unreadable, stdio; did you mean "unknown-tool"?`,
         `${policy}: 2 errors`,
         '',
       ].join('\n'),

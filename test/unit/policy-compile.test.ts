@@ -226,7 +226,7 @@ describe('warnings', () => {
 });
 
 describe('shipped policies', () => {
-  const BLOCKED = ['unreadable-request', 'unreadable-response'];
+  const BLOCKED = ['unreadable-request', 'unreadable-response', 'stdio-not-a-message'];
   const SAFE = [
     'unknown-tool-as-iserror',
     'unknown-tool-as-result',
@@ -238,6 +238,7 @@ describe('shipped policies', () => {
     'non-utf8-body',
     'no-response',
     'parse-error-unanswered',
+    'stdio-embedded-newline',
     'leaked-stack-trace',
     'leaked-path',
     'leaked-private-address',

@@ -327,6 +327,8 @@ describe('replayCapture: unanswered exchanges and what a replay cannot judge', (
       RULES.filter((r) => r.subject === 'post').map((r) => r.id),
     );
     assert.deepEqual(client?.rules, ['missing-request-meta', 'header-mismatch', 'request-id-in-flight']);
-    assert.equal(coverage.judged.rules.length + (post?.rules.length ?? 0) + (client?.rules.length ?? 0), RULES.length);
+    const lines = coverage.notJudged[2];
+    assert.deepEqual(lines?.rules, ['stdio-not-a-message', 'stdio-embedded-newline']);
+    assert.equal(coverage.judged.rules.length + (post?.rules.length ?? 0) + (client?.rules.length ?? 0) + lines.rules.length, RULES.length);
   });
 });

@@ -98,6 +98,7 @@ describe('the rewriter list', () => {
       'result-type-missing',
       'retired-code',
       'silent-success',
+      'stdio-embedded-newline',
       'unknown-method-status',
       'unknown-method-wrong-code',
       'unknown-tool-as-iserror',

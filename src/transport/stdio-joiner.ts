@@ -1,0 +1,100 @@
+// A message a child wrote over several lines (pretty-printed JSON) is put back together here, so it
+// is judged as the one message it is (and, under enforce, sent on one line); every other line is a
+// unit of its own. Only a line that opens a JSON value without closing it starts a join, and the
+// join gives up past its bounds: an ordinary line costs two character tests.
+
+/** What the engine judges: one line, or the lines of one message joined by `\n`. */
+export interface LineUnit {
+  data: string;
+  raw: Buffer;
+  lines: number;
+  /** Its bytes already went to the client (audit writes each line as it comes). */
+  written: boolean;
+}
+
+interface Part {
+  raw: Buffer;
+  text: string;
+  written: boolean;
+}
+
+const textOf = (raw: Buffer): string => raw.toString('utf8', 0, raw.length > 0 && raw[raw.length - 1] === 13 ? raw.length - 1 : raw.length);
+
+const opens = (c: string | undefined): boolean => c === '{' || c === '[';
+const closes = (c: string | undefined): boolean => c === '}' || c === ']';
+
+/** Whether `text` looks like a whole JSON value on one line (opens and closes one). */
+const looksWhole = (t: string): boolean => opens(t.trimStart()[0]) && closes(t.trimEnd().at(-1));
+
+function parses(text: string): boolean {
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === 'object' && v !== null;
+  } catch {
+    return false;
+  }
+}
+
+export class MessageJoiner {
+  private parts: Part[] = [];
+  private bytes = 0;
+
+  constructor(
+    private readonly maxBytes: number,
+    private readonly maxLines: number,
+    private readonly emit: (unit: LineUnit) => void,
+  ) {}
+
+  /** A line as the child wrote it (without `\n`); `written`: it went to the client already. */
+  line(raw: Buffer, written: boolean): void {
+    const part = { raw, text: textOf(raw), written };
+    if (this.parts.length > 0) {
+      const joined = `${this.parts.map((p) => p.text).join('\n')}\n${part.text}`;
+      if (parses(joined)) {
+        const all = [...this.parts, part];
+        this.parts = [];
+        this.bytes = 0;
+        this.emit({
+          data: joined,
+          raw: Buffer.concat(all.flatMap((p, i) => (i === 0 ? [p.raw] : [NEWLINE, p.raw]))),
+          lines: all.length,
+          written: all.every((p) => p.written),
+        });
+        return;
+      }
+      // A whole message on its own line (or the join grew too long) ends the attempt: what was held is lines of their own.
+      if (looksWhole(part.text) || this.bytes + raw.length > this.maxBytes || this.parts.length + 1 >= this.maxLines) this.flush();
+      else {
+        this.hold(part);
+        return;
+      }
+    }
+    const first = part.text.trimStart()[0];
+    if (opens(first) && !looksWhole(part.text)) this.hold(part);
+    else this.single(part);
+  }
+
+  /** What is held goes out as the lines it is (the stream ended, or the join gave up). */
+  flush(): void {
+    const held = this.parts;
+    this.parts = [];
+    this.bytes = 0;
+    for (const p of held) this.single(p);
+  }
+
+  /** Whether lines are held, waiting for the rest of a message. */
+  get holding(): boolean {
+    return this.parts.length > 0;
+  }
+
+  private hold(part: Part): void {
+    this.parts.push(part);
+    this.bytes += part.raw.length;
+  }
+
+  private single(p: Part): void {
+    this.emit({ data: p.text, raw: p.raw, lines: 1, written: p.written });
+  }
+}
+
+const NEWLINE = Buffer.from('\n');

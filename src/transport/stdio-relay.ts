@@ -1,0 +1,153 @@
+// stdio: the client on one pair of streams (mcp-warden's stdin and stdout), the server a child
+// process on the other (its stdin and stdout). Newline-delimited JSON-RPC both ways, each line
+// through the same engine as HTTP traffic. Nothing but JSON-RPC is ever written to the client's
+// stream: the log goes elsewhere, and a line the child wrote that is not a message is the policy's
+// to pass or drop. Backpressure both ways: a slow reader pauses the writer's stream.
+import type { Readable, Writable } from 'node:stream';
+import type { Logger } from 'pino';
+import { decodeJson } from '../codec/json-body.ts';
+import { LineSplitter } from '../codec/line-splitter.ts';
+import type { Limits } from '../config/defaults.ts';
+import type { Engine } from '../engine/engine.ts';
+import { STDIO_HTTP, type LineDelivery } from '../engine/line.ts';
+import type { ExchangeState } from '../engine/state.ts';
+import type { Judged, StreamAnswer } from '../engine/plans.ts';
+import { ProxyError } from '../errors.ts';
+import type { Via } from '../exchange/flow.ts';
+import { recordJudged, type JudgedSinks } from '../sinks/judged.ts';
+import { proxyErrorBody } from './egress.ts';
+import { MessageJoiner, type LineUnit } from './stdio-joiner.ts';
+
+const NEWLINE = Buffer.from('\n');
+/** A message is joined from at most this many lines (a pretty-printed tools/list is a few hundred). */
+const MAX_JOINED_LINES = 10_000;
+
+export interface StdioRelayOptions {
+  engine: Engine;
+  sinks: JudgedSinks;
+  limits: Limits;
+  logger: Logger;
+  /** The client's side: what it writes (our stdin) and what it reads (our stdout). */
+  client: { input: Readable; output: Writable };
+  /** The child's side: its stdin and its stdout. */
+  server: { input: Writable; output: Readable };
+  /** What names this child's session in the engine (one child, one session). */
+  session: string;
+}
+
+export class StdioRelay {
+  private readonly via: Via;
+  private readonly fromClient: LineSplitter;
+  private readonly fromServer: LineSplitter;
+  private readonly joiner: MessageJoiner;
+  private clientGone = false;
+
+  constructor(private readonly o: StdioRelayOptions) {
+    this.via = { wire: 'stdio', session: o.session, sessionId: undefined };
+    this.fromClient = new LineSplitter(o.limits.maxRequestBytes, {
+      line: (raw) => this.clientLine(raw),
+      oversize: (piece, last) => this.unread('client', piece, last),
+    });
+    this.fromServer = new LineSplitter(o.limits.auditBodyBytes, {
+      line: (raw) => this.serverLine(raw),
+      oversize: (piece, last) => this.unread('server', piece, last),
+    });
+    this.joiner = new MessageJoiner(o.limits.auditEventBytes, MAX_JOINED_LINES, (unit) => this.serverUnit(unit));
+    const { client, server } = o;
+    client.input.on('data', (chunk: Buffer) => this.fromClient.push(chunk));
+    // The client closed its end: so does the child's stdin (a stdio server exits when it ends).
+    client.input.once('end', () => {
+      this.fromClient.end();
+      server.input.end();
+    });
+    server.output.on('data', (chunk: Buffer) => this.fromServer.push(chunk));
+    server.output.once('end', () => {
+      this.fromServer.end();
+      this.joiner.flush();
+    });
+    // A child that exited cannot read: what the client still sends is answered when the exit is seen.
+    server.input.on('error', (err) => o.logger.debug({ err }, 'server stdin closed'));
+    client.output.on('error', (err) => {
+      this.clientGone = true;
+      o.logger.warn({ err }, 'client closed its stdout; stopping the server');
+      server.input.end();
+    });
+  }
+
+  /** The child exited (`how`: its code or signal): every request still waiting gets an answer. Resolves once written. */
+  serverExited(how: string): Promise<void> {
+    this.fromServer.end();
+    this.joiner.flush();
+    const x = this.o.engine.openBodiless('get', {}, this.via);
+    const err = new ProxyError('WARDEN_UPSTREAM_EXITED', `MCP server process exited (${how}) before responding`);
+    const plan = this.o.engine.sessionGone(x, err, STDIO_HTTP, !this.clientGone);
+    for (const a of plan.answers) this.toClient(Buffer.from(answerText(a), 'utf8'));
+    this.record(x, plan.judged());
+    if (this.clientGone || this.o.client.output.writableEnded) return Promise.resolve();
+    return new Promise((resolve) => this.o.client.output.write('', () => resolve()));
+  }
+
+  private clientLine(raw: Buffer): void {
+    const { engine } = this.o;
+    const decoded = decodeJson(raw);
+    const x = engine.openPost({}, decoded, this.via);
+    const plan = engine.clientBody(x, raw, raw.length + 1, decoded);
+    if (plan.deliver.kind === 'forward') this.toServer(raw);
+    else this.toClient(plan.deliver.body);
+    this.record(x, plan.judged());
+  }
+
+  private serverLine(raw: Buffer): void {
+    // Audit writes every line as it comes; enforce holds it until judged (and a join until complete).
+    const written = this.o.engine.deliversFirst();
+    if (written) this.toClient(raw);
+    this.joiner.line(raw, written);
+  }
+
+  private serverUnit(unit: LineUnit): void {
+    const { engine } = this.o;
+    const x = engine.openBodiless('get', {}, this.via);
+    const plan = engine.serverLine(x, { data: unit.data, size: unit.raw.length + 1, raw: unit.raw, lines: unit.lines });
+    if (!unit.written) this.deliver(plan.deliver, unit.raw);
+    this.record(x, plan.judged());
+  }
+
+  private deliver(d: LineDelivery, raw: Buffer): void {
+    if (d.kind === 'as-is') this.toClient(raw);
+    else if (d.kind === 'replace') this.toClient(Buffer.from(d.text, 'utf8'));
+  }
+
+  /** A line over the size limit, relayed in pieces as it comes, unread. */
+  private unread(from: 'client' | 'server', piece: Buffer, last: boolean): void {
+    const write =
+      from === 'client' ? (b: Buffer, end: boolean) => this.toServer(b, end) : (b: Buffer, end: boolean) => this.toClient(b, end);
+    write(piece, last);
+    if (last) this.o.logger.warn({ from, transport: 'stdio' }, 'line over the size limit relayed unread');
+  }
+
+  private toServer(bytes: Buffer, end = true): void {
+    const { server, client } = this.o;
+    if (server.input.writableEnded || server.input.destroyed) return;
+    const ok = end ? server.input.write(Buffer.concat([bytes, NEWLINE])) : server.input.write(bytes);
+    if (!ok) {
+      client.input.pause();
+      server.input.once('drain', () => client.input.resume());
+    }
+  }
+
+  private toClient(bytes: Buffer, end = true): void {
+    const { server, client } = this.o;
+    if (this.clientGone) return;
+    const ok = end ? client.output.write(Buffer.concat([bytes, NEWLINE])) : client.output.write(bytes);
+    if (!ok) {
+      server.output.pause();
+      client.output.once('drain', () => server.output.resume());
+    }
+  }
+
+  private record(x: ExchangeState, judged: readonly Judged[]): void {
+    recordJudged(this.o.sinks, x.policy, x.flow.session, judged);
+  }
+}
+
+const answerText = (a: StreamAnswer): string => ('message' in a ? JSON.stringify(a.message) : proxyErrorBody(a.error, [a.id], false));

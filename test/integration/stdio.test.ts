@@ -1,0 +1,229 @@
+// mcp-warden stdio: the real CLI between a client on its pipes and a child server. The reference
+// server (server-everything, stdio) under the SDK's StdioClientTransport, audit and enforce; the
+// fixture server for each fault (junk on stdout, death mid-call, a huge line, a pretty-printed
+// message, a slow tool); and the process contract (exit code, signals, stderr, a missing command).
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { EVERYTHING, fixtureServer, initialize, startStdio, stdioArgs, toolCall, type StdioRun } from '../helpers/stdio.ts';
+
+const ENFORCE = new URL('../../config/enforce.yaml', import.meta.url).pathname;
+const runs: StdioRun[] = [];
+after(async () => {
+  await Promise.all(runs.map((r) => r.close()));
+});
+const start = async (...args: Parameters<typeof startStdio>): Promise<StdioRun> => {
+  const run = await startStdio(...args);
+  runs.push(run);
+  return run;
+};
+const fixture = async (mode: string, flags: string[] = [], env: NodeJS.ProcessEnv = {}) =>
+  start(await fixtureServer(), { flags, env: { FIXTURE_MODE: mode, ...env } });
+const idIs = (id: number) => (m: Record<string, unknown>) => m.id === id;
+
+/** The SDK's client over StdioClientTransport, through mcp-warden stdio to server-everything. */
+async function sdkThroughWarden(flags: string[]) {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-warden-sdk-stdio-'));
+  const logFile = join(dir, 'log.jsonl');
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: await stdioArgs([process.execPath, EVERYTHING, 'stdio'], flags, logFile),
+    stderr: 'pipe',
+  });
+  const errors: Error[] = [];
+  const client = new Client({ name: 'stdio-sdk-test', version: '1.0.0' });
+  client.onerror = (e) => errors.push(e);
+  await client.connect(transport);
+  return {
+    client,
+    errors,
+    log: () =>
+      readFileSync(logFile, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+    async close() {
+      await client.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+describe('the SDK client and server-everything through mcp-warden stdio', () => {
+  test('audit: tools listed and called as without the proxy, each exchange logged, stdout only JSON-RPC', async () => {
+    const sdk = await sdkThroughWarden([]);
+    try {
+      const { tools } = await sdk.client.listTools();
+      assert.ok(tools.some((t) => t.name === 'echo'));
+      const res = await sdk.client.callTool({ name: 'echo', arguments: { message: 'through stdio' } });
+      assert.deepEqual(res.content, [{ type: 'text', text: 'Echo: through stdio' }]);
+      const unknown = await sdk.client.callTool({ name: 'no-such-tool', arguments: {} });
+      assert.equal(unknown.isError, true, 'audit changes nothing');
+      await new Promise((r) => setTimeout(r, 100));
+      const exchanges = sdk.log().filter((r) => r.msg === 'exchange');
+      const call = exchanges.find((r) => r.tool === 'echo');
+      assert.equal(call?.transport, 'stdio');
+      assert.equal(call?.outcome, 'result');
+      assert.equal(call?.protocolVersion, exchanges.find((r) => r.method === 'initialize')?.protocolVersion);
+      assert.ok(sdk.log().some((r) => r.rule === 'unknown-tool-as-iserror' && r.tool === 'no-such-tool'));
+      assert.equal(sdk.log().filter((r) => r.tool === 'echo' && typeof r.rule === 'string').length, 0, 'a correct answer has no finding');
+      assert.deepEqual(sdk.errors, [], 'the SDK read nothing it could not parse');
+    } finally {
+      await sdk.close();
+    }
+  });
+
+  test('enforce: an unknown tool reaches the SDK client as McpError -32602', async () => {
+    const sdk = await sdkThroughWarden(['--policy', ENFORCE]);
+    try {
+      await assert.rejects(
+        sdk.client.callTool({ name: 'no-such-tool', arguments: {} }),
+        (err: unknown) => err instanceof McpError && err.code === -32602 && /Unknown tool: no-such-tool/.test(err.message),
+      );
+      const ok = await sdk.client.callTool({ name: 'echo', arguments: { message: 'still fine' } });
+      assert.deepEqual(ok.content, [{ type: 'text', text: 'Echo: still fine' }]);
+    } finally {
+      await sdk.close();
+    }
+  });
+});
+
+describe('a server that breaks stdio framing', () => {
+  test('junk on stdout: flagged under audit and relayed; under enforce the client reads only JSON-RPC', async () => {
+    const audit = await fixture('junk');
+    audit.send(initialize(1));
+    await audit.waitFor(idIs(1));
+    assert.match(audit.stdout(), /^Server starting on stdio\.\.\.\n\n/);
+    await audit.waitForLog((r) => r.msg === 'exchange' && r.id === 1);
+    const found = audit.log().filter((r) => r.rule === 'stdio-not-a-message');
+    assert.equal(found.length, 2, 'the banner and the blank line');
+    assert.match(String(found[0]?.evidence), /Server starting/);
+
+    const enforce = await fixture('junk', ['--policy', ENFORCE]);
+    enforce.send(initialize(1));
+    await enforce.waitFor(idIs(1));
+    assert.deepEqual(
+      enforce.lines().map((l) => JSON.parse(l).id),
+      [1],
+      'the one line on stdout is the answer',
+    );
+    assert.equal(enforce.log().filter((r) => r.rule === 'stdio-not-a-message').length, 2);
+  });
+
+  test('a well-behaved server gets no stdio finding', async () => {
+    const run = await fixture('plain');
+    run.send(initialize(1));
+    run.send(toolCall(2, 'echo', { message: 'x' }));
+    await run.waitFor(idIs(2));
+    await run.waitForLog((r) => r.msg === 'exchange' && r.id === 2);
+    assert.equal(run.log().filter((r) => typeof r.rule === 'string').length, 0);
+  });
+
+  test('a message over several lines: flagged and correlated; under enforce it reaches the client on one line', async () => {
+    const audit = await fixture('pretty');
+    audit.send(initialize(1));
+    await audit.waitFor(idIs(1));
+    audit.send(toolCall(2, 'echo', { message: 'pretty' }));
+    await new Promise((r) => setTimeout(r, 300));
+    assert.ok(audit.stdout().includes('\n  "jsonrpc": "2.0",\n'), 'audit relays the lines as they came');
+    assert.equal(audit.log().filter((r) => r.rule === 'stdio-embedded-newline').length, 1);
+    assert.equal(audit.log().find((r) => r.msg === 'exchange' && r.id === 2)?.outcome, 'result');
+    assert.equal(audit.log().filter((r) => r.rule === 'stdio-not-a-message').length, 0, 'the fragments are not each flagged');
+
+    const enforce = await fixture('pretty', ['--policy', ENFORCE]);
+    enforce.send(initialize(1));
+    enforce.send(toolCall(2, 'echo', { message: 'pretty' }));
+    const answer = await enforce.waitFor(idIs(2));
+    assert.deepEqual(answer.result, { content: [{ type: 'text', text: 'Echo: pretty' }] });
+    assert.equal(
+      enforce
+        .stdout()
+        .split('\n')
+        .filter((l) => l !== '').length,
+      2,
+      'one line per message',
+    );
+  });
+});
+
+describe('faults of the child', () => {
+  test('the child dies mid-call: the open request gets a JSON-RPC error with its id, and mcp-warden exits with its code', async () => {
+    const run = await fixture('die');
+    run.send(initialize(1));
+    await run.waitFor(idIs(1));
+    run.send(toolCall(7, 'echo', { message: 'last words' }));
+    const answer = await run.waitFor(idIs(7));
+    const error = answer.error as { code: number; data: { reason: string } };
+    assert.equal(error.code, -32603);
+    assert.equal(error.data.reason, 'WARDEN_UPSTREAM_EXITED');
+    assert.deepEqual(await run.exit, { code: 3, signal: null });
+    const record = await run.waitForLog((r) => r.msg === 'exchange' && r.id === 7);
+    assert.equal(record.outcome, 'no-response');
+    assert.equal(record.proxyError, 'WARDEN_UPSTREAM_EXITED');
+    assert.ok(run.log().some((r) => r.rule === 'no-response' && r.id === 7));
+  });
+
+  test('a line over --audit-limit passes through whole and unread, in bounded memory', async () => {
+    const run = await fixture('huge', ['--audit-limit', '64kib'], { FIXTURE_BYTES: String(2_000_000) });
+    run.send(initialize(1));
+    run.send(toolCall(2, 'echo', { message: 'big' }));
+    const answer = await run.waitFor(idIs(2), 20_000);
+    const content = (answer.result as { content: Array<{ text: string }> }).content;
+    assert.equal(content[0]?.text.length, 2_000_000);
+    assert.ok(run.log().some((r) => r.msg === 'line over the size limit relayed unread' && r.from === 'server'));
+  });
+
+  test('a slow tool does not hold up other requests', async () => {
+    const run = await fixture('slow', [], { FIXTURE_DELAY_MS: '400' });
+    run.send(initialize(1));
+    await run.waitFor(idIs(1));
+    run.send(toolCall(2, 'echo', { message: 'slow' }));
+    run.send({ jsonrpc: '2.0', id: 3, method: 'ping' });
+    await run.waitFor(idIs(2));
+    const order = run.messages().map((m) => (m as { id: number }).id);
+    assert.deepEqual(order, [1, 3, 2]);
+    assert.equal((await run.waitForLog((r) => r.msg === 'exchange' && r.id === 2)).outcome, 'result');
+  });
+});
+
+describe('the process contract', () => {
+  test("the child's stderr reaches ours; the log goes to --log-file", async () => {
+    const run = await fixture('stderr');
+    run.send(initialize(1));
+    await run.waitFor(idIs(1));
+    assert.match(run.stderr(), /fixture-stderr-line/);
+    assert.ok(run.log().some((r) => r.msg === 'stdio server started'));
+    assert.ok(!run.stdout().includes('mcp-warden'), 'no log line on stdout');
+  });
+
+  test('the client closing stdin ends the child; mcp-warden exits with its code 0', async () => {
+    const run = await fixture('plain');
+    run.send(initialize(1));
+    await run.waitFor(idIs(1));
+    run.child.stdin!.end();
+    assert.deepEqual(await run.exit, { code: 0, signal: null });
+  });
+
+  test('SIGTERM is passed to the child; mcp-warden exits 128 + 15 as the child did', async () => {
+    const run = await fixture('slow', [], { FIXTURE_DELAY_MS: '60000' });
+    run.send(initialize(1));
+    await run.waitFor(idIs(1));
+    run.send(toolCall(2, 'echo'));
+    await new Promise((r) => setTimeout(r, 100));
+    run.child.kill('SIGTERM');
+    const answer = await run.waitFor(idIs(2));
+    assert.equal((answer.error as { data: { reason: string } }).data.reason, 'WARDEN_UPSTREAM_EXITED');
+    assert.deepEqual(await run.exit, { code: 143, signal: null });
+  });
+
+  test('a command that does not exist: exit 127 and a message on stderr', async () => {
+    const run = await start(['definitely-not-a-command-mcp-warden']);
+    assert.deepEqual(await run.exit, { code: 127, signal: null });
+    assert.match(run.stderr(), /cannot start definitely-not-a-command-mcp-warden/);
+  });
+});
