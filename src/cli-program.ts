@@ -8,6 +8,7 @@ import { parseCount, parseDuration, parseList, parseListen, parseSize, parseUrl 
 import { registerCheckCommand } from './commands/check.ts';
 import { runProxyCommand, type ProxyCommandOptions } from './commands/proxy.ts';
 import { runStdioCommand, type StdioCommandOptions } from './commands/stdio.ts';
+import { TRANSPORT_MODES } from './transport/legacy-sse.ts';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -109,6 +110,13 @@ export function buildProgram(): Command {
         "Host sent upstream: the client's as it came, or the upstream URL's (virtual-hosted upstreams) (default: client)",
         'MCP_WARDEN_HOST_HEADER',
       ).choices(['client', 'upstream']),
+    )
+    .addOption(
+      opt(
+        '--transport <mode>',
+        'the MCP transport the upstream speaks: auto (learned per stream), sse (legacy HTTP+SSE, 2024-11-05) or streamable-http (default: auto)',
+        'MCP_WARDEN_TRANSPORT',
+      ).choices(TRANSPORT_MODES),
     )
     .addOption(
       opt(

@@ -7,6 +7,11 @@ export const PROXY_ERRORS = {
   WARDEN_UPSTREAM_PROTOCOL: { status: 502, rpcCode: -32603, message: 'Upstream MCP server sent a malformed HTTP response' },
   WARDEN_UPSTREAM_EXITED: { status: 502, rpcCode: -32603, message: 'MCP server process exited before responding' },
   WARDEN_UPSTREAM_TIMEOUT: { status: 504, rpcCode: -32603, message: 'Upstream MCP server did not respond in time' },
+  WARDEN_UNKNOWN_SESSION: {
+    status: 404,
+    rpcCode: -32600,
+    message: 'Session not found: no SSE stream of this legacy session passes through the proxy',
+  },
   WARDEN_BODY_TOO_LARGE: { status: 413, rpcCode: -32600, message: 'Request body exceeds the size limit' },
   WARDEN_BAD_REQUEST: { status: 400, rpcCode: -32600, message: 'Request could not be read' },
   WARDEN_UNSUPPORTED_ENCODING: { status: 415, rpcCode: -32600, message: 'Request Content-Encoding cannot be read by the proxy' },

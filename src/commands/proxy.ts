@@ -7,6 +7,7 @@ import { createAdminServer } from '../proxy/admin.ts';
 import { createProxy } from '../proxy/server.ts';
 import { createLogger } from '../sinks/logger.ts';
 import { startupPolicy } from './startup-policy.ts';
+import type { TransportMode } from '../transport/legacy-sse.ts';
 
 /** The proxy command's options as commander parsed them: undefined where the user gave nothing. */
 export interface ProxyCommandOptions {
@@ -26,6 +27,7 @@ export interface ProxyCommandOptions {
   allowedHosts?: string[];
   allowedOrigins?: string[];
   hostHeader?: 'client' | 'upstream';
+  transport?: TransportMode;
   maxConnections?: number;
   headerTimeout?: number;
 }
@@ -48,6 +50,7 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
       allowedOrigins: opts.allowedOrigins ?? policy.security.allowedOrigins,
     },
     hostHeader: opts.hostHeader ?? policy.upstream.hostHeader,
+    transport: opts.transport ?? policy.upstream.transport,
     policy: () => store.current(),
     limits: {
       upstreamHeadersTimeoutMs: opts.timeout ?? policy.upstream.headersTimeoutMs ?? DEFAULT_LIMITS.upstreamHeadersTimeoutMs,

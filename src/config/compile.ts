@@ -26,6 +26,7 @@ export interface PolicyDocument {
     idleTimeout?: string | number;
     connectTimeout?: string | number;
     hostHeader?: 'client' | 'upstream';
+    transport?: 'auto' | 'sse' | 'streamable-http';
   }>;
   security?: Section<{ allowedHosts?: string[]; allowedOrigins?: string[] }>;
   limits?: Section<{ maxRequestBody?: string | number; auditBody?: string | number; auditEvent?: string | number }>;
@@ -185,6 +186,7 @@ export function compilePolicy(doc: PolicyDocument, options: CompileOptions): Pol
       bodyTimeoutMs: dur(up.idleTimeout),
       connectTimeoutMs: dur(up.connectTimeout),
       hostHeader: up.hostHeader,
+      transport: up.transport,
     }),
     security: stripUndefined({ allowedHosts: doc.security?.allowedHosts, allowedOrigins: doc.security?.allowedOrigins }),
     limits: stripUndefined({

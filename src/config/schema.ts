@@ -20,7 +20,7 @@ export const LEAK_GROUP = 'leaks';
 /** Keys of each mapping of the file, in the order the schema (and error messages) list them. */
 export const KEYS = {
   '': ['mode', 'upstream', 'security', 'limits', 'log', 'redaction', 'patterns', 'capture', 'defaults', 'rules'],
-  upstream: ['url', 'timeout', 'idleTimeout', 'connectTimeout', 'hostHeader'],
+  upstream: ['url', 'timeout', 'idleTimeout', 'connectTimeout', 'hostHeader', 'transport'],
   security: ['allowedHosts', 'allowedOrigins'],
   limits: ['maxRequestBody', 'auditBody', 'auditEvent'],
   log: ['level', 'arguments'],
@@ -112,6 +112,11 @@ export function buildPolicySchema(rules: readonly RuleInfo[]): JsonSchema {
             description:
               "The Host sent upstream. client: the client's, as it came (the upstream's DNS-rebinding check needs it); upstream: the upstream URL's (virtual-hosted upstreams). Default client. Same as --host-header. Read at start.",
             enum: ['client', 'upstream'],
+          },
+          transport: {
+            description:
+              'The MCP transport the upstream speaks. auto: learned per stream (a GET stream whose first event is `endpoint` is a legacy HTTP+SSE session); sse: the legacy HTTP+SSE transport of 2024-11-05 (also a POST for a session the proxy does not know is legacy traffic, answered 404); streamable-http: Streamable HTTP only (an endpoint event is judged as any event). Default auto. Same as --transport. Read at start.',
+            enum: ['auto', 'sse', 'streamable-http'],
           },
         },
       },

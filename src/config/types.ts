@@ -29,7 +29,14 @@ export interface Policy {
   /** The action and severity for a finding; `rewrite`/`block` are returned as configured even in audit mode (the caller applies them only in enforce mode). */
   setting(scope: FindingScope): RuleSetting;
   /** Upstream settings the file gives (the command line wins over them). */
-  upstream: { url?: URL; headersTimeoutMs?: number; bodyTimeoutMs?: number; connectTimeoutMs?: number; hostHeader?: 'client' | 'upstream' };
+  upstream: {
+    url?: URL;
+    headersTimeoutMs?: number;
+    bodyTimeoutMs?: number;
+    connectTimeoutMs?: number;
+    hostHeader?: 'client' | 'upstream';
+    transport?: 'auto' | 'sse' | 'streamable-http';
+  };
   /** The proxy's Host/Origin guard (read at start; the command line wins). */
   security: { allowedHosts?: string[]; allowedOrigins?: string[] };
   limits: { maxRequestBytes?: number; auditBodyBytes?: number; auditEventBytes?: number };

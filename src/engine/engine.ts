@@ -20,7 +20,7 @@ import { clientBody, upstreamAccepted } from './client.ts';
 import { serverLine, type LineDelivery, type ServerLine } from './line.ts';
 import { ORDERING, orderOf } from './order.ts';
 import type { BodyDelivery, ClientDelivery, ExchangeHttp, FailureDelivery, Judged, Plan, StreamEndPlan, StreamPlan } from './plans.ts';
-import type { EngineCore, ExchangeState } from './state.ts';
+import { abandon, exchanges, type EngineCore, type ExchangeState } from './state.ts';
 import { serverEvent, sessionGone, streamEnd, streamPlan, type StreamEnd } from './stream.ts';
 
 export interface EngineOptions {
@@ -121,6 +121,17 @@ export class Engine {
     return this.drain(upstreamAccepted(x, status));
   }
 
+  /**
+   * The upstream answered a legacy SSE POST: a 2xx accepts its messages (their answers come on the
+   * session's stream, its body is no answer); any other status refuses them, and the requests it
+   * carried end with it.
+   */
+  legacyPostAnswered(x: ExchangeState, status: number): readonly Judged[] {
+    if (status >= 200 && status < 300) return this.drain([]);
+    const http = { status, contentType: undefined, transport: 'json' } as const;
+    return this.drain(exchanges(abandon(this.core, x, 'no-response', http), http));
+  }
+
   /** The upstream's body, read whole. */
   serverBody(
     x: ExchangeState,
@@ -175,9 +186,12 @@ export class Engine {
     return { answers: plan.answers, judged: () => this.drain(plan.judged()) };
   }
 
-  /** A session's transport ended (a legacy SSE session's stream, a stdio child): what its requests still waiting get. */
+  /**
+   * A session's transport ended (a legacy SSE session's stream, a stdio child): what its requests
+   * still waiting get (`canAnswer`: the client can still read it; else they end `client-closed`).
+   */
   sessionGone(x: ExchangeState, err: ProxyError | undefined, frameHttp: ResponseHttp, canAnswer: boolean): StreamEndPlan {
-    const plan = sessionGone(this.core, x, err, frameHttp, canAnswer);
+    const plan = sessionGone(this.core, x, err, frameHttp, canAnswer, canAnswer ? 'no-response' : 'client-closed');
     this.sessions.end(x.flow.session.key);
     return { answers: plan.answers, judged: () => this.drain(plan.judged()) };
   }

@@ -88,12 +88,15 @@ export function sessionGone(
   err: ProxyError | undefined,
   frameHttp: ResponseHttp,
   canAnswer: boolean,
+  outcome: 'no-response' | 'client-closed',
 ): StreamEndPlan {
   const ctx = stagesFor(core, x);
   const http: ResponseHttp = { ...frameHttp, proxyError: err?.code };
   const ended = core.correlator
-    .abandonSession(x.flow.session, ctx.now, 'no-response')
-    .map((c) => judgeExchange(c, exchangeSubject(c, x.flow, http, x.bodyProblem, x.unmatched), ctx, c.request.from === 'client'));
+    .abandonSession(x.flow.session, ctx.now, outcome)
+    .map((c) =>
+      judgeExchange(c, exchangeSubject(c, x.flow, http, x.bodyProblem, x.unmatched), ctx, c.request.from === 'client' && canAnswer),
+    );
   const answers: StreamAnswer[] = [];
   for (const j of ended) {
     if (!canAnswer || j.exchange.request.from !== 'client') continue;

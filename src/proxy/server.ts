@@ -25,6 +25,7 @@ import { createMcpEndpoint } from '../transport/mcp-endpoint.ts';
 import { createPassthrough } from '../transport/passthrough.ts';
 import { MetadataLocations, publicOrigin, rewriteWwwAuthenticate } from '../transport/public-url.ts';
 import { endpointMatcher } from '../transport/target.ts';
+import { LegacySessions, type TransportMode } from '../transport/legacy-sse.ts';
 import { Upstream, type UpstreamResponse } from '../transport/upstream.ts';
 
 export interface ProxyOptions {
@@ -41,6 +42,8 @@ export interface ProxyOptions {
   guard?: HostGuardOptions;
   /** Which Host the upstream gets: the client's (default, as `proxy_set_header Host $http_host`) or the upstream URL's (virtual-hosted upstreams). */
   hostHeader?: 'client' | 'upstream';
+  /** Which MCP transport the upstream speaks: learned per stream (auto, the default), the legacy HTTP+SSE, or Streamable HTTP only. */
+  transport?: TransportMode;
 }
 
 export interface RunningProxy {
@@ -94,6 +97,7 @@ export function createProxy(options: ProxyOptions): Proxy {
   const hostHeader = options.hostHeader ?? 'client';
   const upstream = new Upstream(options.upstream, limits, hostHeader);
   const isEndpoint = endpointMatcher(mcpPath);
+  const legacy = new LegacySessions(options.transport ?? 'auto', mcpPath, limits.maxSessions);
   // Set at listen(): the default allow-list depends on the address the proxy listens on.
   let guard: HostGuard = createHostGuard(options.guard ?? {}, '127.0.0.1');
   const fallback = defaultPolicy(REWRITABLE);
@@ -142,6 +146,8 @@ export function createProxy(options: ProxyOptions): Proxy {
     metrics,
     bodies: new BodyBudget(limits.maxBufferedRequestBytes),
     fixHeaders,
+    legacy,
+    publicOrigin: (req) => publicOrigin(req, options.publicUrl),
   });
 
   // Requests being served now (SSE streams included): a graceful shutdown waits for them.
@@ -169,7 +175,10 @@ export function createProxy(options: ProxyOptions): Proxy {
       return;
     }
     // Every spelling of the endpoint's path (`/MCP`, `/mcp/`, absolute form) is judged, never passed through.
-    if (isEndpoint(req.url ?? '/') && endpoint.handle(req, res)) return;
+    const target = req.url ?? '/';
+    if (isEndpoint(target) && endpoint.handle(req, res)) return;
+    // A legacy SSE session's message endpoint (the path its endpoint event named) is MCP traffic too.
+    if (req.method === 'POST' && legacy.isMessagePath(target) && endpoint.handle(req, res)) return;
     passthrough.handle(req, res);
   });
   // A client that trickles its headers or body (slowloris) is cut off; responses may stream for long.

@@ -1,6 +1,7 @@
-// The MCP endpoint over Streamable HTTP: POST, GET and DELETE go through undici so the proxy owns
-// both bodies. This file reads bytes, hands them to the engine and carries out its plans; what is
-// judged, rewritten or blocked, and in which order, the engine decides (src/engine/).
+// The MCP endpoint over Streamable HTTP and the legacy HTTP+SSE transport (legacy-sse.ts): POST,
+// GET and DELETE go through undici so the proxy owns both bodies. This file reads bytes, hands them
+// to the engine and carries out its plans; what is judged, rewritten or blocked, and in which
+// order, the engine decides (src/engine/).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { decodeJson } from '../codec/json-body.ts';
@@ -22,6 +23,11 @@ import { readBody, upstreamHeaders, type BodyBudget } from './ingress.ts';
 import { collect, streamRest } from './relay.ts';
 import { decodedRequestBody } from './request-coding.ts';
 import { answerEvents, mirrorSse, relaySse } from './sse-relay.ts';
+import type { LegacySession, LegacySessions } from './legacy-sse.ts';
+import { pipeline } from 'node:stream/promises';
+import { parseBlock } from '../codec/sse.ts';
+import { excerpt } from '../redact/excerpt.ts';
+import { redactTarget } from '../sinks/redact.ts';
 import { toProxyError, type Upstream, type UpstreamResponse } from './upstream.ts';
 
 export interface EndpointContext extends JudgedSinks {
@@ -35,6 +41,10 @@ export interface EndpointContext extends JudgedSinks {
   bodies: BodyBudget;
   /** Rewrites response headers that name the upstream's own address (WWW-Authenticate). */
   fixHeaders: (req: IncomingMessage, headers: UpstreamResponse['headers']) => UpstreamResponse['headers'];
+  /** Legacy SSE sessions learned from the upstream's endpoint events. */
+  legacy: LegacySessions;
+  /** The origin clients reach the proxy at (an endpoint event names it). */
+  publicOrigin: (req: IncomingMessage) => string;
 }
 
 /** One HTTP exchange: the engine's state of it, and the sockets it travels on. */
@@ -145,8 +155,27 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     h.res.flushHeaders();
     const http: ExchangeHttp = { status: up.status, transport };
     const frameHttp: ResponseHttp = { ...http, contentType: 'text/event-stream' };
-    const session = h.x.flow.sessionId ?? null;
+    let session = h.x.flow.sessionId ?? null;
     const started = ctx.now();
+    // A GET stream whose server names an `endpoint` is a legacy SSE session: from that event on,
+    // its events are judged in that session, where the POSTs that name it open their requests.
+    let legacy: LegacySession | undefined;
+    const reroute =
+      transport === 'get-sse' && ctx.legacy.mode !== 'streamable-http'
+        ? (data: string, raw: Buffer): Buffer | undefined => {
+            if (data.startsWith('{') || parseBlock(raw).event !== 'endpoint') return undefined;
+            const learned = ctx.legacy.learn(data, ctx.upstream.url, ctx.publicOrigin(h.req), ctx.now());
+            if (!learned) {
+              logger.warn({ endpoint: excerpt(data, 200) }, 'legacy endpoint on another origin relayed as it came');
+              return undefined;
+            }
+            legacy = learned.session;
+            h.x = engine.openBodiless('get', h.req.headers, legacy.via);
+            session = legacy.via.sessionId ?? null;
+            logger.info({ session, endpoint: learned.data }, 'legacy session');
+            return encodeSseEvent(raw, learned.data);
+          }
+        : undefined;
     ctx.metrics.streamOpened();
     const onEvent = (data: string, size: number, raw: Buffer): Buffer | undefined => {
       const { rewritten, judged } = engine.serverEvent(h.x, { data, size, raw }, http, frameHttp, issuedSessionId);
@@ -162,7 +191,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       );
     const summary =
       coding.kind === 'identity'
-        ? await relaySse(up.body, h.res, limits.auditEventBytes, plan.readAfterWrite, onEvent, plan.withholdOversize)
+        ? await relaySse(up.body, h.res, limits.auditEventBytes, plan.readAfterWrite, onEvent, plan.withholdOversize, reroute)
         : plan.decode && coding.kind === 'known'
           ? await relaySse(decodedBody(up.body, coding), h.res, limits.auditEventBytes, false, onEvent, plan.withholdOversize)
           : await mirrorSse(up.body, h.res, coding.kind === 'known' ? decoderFor(coding) : undefined, limits.auditEventBytes, onEvent);
@@ -175,12 +204,13 @@ export function createMcpEndpoint(ctx: EndpointContext) {
         'undecodable stream',
       );
     if (summary.unaudited > 0) logger.warn({ session, events: summary.unaudited, limit: limits.auditEventBytes }, 'unaudited event');
+    // Never into a stream still in the server's coding: the client would decode it as garbage.
+    const canAnswer = !h.gone.aborted && !h.res.destroyed && (coding.kind === 'identity' || plan.decode);
     const end = engine.streamEnd(
       h.x,
       {
         clientGone: h.gone.aborted,
-        // Never into a stream still in the server's coding: the client would decode it as garbage.
-        canAnswer: !h.gone.aborted && !h.res.destroyed && (coding.kind === 'identity' || plan.decode),
+        canAnswer,
         sawEventId: summary.sawEventId,
         unaudited: summary.unaudited,
         withheld: summary.withheld,
@@ -192,9 +222,21 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       http,
       frameHttp,
     );
-    if (end.answers.length > 0) h.res.write(answerEvents(summary, end.answers));
+    // A legacy session lives as long as its stream: what is still waiting in it gets its answer now.
+    const gone = legacy
+      ? engine.sessionGone(
+          h.x,
+          summary.error ?? new ProxyError('WARDEN_UPSTREAM_RESET', "Upstream MCP server ended the session's SSE stream before responding"),
+          frameHttp,
+          canAnswer,
+        )
+      : undefined;
+    if (legacy) ctx.legacy.end(legacy);
+    const answers = [...end.answers, ...(gone?.answers ?? [])];
+    if (answers.length > 0) h.res.write(answerEvents(summary, answers));
     if (!h.res.writableEnded) h.res.end();
     record(h, end.judged());
+    if (gone) record(h, gone.judged());
     if (transport === 'get-sse') {
       logger.info(
         { session, status: up.status, events: summary.events, bytes: summary.bytes, durationMs: Math.round(ctx.now() - started) },
@@ -241,11 +283,18 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     const read = await readPost(req, res);
     if (!read) return;
     const decoded = decodeJson(read.plain);
-    const h: Http = { x: engine.openPost(req.headers, decoded), req, res, gone };
+    const legacy = ctx.legacy.lookup(req.url ?? '/', ctx.now());
+    const h: Http = { x: engine.openPost(req.headers, decoded, legacy === 'unknown' ? undefined : legacy?.via), req, res, gone };
+    if (legacy === 'unknown') {
+      // No stream of this session passes through the proxy: its answers could reach no one here
+      // (and a legacy server may never answer the POST at all).
+      logger.warn({ target: redactTarget(req.url ?? '/') }, 'legacy session unknown');
+      return fail(h, new ProxyError('WARDEN_UNKNOWN_SESSION'));
+    }
     const forward = (headers: Record<string, string> | undefined) =>
       ctx.upstream.request({
         method: 'POST',
-        path: upstreamPath(req),
+        path: legacy ? legacy.upstreamTarget : upstreamPath(req),
         headers: { ...upstreamHeaders(req), ...headers },
         body: read.body,
         signal: gone,
@@ -261,6 +310,13 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     try {
       const up = await answer!;
       record(h, engine.upstreamAnswered(h.x, up.status, up.headers));
+      if (legacy) {
+        // Accepted (202) or refused: the answers are the stream's; this body is relayed as it came.
+        record(h, engine.legacyPostAnswered(h.x, up.status));
+        res.writeHead(up.status, clientHeaders(ctx.fixHeaders(req, up.headers), true));
+        await pipeline(up.body, res);
+        return;
+      }
       await relayResponse(h, up, 'sse');
     } catch (err) {
       fail(h, err);

@@ -126,6 +126,8 @@ export async function relaySse(
   onEvent: (data: string, size: number, raw: Buffer) => Buffer | undefined,
   /** Under a policy that blocks unaudited-response: an event over the size limit is not relayed at all. */
   withholdOversize = false,
+  /** Sees each event before it is written, in any mode: bytes returned go out in its place, and onEvent does not read it (a legacy `endpoint` event is routing, not a message). */
+  reroute?: (data: string, raw: Buffer) => Buffer | undefined,
 ): Promise<SseSummary> {
   const summary = emptySummary();
   const splitter = new SseRelaySplitter(maxEventBytes);
@@ -152,7 +154,12 @@ export async function relaySse(
           continue;
         }
         let out = piece.raw;
-        const data = read(piece);
+        let data = read(piece);
+        const rerouted = data === undefined ? undefined : reroute?.(data, piece.raw);
+        if (rerouted) {
+          out = rerouted;
+          data = undefined;
+        }
         if (data !== undefined && !readAfterWrite) out = onEvent(data, piece.raw.length, piece.raw) ?? piece.raw;
         summary.bytes += out.length;
         summary.cutInside = piece.kind === 'block' && !tail ? undefined : cutAfter(piece, tail, summary.cutInside);

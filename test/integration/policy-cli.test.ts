@@ -82,7 +82,7 @@ describe('mcp-warden policy check', () => {
       stderr,
       [
         `${file}:1:7: mode: expected one of audit|enforce, found "enforced"; did you mean "enforce"?`,
-        `${file}:3:3: upstream.timout: unknown key "timout" in upstream; allowed: url, timeout, idleTimeout, connectTimeout, hostHeader; did you mean "timeout"?`,
+        `${file}:3:3: upstream.timout: unknown key "timout" in upstream; allowed: url, timeout, idleTimeout, connectTimeout, hostHeader, transport; did you mean "timeout"?`,
         `${file}:5:14: limits.auditBody: expected a size such as 512kb, 4mib or a number of bytes, found "4 megs"`,
         `${file}:7:14: rules.html-body: expected one of off|log|rewrite|block, found "rewrit"; did you mean "rewrite"?`,
         `${file}: 4 errors`,

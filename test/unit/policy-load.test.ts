@@ -148,7 +148,7 @@ describe('unknown keys', () => {
       ),
       [
         'config/x.yaml:2:1: rulez: unknown key "rulez" at the top level; allowed: mode, upstream, security, limits, log, redaction, patterns, capture, defaults, rules; did you mean "rules"?',
-        'config/x.yaml:4:3: upstream.timout: unknown key "timout" in upstream; allowed: url, timeout, idleTimeout, connectTimeout, hostHeader; did you mean "timeout"?',
+        'config/x.yaml:4:3: upstream.timout: unknown key "timout" in upstream; allowed: url, timeout, idleTimeout, connectTimeout, hostHeader, transport; did you mean "timeout"?',
         'config/x.yaml:7:49: patterns.leaks[0].flags: unknown key "flags" in patterns.leaks[0]; allowed: rule, pattern',
         'config/x.yaml:9:38: rules.silent-success.tool: unknown key "tool" in rules.silent-success; allowed: action, severity, methods, tools; did you mean "tools"?',
       ],
@@ -357,7 +357,7 @@ describe('loadPolicyFile and formatPolicyError', () => {
       line: 2,
       column: 3,
       key: 'upstream.timout',
-      message: 'unknown key "timout" in upstream; allowed: url, timeout, idleTimeout, connectTimeout, hostHeader; did you mean "timeout"?',
+      message: 'unknown key "timout" in upstream; allowed: url, timeout, idleTimeout, connectTimeout, hostHeader, transport; did you mean "timeout"?',
     });
     assert.equal(formatPolicyError({ file: 'a.yaml', line: 1, column: 1, key: '', message: 'm' }), 'a.yaml:1:1: m');
     assert.equal(formatPolicyError({ file: 'a.yaml', line: 0, column: 0, key: '', message: 'm' }), 'a.yaml: m');

@@ -1,0 +1,93 @@
+// The legacy HTTP+SSE transport of 2024-11-05 (https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#http-with-sse):
+// the client opens a GET stream, the server's first event (`endpoint`) names the URL the client
+// POSTs its messages to, every POST is only accepted (202) and every answer comes on the stream.
+// The proxy learns a session from its endpoint event, rewrites that event so that the client POSTs
+// to the proxy (path and query kept, the proxy's origin), and routes the POSTs that name it.
+import type { Via } from '../exchange/flow.ts';
+import { BoundedMap } from '../exchange/bounded-map.ts';
+import { canonicalPath, targetPath } from './target.ts';
+
+/** How the proxy tells the transports apart: learned per stream (auto), or fixed by --transport. */
+export type TransportMode = 'auto' | 'sse' | 'streamable-http';
+
+export const TRANSPORT_MODES: readonly TransportMode[] = ['auto', 'sse', 'streamable-http'];
+
+/** A legacy session: what the engine calls it, and where its POSTs go upstream (path and query). */
+export interface LegacySession {
+  via: Via;
+  upstreamTarget: string;
+}
+
+/** The query parameters servers name a legacy session by (the TypeScript SDK's, the Python SDK's). */
+const SESSION_PARAMS = ['sessionId', 'session_id'];
+
+/** A request target's canonical path with its query as it came: one key per session. */
+const keyOf = (target: string): string => {
+  const q = target.indexOf('?');
+  return canonicalPath(targetPath(target)) + (q >= 0 ? target.slice(q) : '');
+};
+
+export class LegacySessions {
+  /** Open legacy sessions by the key of their message endpoint. */
+  private readonly sessions: BoundedMap<string, LegacySession>;
+  /** Canonical paths of the message endpoints the upstream named: a POST there is legacy traffic. */
+  private readonly paths = new Set<string>();
+
+  constructor(
+    readonly mode: TransportMode,
+    /** The upstream's endpoint path: under --transport sse, POSTs to it are legacy too. */
+    private readonly endpointPath: string,
+    maxSessions: number,
+  ) {
+    this.sessions = new BoundedMap(maxSessions, Number.POSITIVE_INFINITY, () => {});
+  }
+
+  /**
+   * An `endpoint` event's data on a stream from `upstream`: the session it opens, and the data
+   * the client gets instead (the same path and query on `publicOrigin`). Undefined when the proxy
+   * does not learn legacy sessions (streamable-http), or the URL is on another origin (the client
+   * would POST there directly: logged by the caller, relayed as it came).
+   */
+  learn(data: string, upstream: URL, publicOrigin: string, now: number): { session: LegacySession; data: string } | undefined {
+    if (this.mode === 'streamable-http') return undefined;
+    let target: URL;
+    try {
+      target = new URL(data.trim(), upstream);
+    } catch {
+      return undefined;
+    }
+    if (target.origin !== upstream.origin) return undefined;
+    const upstreamTarget = target.pathname + target.search;
+    const key = keyOf(upstreamTarget);
+    const named = SESSION_PARAMS.map((p) => target.searchParams.get(p)).find((v) => v !== null);
+    const session: LegacySession = { via: { wire: 'sse', session: key, sessionId: named ?? upstreamTarget }, upstreamTarget };
+    this.paths.add(canonicalPath(target.pathname));
+    this.sessions.set(key, session, now);
+    return { session, data: `${publicOrigin}${upstreamTarget}` };
+  }
+
+  /** Whether a request target is a legacy message endpoint (a POST there is MCP traffic, to judge). */
+  isMessagePath(target: string): boolean {
+    if (this.paths.size === 0 && this.mode !== 'sse') return false;
+    const path = canonicalPath(targetPath(target));
+    return this.paths.has(path) || (this.mode === 'sse' && path === canonicalPath(this.endpointPath));
+  }
+
+  /**
+   * The session a POST names: its session, 'unknown' when it is legacy traffic (a message path,
+   * or under --transport sse) but no stream of that session passes through the proxy, or
+   * undefined for Streamable HTTP traffic.
+   */
+  lookup(target: string, now: number): LegacySession | 'unknown' | undefined {
+    if (!this.isMessagePath(target)) return undefined;
+    const known = this.sessions.get(keyOf(target), now);
+    if (known) return known;
+    // Learned (auto) on the endpoint's own path: a server that serves Streamable HTTP there too.
+    return this.mode === 'auto' && canonicalPath(targetPath(target)) === canonicalPath(this.endpointPath) ? undefined : 'unknown';
+  }
+
+  /** The session's stream ended: its POSTs are answered 404 from now on. */
+  end(session: LegacySession): void {
+    this.sessions.delete(session.via.session);
+  }
+}

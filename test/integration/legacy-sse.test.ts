@@ -1,0 +1,231 @@
+// The legacy HTTP+SSE transport (2024-11-05) through the proxy: the reference server
+// (server-everything in `sse` mode) under the SDK's SSEClientTransport, audit and enforce; and a
+// raw fixture server for each fault, read with fetch: the endpoint event rewritten to the proxy,
+// 202 POSTs accepted without a finding, answers judged on the session's stream, the stream ending
+// or dying with requests open, a POST for a session the proxy does not know.
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { loadPolicyFile } from '../../src/config/load.ts';
+import type { Policy } from '../../src/config/types.ts';
+import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
+import { startEverythingServer } from '../fixtures/everything-server.ts';
+import { startLegacyServer, type LegacyServer } from '../fixtures/legacy-sse-server.ts';
+import { startProxy, type TestProxy } from '../helpers/proxy.ts';
+import { sseReader, type SseReader } from '../helpers/sse-reader.ts';
+
+const loaded = await loadPolicyFile(new URL('../../config/enforce.yaml', import.meta.url).pathname, { rewritable: REWRITABLE });
+assert.ok(loaded.ok);
+const enforce: Policy = loaded.policy;
+
+const closers: Array<() => Promise<void>> = [];
+after(async () => {
+  for (const close of closers.reverse()) await close();
+});
+async function proxyFor(upstream: URL, options: Parameters<typeof startProxy>[1] = {}): Promise<TestProxy> {
+  const proxy = await startProxy(upstream, options);
+  closers.push(() => proxy.close());
+  return proxy;
+}
+async function legacyServer(endpoint?: 'relative' | 'absolute'): Promise<LegacyServer> {
+  const server = await startLegacyServer(endpoint);
+  closers.push(() => server.close());
+  return server;
+}
+
+/** A raw legacy client: the GET stream, its endpoint, and POSTs to it. */
+async function openSession(proxy: TestProxy): Promise<{ events: SseReader; endpoint: string; post(message: unknown): Promise<Response> }> {
+  const res = await fetch(proxy.url, { headers: { accept: 'text/event-stream' } });
+  assert.equal(res.status, 200);
+  const events = sseReader(res.body);
+  closers.push(() => events.cancel());
+  const first = await events.next();
+  assert.equal(first.event, 'endpoint');
+  return {
+    events,
+    endpoint: first.data,
+    post: (message) =>
+      fetch(new URL(first.data, proxy.url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(message),
+      }),
+  };
+}
+const call = (id: number, name: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: { message: 'm' } } });
+const init = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
+
+describe('the SDK client and server-everything (sse) through the proxy', async () => {
+  const upstream = await startEverythingServer('sse');
+  closers.push(() => upstream.close());
+
+  test('audit: the session works as without the proxy, each exchange judged on the stream', async () => {
+    const proxy = await proxyFor(upstream.url);
+    const client = new Client({ name: 'legacy-sdk-test', version: '1.0.0' });
+    await client.connect(new SSEClientTransport(proxy.url));
+    try {
+      const { tools } = await client.listTools();
+      assert.ok(tools.some((t) => t.name === 'echo'));
+      const res = await client.callTool({ name: 'echo', arguments: { message: 'legacy' } });
+      assert.deepEqual(res.content, [{ type: 'text', text: 'Echo: legacy' }]);
+      const wrong = await client.callTool({ name: 'no-such-tool', arguments: {} });
+      assert.equal(wrong.isError, true, 'audit changes nothing');
+    } finally {
+      await client.close();
+    }
+    const legacy = proxy.log.records.find((r) => r.msg === 'legacy session');
+    assert.ok(legacy, 'the proxy learned the session from its endpoint event');
+    const echo = proxy.exchanges().find((r) => r.tool === 'echo');
+    assert.equal(echo?.transport, 'get-sse');
+    assert.equal(echo?.outcome, 'result');
+    assert.equal(echo?.session, legacy.session);
+    assert.ok(proxy.log.records.some((r) => r.rule === 'unknown-tool-as-iserror'));
+    const http = ['non-json-body', 'empty-body', 'response-content-type', 'notification-answered-with-body'];
+    assert.deepEqual(
+      proxy.log.records.filter((r) => http.includes(String(r.rule))),
+      [],
+      "a 202 Accepted is the legacy transport's answer to a POST, not a finding",
+    );
+  });
+
+  test('enforce: an unknown tool reaches the SDK client as McpError -32602, rewritten inside the stream', async () => {
+    const proxy = await proxyFor(upstream.url, { policy: () => enforce });
+    const client = new Client({ name: 'legacy-sdk-test', version: '1.0.0' });
+    await client.connect(new SSEClientTransport(proxy.url));
+    try {
+      await assert.rejects(
+        client.callTool({ name: 'no-such-tool', arguments: {} }),
+        (err: unknown) => err instanceof McpError && err.code === -32602,
+      );
+      const ok = await client.callTool({ name: 'echo', arguments: { message: 'fine' } });
+      assert.deepEqual(ok.content, [{ type: 'text', text: 'Echo: fine' }]);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('the legacy transport against a fixture server', () => {
+  test('the endpoint event names the proxy (path and query kept), a relative or an absolute one', async () => {
+    for (const style of ['relative', 'absolute'] as const) {
+      const server = await legacyServer(style);
+      const proxy = await proxyFor(server.sse);
+      const { endpoint } = await openSession(proxy);
+      assert.equal(endpoint, `${proxy.url.origin}/message?sessionId=1`, style);
+    }
+  });
+
+  test('--transport streamable-http: the endpoint event is relayed as it came', async () => {
+    const server = await legacyServer('relative');
+    const proxy = await proxyFor(server.sse, { transport: 'streamable-http' });
+    const { endpoint } = await openSession(proxy);
+    assert.equal(endpoint, '/message?sessionId=1');
+  });
+
+  test('a POST accepted with 202 is answered on the stream and judged there', async () => {
+    const server = await legacyServer();
+    const proxy = await proxyFor(server.sse);
+    const s = await openSession(proxy);
+    const accepted = await s.post(init);
+    assert.equal(accepted.status, 202);
+    assert.equal(await accepted.text(), 'Accepted', 'the body as the server sent it');
+    const answer = await s.events.next();
+    assert.equal(JSON.parse(answer.data).id, 0);
+    const record = proxy.exchanges().find((r) => r.method === 'initialize');
+    assert.equal(record?.outcome, 'result');
+    assert.equal(record?.protocolVersion, '2024-11-05');
+    assert.equal(record?.session, '1');
+    assert.deepEqual(
+      proxy.log.records.filter((r) => r.msg === 'violation'),
+      [],
+    );
+  });
+
+  test('enforce: a wrong answer is rewritten in the stream, event by event', async () => {
+    const server = await legacyServer();
+    const proxy = await proxyFor(server.sse, { policy: () => enforce });
+    const s = await openSession(proxy);
+    await s.post(init);
+    await s.events.next();
+    await s.post({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    await s.events.next();
+    await s.post(call(2, 'missing'));
+    const answer = JSON.parse((await s.events.next()).data);
+    assert.equal(answer.id, 2);
+    assert.equal(answer.error.code, -32602);
+  });
+
+  test('the stream ends with a request open: the client gets an error event for it, and the log a no-response finding', async () => {
+    const server = await legacyServer();
+    const proxy = await proxyFor(server.sse);
+    const s = await openSession(proxy);
+    await s.post(init);
+    await s.events.next();
+    await s.post(call(5, 'end-stream'));
+    const [last] = await s.events.rest();
+    const answer = JSON.parse(last!.data);
+    assert.equal(answer.id, 5);
+    assert.equal(answer.error.data.reason, 'WARDEN_UPSTREAM_RESET');
+    const record = proxy.exchanges().find((r) => r.id === 5);
+    assert.equal(record?.outcome, 'no-response');
+    assert.ok(proxy.log.records.some((r) => r.rule === 'no-response' && r.id === 5));
+    // The session is over: a POST that names it gets 404 from the proxy at once.
+    const late = await s.post(call(6, 'echo'));
+    assert.equal(late.status, 404);
+    assert.equal(((await late.json()) as { id: unknown }).id, 6);
+  });
+
+  test('the upstream dies mid-stream: the open request gets its error, nothing hangs', async () => {
+    const server = await legacyServer();
+    const proxy = await proxyFor(server.sse);
+    const s = await openSession(proxy);
+    await s.post(init);
+    await s.events.next();
+    await s.post(call(8, 'die'));
+    const rest = await s.events.rest(5_000);
+    const answer = JSON.parse(rest.at(-1)!.data);
+    assert.equal(answer.id, 8);
+    assert.equal(answer.error.code, -32603);
+    assert.equal(proxy.exchanges().find((r) => r.id === 8)?.outcome, 'no-response');
+  });
+
+  test('a POST for a session the proxy does not know: 404 with a JSON-RPC error carrying its id, never forwarded', async () => {
+    const server = await legacyServer();
+    const proxy = await proxyFor(server.sse);
+    await openSession(proxy);
+    const res = await fetch(new URL('/message?sessionId=999', proxy.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(call(9, 'echo')),
+      signal: AbortSignal.timeout(5_000),
+    });
+    assert.equal(res.status, 404);
+    const body = (await res.json()) as { id: unknown; error: { data: { reason: string } } };
+    assert.equal(body.id, 9);
+    assert.equal(body.error.data.reason, 'WARDEN_UNKNOWN_SESSION');
+    assert.equal(server.requests.filter((r) => r.url.includes('999')).length, 0);
+  });
+
+  test('a POST the server refuses (400, text): relayed as it came, its request ended without a finding', async () => {
+    const server = await legacyServer();
+    const proxy = await proxyFor(server.sse);
+    const s = await openSession(proxy);
+    const res = await s.post(call(4, 'reject'));
+    assert.equal(res.status, 400);
+    assert.equal(await res.text(), 'Invalid message: refused by the fixture');
+    const record = proxy.exchanges().find((r) => r.id === 4);
+    assert.equal(record?.outcome, 'no-response');
+    assert.equal(record?.status, 400);
+    assert.deepEqual(
+      proxy.log.records.filter((r) => r.msg === 'violation'),
+      [],
+    );
+  });
+});
