@@ -40,6 +40,9 @@ const header = (a: Answer, name: string): string | undefined => {
   return Array.isArray(v) ? v[0] : v;
 };
 
+/** Whether an answer came as an answer: a 2xx, or a message on the session's stream. */
+const delivered = (a: Answer): boolean => (a.status === undefined ? a.wire !== undefined && a.failure === undefined : a.status < 300);
+
 /** Why the run cannot go on past this answer, if it cannot. */
 function stopper(a: Answer, what: string): CheckReport['reach'] | undefined {
   if (a.status === undefined && a.failure?.reason === 'unreachable')
@@ -102,7 +105,7 @@ export async function chooseEra({ deps, requested, context, nextId }: EraInput):
     if (stop) return { ...out, results: [{ ...modern.result, verdict: 'skip', findings: [], fix: undefined }], reach: stop };
   }
   const discovered = modern?.answer?.result;
-  const modernOk = discovered !== undefined && modern!.answer!.status! < 300;
+  const modernOk = discovered !== undefined && delivered(modern!.answer!);
 
   if (auto || asked !== 'modern') {
     legacy = await execute(deps, INITIALIZE, context(auto ? LATEST_OF.legacy : requested), nextId);
@@ -115,7 +118,7 @@ export async function chooseEra({ deps, requested, context, nextId }: EraInput):
       };
   }
   const init = legacy?.answer?.result;
-  const negotiated = typeof init?.protocolVersion === 'string' && legacy!.answer!.status! < 300 ? init.protocolVersion : undefined;
+  const negotiated = typeof init?.protocolVersion === 'string' && delivered(legacy!.answer!) ? init.protocolVersion : undefined;
   const sessionId = legacy?.answer ? header(legacy.answer, 'mcp-session-id') : undefined;
 
   if (modernOk) {
@@ -160,7 +163,7 @@ export async function chooseEra({ deps, requested, context, nextId }: EraInput):
       out.note = `asked for ${requested}; the server negotiated ${negotiated}, and the probes ran under it`;
     if (modern) {
       // A dual-era client's probe of a legacy server (basic/versioning, "Backward Compatibility"): judged as such.
-      const session = deps.judge.session(sessionId, deps.userHeaders.authorization);
+      const session = deps.judge.session(sessionId, deps.userHeaders.authorization, deps.http.via);
       const findings = modern.observed
         .flatMap((o) => [...o.exchanges.flatMap((j) => deps.judge.rejudge(j, session)), ...o.postFindings])
         .map((f) => ({ rule: f.rule, severity: f.severity, message: f.message, pointer: f.pointer, evidence: f.evidence, fix: f.fix }));
@@ -170,7 +173,7 @@ export async function chooseEra({ deps, requested, context, nextId }: EraInput):
   } else {
     for (const done of [modern, legacy]) if (done) out.results.push(done.result);
     const answers = [modern?.answer, legacy?.answer].filter((a): a is Answer => a !== undefined);
-    if (answers.length > 0 && answers.every((a) => a.status === undefined)) {
+    if (answers.length > 0 && answers.every((a) => a.status === undefined && (a.wire === undefined || a.failure !== undefined))) {
       const timedOut = answers.every((a) => a.failure?.reason === 'timeout');
       out.reach = {
         status: 'unreachable',

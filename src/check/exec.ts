@@ -5,7 +5,7 @@ import { asRecord } from '../codec/json-value.ts';
 import { excerpt } from '../redact/excerpt.ts';
 import type { Finding, Report } from '../rules/types.ts';
 import { answerOf, gotText, type Answer } from './expect.ts';
-import type { CheckHttp, HttpAnswer } from './http.ts';
+import type { CheckChannel, HttpAnswer } from './channel.ts';
 import type { CheckJudge, Observed } from './judge.ts';
 import type { ProbeContext, ProbeDefinition, ProbeRequest } from './probe.ts';
 import { verdictOf, type CheckFinding, type ProbeResult } from './report.ts';
@@ -74,7 +74,8 @@ const lower = (headers: Record<string, string>): IncomingHttpHeaders =>
   Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 
 export interface ExecDeps {
-  http: CheckHttp;
+  /** How probes reach the server (Streamable HTTP, legacy SSE, stdio). */
+  http: CheckChannel;
   judge: CheckJudge;
   /** The user's --header values, sent with every probe. */
   userHeaders: Record<string, string>;
@@ -85,7 +86,7 @@ export interface ExecDeps {
 export async function exchange(deps: ExecDeps, req: ProbeRequest): Promise<Observed> {
   const headers = { ...deps.userHeaders, ...req.headers };
   const answer: HttpAnswer = await deps.http.send({ method: 'POST', headers, body: req.body, awaitId: req.id });
-  return deps.judge.observe(lower(headers), req.body, answer, req.judgeAs);
+  return deps.judge.observe(lower(headers), req.body, answer, req.judgeAs, deps.http.via);
 }
 
 /** The same list request for the page after `cursor`, with a fresh id. */

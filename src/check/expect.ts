@@ -11,6 +11,8 @@ import type { Observed } from './judge.ts';
 
 export interface Answer {
   status: number | undefined;
+  /** How it travelled when not as the POST's response (legacy SSE stream, stdio). */
+  wire?: HttpAnswer['wire'];
   contentType: string | undefined;
   headers: IncomingHttpHeaders;
   bytes: number;
@@ -43,6 +45,7 @@ export function answerOf(o: Observed): Answer {
   const idless = [...o.unmatched, ...o.messages].find((m): m is ErrorMessage => isError(m) && (m.id === null || m.id === undefined));
   return {
     status: o.answer.status,
+    wire: o.answer.wire,
     contentType: o.answer.contentType,
     headers: o.answer.headers,
     bytes: o.answer.body.length,
@@ -68,7 +71,7 @@ const PROBLEM: Readonly<Record<BodyProblem['problem'], string>> = {
 export function gotText(a: Answer): string {
   if (a.failure && a.status === undefined)
     return a.failure.reason === 'timeout' ? 'no answer (timed out)' : `no answer (${a.failure.reason}: ${excerpt(a.failure.detail, 60)})`;
-  const parts = [`HTTP ${a.status}`];
+  const parts = [a.status === undefined && a.wire ? (a.wire === 'stdio' ? 'stdio' : 'SSE event') : `HTTP ${a.status}`];
   const location = a.headers.location;
   if (a.status !== undefined && a.status >= 300 && a.status < 400 && location)
     parts.push(`redirect to ${excerpt(location, 60)} (not followed)`);

@@ -5,9 +5,10 @@
 // probe's request has arrived. Nothing here throws: a failure is a value.
 import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, errors as undiciErrors } from 'undici';
-import { classify, idKey, type JsonRpcId } from '../codec/jsonrpc.ts';
+import type { JsonRpcId } from '../codec/jsonrpc.ts';
 import { hasData, parseBlock } from '../codec/sse.ts';
 import { SseSplitter } from '../codec/sse-splitter.ts';
+import { answersId, type CheckChannel, type FailureReason, type HttpAnswer, type Outgoing } from './channel.ts';
 
 export interface HttpLimits {
   connectTimeoutMs: number;
@@ -17,32 +18,7 @@ export interface HttpLimits {
   maxBytes: number;
 }
 
-export type FailureReason = 'timeout' | 'unreachable' | 'reset' | 'error';
-
-export interface HttpAnswer {
-  /** undefined when no response head arrived. */
-  status: number | undefined;
-  headers: IncomingHttpHeaders;
-  /** Media type, lower case, without parameters. */
-  contentType: string | undefined;
-  /** The body as read (for SSE: the raw stream as read). */
-  body: Buffer;
-  /** SSE: the data of each complete event, in order. */
-  events: string[] | undefined;
-  /** The answer was cut at the byte cap. */
-  truncated: boolean;
-  /** Why the exchange did not complete, if it did not. */
-  failure: { reason: FailureReason; detail: string } | undefined;
-  durationMs: number;
-}
-
-export interface Outgoing {
-  method: 'POST' | 'DELETE';
-  headers: Record<string, string>;
-  body: string | undefined;
-  /** The id of the request the body carries: an SSE answer is left once its response arrived. */
-  awaitId: JsonRpcId | undefined;
-}
+export type { FailureReason, HttpAnswer, Outgoing };
 
 const mediaType = (headers: IncomingHttpHeaders): string | undefined => {
   const raw = headers['content-type'];
@@ -50,18 +26,7 @@ const mediaType = (headers: IncomingHttpHeaders): string | undefined => {
   return value || undefined;
 };
 
-/** Whether an SSE event's data is the response to `id`. */
-function answers(data: string, id: JsonRpcId | undefined): boolean {
-  if (id === undefined) return false;
-  try {
-    const m = classify(JSON.parse(data));
-    return (m.kind === 'result' || m.kind === 'error') && m.id !== null && m.id !== undefined && idKey(m.id) === idKey(id);
-  } catch {
-    return false;
-  }
-}
-
-function failureOf(err: unknown, timedOut: boolean): { reason: FailureReason; detail: string } {
+export function failureOf(err: unknown, timedOut: boolean): { reason: FailureReason; detail: string } {
   const code = (err as { code?: string }).code ?? '';
   const detail = err instanceof Error ? err.message : String(err);
   if (
@@ -80,7 +45,9 @@ function failureOf(err: unknown, timedOut: boolean): { reason: FailureReason; de
   return { reason: 'error', detail };
 }
 
-export class CheckHttp {
+export class CheckHttp implements CheckChannel {
+  readonly via = undefined;
+
   private readonly agent: Agent;
 
   constructor(
@@ -88,14 +55,18 @@ export class CheckHttp {
     private readonly limits: HttpLimits,
     /** Aborted when the overall deadline passes. */
     private readonly deadline: AbortSignal,
+    /** Another channel's agent to send on (its connections, its close). */
+    private readonly shared?: Agent,
   ) {
-    this.agent = new Agent({
-      connect: { timeout: limits.connectTimeoutMs },
-      headersTimeout: limits.probeTimeoutMs,
-      bodyTimeout: limits.probeTimeoutMs,
-      connections: 1,
-      pipelining: 1,
-    });
+    this.agent =
+      shared ??
+      new Agent({
+        connect: { timeout: limits.connectTimeoutMs },
+        headersTimeout: limits.probeTimeoutMs,
+        bodyTimeout: limits.probeTimeoutMs,
+        connections: 1,
+        pipelining: 1,
+      });
   }
 
   /** Sends one request; `bounded: false` lets it run past the overall deadline (ending a session). */
@@ -166,12 +137,12 @@ export class CheckHttp {
       const event = parseBlock(piece.raw);
       if (!hasData(event)) continue;
       answer.events!.push(event.data!);
-      if (answers(event.data!, awaitId)) done = true;
+      if (answersId(event.data!, awaitId)) done = true;
     }
     return done;
   }
 
   async close(): Promise<void> {
-    await this.agent.destroy().catch(() => undefined);
+    if (!this.shared) await this.agent.destroy().catch(() => undefined);
   }
 }

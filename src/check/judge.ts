@@ -8,7 +8,7 @@ import { decodeJson, type Decoded } from '../codec/json-body.ts';
 import type { Message } from '../codec/jsonrpc.ts';
 import { DEFAULT_LIMITS } from '../config/defaults.ts';
 import { Correlator, type Completed, type Flow } from '../exchange/correlate.ts';
-import { resolveFlow } from '../exchange/flow.ts';
+import { resolveFlow, viaKey, type Via } from '../exchange/flow.ts';
 import { sessionKey, SessionStore, type Session } from '../exchange/sessions.ts';
 import { RequestTable } from '../exchange/table.ts';
 import { judge } from '../engine/judge.ts';
@@ -72,11 +72,11 @@ export class CheckJudge {
    * `judgeAs` replaces the version the proxy would read off the request (a probe that asks for a
    * version the server does not speak is still a client of the version it runs under).
    */
-  observe(headers: IncomingHttpHeaders, body: string, answer: HttpAnswer, judgeAs?: string): Observed {
+  observe(headers: IncomingHttpHeaders, body: string, answer: HttpAnswer, judgeAs?: string, via?: Via): Observed {
     const bytes = Buffer.from(body, 'utf8');
     const request = decodeJson(bytes);
     const messages = request.ok ? request.payload.messages : [];
-    const flow = resolveFlow(headers, messages, this.sessions, ++this.seq, performance.now());
+    const flow = resolveFlow(headers, messages, this.sessions, ++this.seq, performance.now(), false, via);
     if (judgeAs !== undefined) flow.protocolVersion = judgeAs;
     const frame = (f: Omit<FrameInput, 'flow'>): Frame => runFrame({ ...f, flow }, this.stage());
 
@@ -92,7 +92,7 @@ export class CheckJudge {
     const http: ResponseHttp = {
       status: answer.status,
       contentType: answer.contentType,
-      transport: answer.status === undefined ? 'none' : sse ? 'sse' : 'json',
+      transport: answer.wire === 'sse' ? 'get-sse' : (answer.wire ?? (answer.status === undefined ? 'none' : sse ? 'sse' : 'json')),
       ...(answer.failure ? { proxyError: PROXY_ERROR[answer.failure.reason] } : {}),
     };
     const issued = answer.headers['mcp-session-id'];
@@ -113,6 +113,8 @@ export class CheckJudge {
       if (f.decoded?.ok) out.messages.push(...f.decoded.payload.messages);
       out.unmatched.push(...f.unmatched);
       out.bodyProblem ??= f.problem;
+      // A stdio line that is not a message breaks the transport's framing.
+      if (via?.wire === 'stdio' && f.problem) out.postFindings.push(...this.lineFindings(flow, f.problem));
       // The pipeline judged these on the frame's subject; keep that subject for re-judging.
       for (const j of f.completed) out.exchanges.push({ completed: j.exchange, subject: j.subject!, findings: j.findings });
     };
@@ -151,6 +153,7 @@ export class CheckJudge {
       out.postFindings = this.ctx.engine.evaluate(
         {
           kind: 'post',
+          wire: flow.wire,
           version: flow.protocolVersion,
           requestHeaders: headers,
           request,
@@ -167,13 +170,21 @@ export class CheckJudge {
     return out;
   }
 
+  private lineFindings(flow: Flow, problem: BodyProblem): Finding[] {
+    return this.ctx.engine.evaluate(
+      { kind: 'line', wire: 'stdio', version: flow.protocolVersion, lines: 1, problem, session: flow.session },
+      'server',
+    );
+  }
+
   /** Judges an exchange again on another session (a dual-era client's probe of a server found to be legacy). */
   rejudge(j: Judged, session: Session): Finding[] {
     return judge(j.completed, { ...j.subject, session }, this.stage());
   }
 
-  /** The session traffic with this session id and credential belongs to. */
-  session(sessionId: string | undefined, authorization: string | undefined): Session {
-    return this.sessions.open(sessionKey(sessionId, authorization), sessionId, performance.now());
+  /** The session traffic with this session id and credential belongs to; on a stream transport, the session it names. */
+  session(sessionId: string | undefined, authorization: string | undefined, via?: Via): Session {
+    const key = via ? viaKey(via) : sessionKey(sessionId, authorization);
+    return this.sessions.open(key, via ? via.sessionId : sessionId, performance.now());
   }
 }

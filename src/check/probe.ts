@@ -58,6 +58,8 @@ export interface ProbeDefinition {
   expect(ctx: ProbeContext): Expectation;
   /** tools/list and the like: follow nextCursor (bounded). */
   pages?: boolean;
+  /** About HTTP itself (statuses, headers, content types, a 202 for a notification): skipped over legacy SSE and stdio. */
+  http?: true;
 }
 
 export const ACCEPT = 'application/json, text/event-stream';

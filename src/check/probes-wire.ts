@@ -13,6 +13,7 @@ export const WIRE_PROBES: readonly ProbeDefinition[] = [
     id: 'malformed-json',
     title: 'A body that is not JSON',
     eras: ['legacy', 'modern'],
+    http: true,
     rules: ['parse-error-code', 'parse-error-id'],
     build: (ctx) => {
       const { headers } = rpc(ctx, 'tools/list');
@@ -31,6 +32,7 @@ export const WIRE_PROBES: readonly ProbeDefinition[] = [
     id: 'unsupported-version',
     title: 'An unsupported protocol version',
     eras: ['legacy', 'modern'],
+    http: true,
     rules: ['error-data-required', 'error-status-pairing', 'initialize-version'],
     build: (ctx) =>
       ctx.era === 'modern'
@@ -104,6 +106,7 @@ export const WIRE_PROBES: readonly ProbeDefinition[] = [
     id: 'bad-version-header',
     title: 'MCP-Protocol-Version naming an unsupported version',
     eras: ['legacy'],
+    http: true,
     applies: (v) => v.versionHeaderAfterInit,
     rules: [],
     build: (ctx) => rpc(ctx, 'ping', {}, { headers: { 'mcp-protocol-version': UNSUPPORTED_VERSION } }),
@@ -119,6 +122,7 @@ export const WIRE_PROBES: readonly ProbeDefinition[] = [
     id: 'header-mismatch',
     title: 'Mcp-Method disagreeing with the body',
     eras: ['modern'],
+    http: true,
     rules: ['error-status-pairing'],
     build: (ctx) => rpc(ctx, 'server/discover', {}, { headers: { 'mcp-method': 'tools/list' } }),
     expect: () =>
@@ -133,6 +137,7 @@ export const WIRE_PROBES: readonly ProbeDefinition[] = [
     id: 'missing-meta',
     title: 'A request without its required _meta',
     eras: ['modern'],
+    http: true,
     rules: ['error-status-pairing'],
     build: (ctx) => rpc(ctx, 'server/discover', {}, { noMeta: true, headers: { 'mcp-protocol-version': ctx.version } }),
     expect: () =>
@@ -147,6 +152,7 @@ export const WIRE_PROBES: readonly ProbeDefinition[] = [
     id: 'wrong-accept',
     title: 'Accept without application/json and text/event-stream',
     eras: ['legacy', 'modern'],
+    http: true,
     applies: (v) => v.streamableHttp,
     rules: ['response-content-type'],
     build: (ctx) => plainRequest(ctx, { headers: { accept: 'text/html' } }),
@@ -163,6 +169,7 @@ export const WIRE_PROBES: readonly ProbeDefinition[] = [
     id: 'foreign-origin',
     title: 'A foreign Origin',
     eras: ['legacy', 'modern'],
+    http: true,
     applies: (v) => v.streamableHttp,
     rules: [],
     build: (ctx) => plainRequest(ctx, { headers: { origin: FOREIGN_ORIGIN } }),

@@ -73,6 +73,7 @@ export const PROBES: readonly ProbeDefinition[] = [
     id: 'notification',
     title: 'A notification',
     eras: ['legacy', 'modern'],
+    http: true,
     rules: ['notification-answered-with-body'],
     build: (ctx) =>
       ctx.era === 'legacy'

@@ -7,14 +7,30 @@ import { eraOf } from '../mcp/versions.ts';
 import { asRecord } from '../codec/json-value.ts';
 import { chooseEra, type EraOutcome } from './era.ts';
 import { execute, skipped, type ExecDeps } from './exec.ts';
-import { CheckHttp } from './http.ts';
+import type { CheckChannel } from './channel.ts';
+import { CheckHttp, type HttpLimits } from './http.ts';
+import { LegacySseChannel } from './legacy-channel.ts';
+import { StdioChannel, type StdioTarget } from './stdio-channel.ts';
+
+export type { StdioTarget };
+
+/** The channel to the server: stdio for a command; for a URL, the legacy transport when asked (or when auto and its path ends in /sse), else Streamable HTTP. */
+function channelFor(opts: CheckOptions, limits: HttpLimits, deadline: AbortSignal): CheckChannel {
+  const { url } = opts;
+  if (!(url instanceof URL)) return new StdioChannel(url, limits, deadline);
+  const legacy = opts.transport === 'sse' || ((opts.transport ?? 'auto') === 'auto' && /\/sse\/?$/i.test(url.pathname));
+  return legacy ? new LegacySseChannel(url, limits, deadline) : new CheckHttp(url, limits, deadline);
+}
 import { CheckJudge } from './judge.ts';
 import { factsOf, sessionHeaders, type ProbeContext } from './probe.ts';
 import { PROBES } from './probes.ts';
 import { exitCodeOf, summarize, type CheckReport, type ProbeResult } from './report.ts';
 
 export interface CheckOptions {
-  url: URL;
+  /** The server: an HTTP endpoint, or a command to run over stdio. */
+  url: URL | StdioTarget;
+  /** How an HTTP endpoint is spoken to: Streamable HTTP, the legacy HTTP+SSE transport, or auto (legacy when the path ends in /sse). */
+  transport?: 'auto' | 'sse' | 'streamable-http';
   /** `auto` (2026-07-28 first, then the legacy handshake) or one version. */
   protocol: string;
   /** Sent with every probe (credentials: `Authorization: Bearer ...`). */
@@ -39,8 +55,9 @@ export const CHECK_DEFAULTS = {
   maxBytes: 1024 * 1024,
 } as const;
 
-/** The URL as reports show it: no credentials, no query or fragment (a query may hold a token). */
-export function displayUrl(url: URL): string {
+/** The URL as reports show it: no credentials, no query or fragment (a query may hold a token); a stdio server as its command. */
+export function displayUrl(url: URL | StdioTarget): string {
+  if (!(url instanceof URL)) return `stdio: ${url.command}${url.args.length > 0 ? ` (${url.args.length} arguments)` : ''}`;
   const u = new URL(url.href);
   u.username = '';
   u.password = '';
@@ -54,11 +71,8 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), opts.timeoutMs);
   timer.unref();
-  const http = new CheckHttp(
-    opts.url,
-    { connectTimeoutMs: opts.connectTimeoutMs, probeTimeoutMs: opts.probeTimeoutMs, maxBytes: opts.maxBytes },
-    deadline.signal,
-  );
+  const limits = { connectTimeoutMs: opts.connectTimeoutMs, probeTimeoutMs: opts.probeTimeoutMs, maxBytes: opts.maxBytes };
+  const http = channelFor(opts, limits, deadline.signal);
   const judge = new CheckJudge();
   const userHeaders = Object.fromEntries(Object.entries(opts.headers).map(([k, v]) => [k.toLowerCase(), v]));
   const deps: ExecDeps = { http, judge, userHeaders, probeTimeoutMs: opts.probeTimeoutMs };
@@ -118,7 +132,7 @@ async function runProbes(
 ): Promise<ProbeResult[]> {
   const version = era.used!;
   const authorization = deps.userHeaders.authorization;
-  const session = deps.judge.session(eraOf(version) === 'modern' ? undefined : era.sessionId, authorization);
+  const session = deps.judge.session(eraOf(version) === 'modern' ? undefined : era.sessionId, authorization, deps.http.via);
   const toolList: unknown[] = [];
   const out: ProbeResult[] = [];
   for (const def of PROBES) {
@@ -129,6 +143,16 @@ async function runProbes(
       toolList,
     };
     if (!def.eras.includes(ctx.era) || (def.applies && !def.applies(factsOf(ctx)))) continue;
+    if (def.http && deps.http.via) {
+      out.push(
+        skipped(
+          def,
+          version,
+          `an HTTP probe; the server speaks ${deps.http.via.wire === 'stdio' ? 'stdio' : 'the legacy HTTP+SSE transport'}`,
+        ),
+      );
+      continue;
+    }
     if (deadline.aborted) {
       out.push(skipped(def, version, 'the overall deadline (--timeout) passed'));
       continue;
@@ -150,12 +174,12 @@ async function runProbes(
   return out;
 }
 
-async function deleteSession(http: CheckHttp, userHeaders: Record<string, string>, sessionId: string, version: string): Promise<void> {
+async function deleteSession(http: CheckChannel, userHeaders: Record<string, string>, sessionId: string, version: string): Promise<void> {
   const headers = { ...userHeaders, ...sessionHeaders({ sessionId, version, era: 'legacy' }) };
   await http.send({ method: 'DELETE', headers, body: undefined, awaitId: undefined }, false);
 }
 
 /** Ends every session the run opened on the server (DELETE), politely and without judging. */
-async function endSession(http: CheckHttp, userHeaders: Record<string, string>, era: EraOutcome): Promise<void> {
+async function endSession(http: CheckChannel, userHeaders: Record<string, string>, era: EraOutcome): Promise<void> {
   for (const s of era.openSessions) await deleteSession(http, userHeaders, s.sessionId, s.version);
 }

@@ -19,6 +19,9 @@ export interface Via {
   sessionId: string | undefined;
 }
 
+/** The session key (and correlation scope) of a session the transport names. */
+export const viaKey = (via: Via): string => `via:${via.session}`;
+
 /**
  * Version precedence: a legacy session's negotiated version; else what the message itself
  * declares (modern _meta, initialize's proposal); else the MCP-Protocol-Version header; else what
@@ -35,7 +38,7 @@ export function resolveFlow(
   via?: Via,
 ): Flow {
   const sessionId = via ? via.sessionId : header(headers, H.sessionId);
-  const key = via ? `via:${via.session}` : sessionKey(sessionId, header(headers, 'authorization'));
+  const key = via ? viaKey(via) : sessionKey(sessionId, header(headers, 'authorization'));
   const session = sessions.lookup(key, sessionId, now);
   const declared = messages.map(declaredVersion).find((v) => v !== undefined);
   const known = via !== undefined || sessionId !== undefined;
