@@ -4,7 +4,7 @@ import { isObject } from '../codec/json-value.ts';
 import { CAPTURE_VERSION, type CaptureRecord } from '../sinks/capture.ts';
 
 const isStringOrNull = (v: unknown): v is string | null => v === null || typeof v === 'string';
-const TRANSPORTS: ReadonlySet<unknown> = new Set(['json', 'sse', 'get-sse', 'none']);
+const TRANSPORTS: ReadonlySet<unknown> = new Set(['json', 'sse', 'get-sse', 'stdio', 'none']);
 const BODY_PROBLEMS: ReadonlySet<unknown> = new Set(['empty', 'not-utf8', 'html', 'not-json', 'not-jsonrpc']);
 
 /** The record a line holds, or why it holds none. */
@@ -30,6 +30,7 @@ function shapeProblem(v: Record<string, unknown>): string | undefined {
   if (typeof v.time !== 'string') return 'time is not a string';
   if (!isStringOrNull(v.session)) return 'session is not a string or null';
   if (!isStringOrNull(v.protocolVersion)) return 'protocolVersion is not a string or null';
+  if (v.wire !== undefined && v.wire !== 'sse' && v.wire !== 'stdio') return 'wire is not "sse" or "stdio"';
   const req = v.request;
   if (!isObject(req)) return 'request is not an object';
   if (req.from !== 'client' && req.from !== 'server') return 'request.from is not "client" or "server"';
@@ -40,7 +41,7 @@ function shapeProblem(v: Record<string, unknown>): string | undefined {
   if (typeof res.outcome !== 'string') return 'response.outcome is not a string';
   if (res.status !== null && typeof res.status !== 'number') return 'response.status is not a number or null';
   if (!isStringOrNull(res.contentType)) return 'response.contentType is not a string or null';
-  if (!TRANSPORTS.has(res.transport)) return 'response.transport is not json, sse, get-sse or none';
+  if (!TRANSPORTS.has(res.transport)) return 'response.transport is not json, sse, get-sse, stdio or none';
   if (!('message' in res)) return 'response.message is missing';
   if (
     res.bodyProblem !== null &&

@@ -17,7 +17,7 @@ import { DEFAULT_LIMITS } from '../config/defaults.ts';
 import { Correlator, type Completed } from '../exchange/correlate.ts';
 import { judgeExchange } from '../engine/judge.ts';
 import type { JudgedExchange } from '../engine/plans.ts';
-import { resolveFlow } from '../exchange/flow.ts';
+import { resolveFlow, type Via } from '../exchange/flow.ts';
 import { SessionStore } from '../exchange/sessions.ts';
 import { RequestTable, type Sender } from '../exchange/table.ts';
 import { H } from '../mcp/headers.ts';
@@ -136,9 +136,13 @@ export class Replayer {
     // session is then the id the server issued with the response) and the server's own requests
     // (they came on a stream of the session: the record's session says which).
     const headers: IncomingHttpHeaders = { ...record.request.headers };
-    const issued = from === 'client' && record.session !== null && headers[H.sessionId] === undefined ? record.session : undefined;
-    if (from === 'server' && record.session !== null) headers[H.sessionId] = record.session;
-    const flow = resolveFlow(headers, [request], this.sessions, ++this.seq, now);
+    // A legacy SSE session or a stdio child names its session itself (one stdio session per capture).
+    const via: Via | undefined = record.wire
+      ? { wire: record.wire, session: record.session ?? record.wire, sessionId: record.session ?? undefined }
+      : undefined;
+    const issued = !via && from === 'client' && record.session !== null && headers[H.sessionId] === undefined ? record.session : undefined;
+    if (!via && from === 'server' && record.session !== null) headers[H.sessionId] = record.session;
+    const flow = resolveFlow(headers, [request], this.sessions, ++this.seq, now, false, via);
     // A session the capture joined midway (no initialize to learn from): the version the proxy recorded.
     flow.protocolVersion ??= record.protocolVersion ?? undefined;
 

@@ -16,6 +16,8 @@ export interface CaptureRecord {
   v: typeof CAPTURE_VERSION;
   time: string;
   session: string | null;
+  /** The transport when not Streamable HTTP: a legacy SSE session's (`session` is its id) or stdio's (one session per child). */
+  wire?: 'sse' | 'stdio';
   protocolVersion: string | null;
   request: { from: 'client' | 'server'; headers: Record<string, string>; message: unknown };
   response: {
@@ -47,6 +49,7 @@ export function captureRecord(c: Completed, subject: ExchangeSubject, time: Date
     v: CAPTURE_VERSION,
     time: time.toISOString(),
     session: request.sessionId ?? null,
+    ...(subject.wire === 'sse' || subject.wire === 'stdio' ? { wire: subject.wire } : {}),
     protocolVersion: request.protocolVersion ?? null,
     request: {
       from: request.from,
