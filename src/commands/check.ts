@@ -81,73 +81,71 @@ export function render(report: CheckReport, format: CheckFormat, color: boolean)
 }
 
 export function registerCheckCommand(program: Command, io: CheckIo = processIo): Command {
-  return (
-    program
-      .command('check')
-      .description(
-        "audit a live MCP server from outside: send a fixed set of probes, judge each answer with the proxy's rules, print a report (exit 0 ok, 1 an error-severity finding, 2 unreachable or needs credentials)",
+  return program
+    .command('check')
+    .description(
+      "audit a live MCP server from outside: send a fixed set of probes, judge each answer with the proxy's rules, print a report (exit 0 ok, 1 an error-severity finding, 2 unreachable or needs credentials)",
+    )
+    .argument(
+      '[target...]',
+      'the MCP endpoint, e.g. http://127.0.0.1:3000/mcp (only this URL is contacted; redirects are not followed); with --stdio, the server command and its arguments, after --',
+    )
+    .option('--stdio', 'run the server as a child and speak stdio to it: check --stdio -- COMMAND [ARGS...]')
+    .addOption(
+      new Option(
+        '--transport <mode>',
+        'how to speak to a URL: streamable-http, sse (the legacy HTTP+SSE transport), or auto (sse when the path ends in /sse)',
       )
-      .argument(
-        '[target...]',
-        'the MCP endpoint, e.g. http://127.0.0.1:3000/mcp (only this URL is contacted; redirects are not followed); with --stdio, the server command and its arguments, after --',
+        .choices(TRANSPORT_MODES)
+        .default('auto'),
+    )
+    .addOption(
+      new Option(
+        '--protocol <version>',
+        'protocol version to check: auto tries 2026-07-28 (server/discover), then the legacy initialize handshake',
       )
-      .option('--stdio', 'run the server as a child and speak stdio to it: check --stdio -- COMMAND [ARGS...]')
-      .addOption(
-        new Option(
-          '--transport <mode>',
-          'how to speak to a URL: streamable-http, sse (the legacy HTTP+SSE transport), or auto (sse when the path ends in /sse)',
-        )
-          .choices(TRANSPORT_MODES)
-          .default('auto'),
-      )
-      .addOption(
-        new Option(
-          '--protocol <version>',
-          'protocol version to check: auto tries 2026-07-28 (server/discover), then the legacy initialize handshake',
-        )
-          .choices(['auto', ...VERSIONS.map((v) => v.version)])
-          .default(CHECK_DEFAULTS.protocol),
-      )
-      .addOption(new Option('-f, --format <format>', 'report format').choices(CHECK_FORMATS).default('table'))
-      .option('-H, --header <header>', 'a header sent with every probe, e.g. "Authorization: Bearer TOKEN" (repeatable)', collectHeader, {})
-      .option('--safe-tool <name>', 'a tool the argument probes may call (repeatable); then no other tool is called', collect, [])
-      .option('--no-tool-calls', 'send no tools/call at all')
-      .option('--timeout <duration>', 'longest the whole check may take', parseDuration, CHECK_DEFAULTS.timeoutMs)
-      .option(
-        '--probe-timeout <duration>',
-        'longest one probe may take (then its verdict is timeout)',
-        parseDuration,
-        CHECK_DEFAULTS.probeTimeoutMs,
-      )
-      .option('--max-bytes <size>', 'bytes read of one answer', parseSize, CHECK_DEFAULTS.maxBytes)
-      .option('-o, --output <file>', 'write the report to a file (the summary line still goes to stderr)')
-      .option('--color', 'colours in the table (default: on a terminal, unless NO_COLOR is set)')
-      .option('--no-color', 'no colours')
-      .action(async (target: string[], opts: CheckCommandOptions, command: Command) => {
-        if (opts.stdio ? target.length === 0 : target.length !== 1)
-          command.error(opts.stdio ? 'error: --stdio needs the server command: check --stdio -- COMMAND [ARGS...]' : 'error: give one URL');
-        const url = opts.stdio ? { command: target[0]!, args: target.slice(1) } : parseUrl(target[0]!);
-        const report = await runCheck({
-          url,
-          transport: opts.transport,
-          protocol: opts.protocol,
-          headers: opts.header,
-          safeTools: opts.safeTool,
-          toolCalls: opts.toolCalls,
-          timeoutMs: opts.timeout,
-          probeTimeoutMs: opts.probeTimeout,
-          connectTimeoutMs: Math.min(CHECK_DEFAULTS.connectTimeoutMs, opts.probeTimeout),
-          maxBytes: opts.maxBytes,
-          clientVersion: packageVersion,
-        });
-        const text = render(report, opts.format, opts.color ?? (io.isTTY && opts.output === undefined));
-        if (opts.output !== undefined) {
-          await writeFile(opts.output, text);
-          io.stderr(`${summaryLine(report)}\n`);
-        } else {
-          io.stdout(text);
-        }
-        io.exit(report.exitCode);
-      })
-  );
+        .choices(['auto', ...VERSIONS.map((v) => v.version)])
+        .default(CHECK_DEFAULTS.protocol),
+    )
+    .addOption(new Option('-f, --format <format>', 'report format').choices(CHECK_FORMATS).default('table'))
+    .option('-H, --header <header>', 'a header sent with every probe, e.g. "Authorization: Bearer TOKEN" (repeatable)', collectHeader, {})
+    .option('--safe-tool <name>', 'a tool the argument probes may call (repeatable); then no other tool is called', collect, [])
+    .option('--no-tool-calls', 'send no tools/call at all')
+    .option('--timeout <duration>', 'longest the whole check may take', parseDuration, CHECK_DEFAULTS.timeoutMs)
+    .option(
+      '--probe-timeout <duration>',
+      'longest one probe may take (then its verdict is timeout)',
+      parseDuration,
+      CHECK_DEFAULTS.probeTimeoutMs,
+    )
+    .option('--max-bytes <size>', 'bytes read of one answer', parseSize, CHECK_DEFAULTS.maxBytes)
+    .option('-o, --output <file>', 'write the report to a file (the summary line still goes to stderr)')
+    .option('--color', 'colours in the table (default: on a terminal, unless NO_COLOR is set)')
+    .option('--no-color', 'no colours')
+    .action(async (target: string[], opts: CheckCommandOptions, command: Command) => {
+      if (opts.stdio ? target.length === 0 : target.length !== 1)
+        command.error(opts.stdio ? 'error: --stdio needs the server command: check --stdio -- COMMAND [ARGS...]' : 'error: give one URL');
+      const url = opts.stdio ? { command: target[0]!, args: target.slice(1) } : parseUrl(target[0]!);
+      const report = await runCheck({
+        url,
+        transport: opts.transport,
+        protocol: opts.protocol,
+        headers: opts.header,
+        safeTools: opts.safeTool,
+        toolCalls: opts.toolCalls,
+        timeoutMs: opts.timeout,
+        probeTimeoutMs: opts.probeTimeout,
+        connectTimeoutMs: Math.min(CHECK_DEFAULTS.connectTimeoutMs, opts.probeTimeout),
+        maxBytes: opts.maxBytes,
+        clientVersion: packageVersion,
+      });
+      const text = render(report, opts.format, opts.color ?? (io.isTTY && opts.output === undefined));
+      if (opts.output !== undefined) {
+        await writeFile(opts.output, text);
+        io.stderr(`${summaryLine(report)}\n`);
+      } else {
+        io.stdout(text);
+      }
+      io.exit(report.exitCode);
+    });
 }

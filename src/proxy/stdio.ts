@@ -1,0 +1,97 @@
+// The stdio proxy: a server run as a child, its stdin/stdout relayed to a client's pair of streams
+// through the engine (transport/stdio-relay.ts). The `stdio` command gives it the process's own
+// stdin/stdout; the demo and tests give it streams of their own.
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { constants } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import type { Readable, Writable } from 'node:stream';
+import type { Logger } from 'pino';
+import { DEFAULT_LIMITS, type Limits } from '../config/defaults.ts';
+import { runtimeFactory } from '../config/runtime.ts';
+import type { Policy } from '../config/types.ts';
+import { Engine } from '../engine/engine.ts';
+import { CaptureSink } from '../sinks/capture.ts';
+import { recordJudged, type JudgedSinks } from '../sinks/judged.ts';
+import { Metrics } from '../sinks/metrics.ts';
+import { StdioRelay } from '../transport/stdio-relay.ts';
+
+export interface StdioProxyOptions {
+  command: string;
+  args: readonly string[];
+  /** The policy in force (a PolicyStore's current()). */
+  policy: () => Policy;
+  logger: Logger;
+  limits?: Partial<Limits>;
+  /** The client's side: what it writes, and what it reads (only JSON-RPC is written there). */
+  client: { input: Readable; output: Writable };
+  /** Where the child's stderr goes: ours (default), or nowhere. */
+  stderr?: 'inherit' | 'ignore';
+}
+
+export interface StdioProxy {
+  child: ChildProcessByStdio<Writable, Readable, null>;
+  metrics: Metrics;
+  /**
+   * Resolves once the child is gone and its open requests are answered: with the exit code to exit
+   * with (a shell's: 128 + signal, 127 not found, 126 not runnable) and, when it never started, why.
+   */
+  exited: Promise<{ code: number; startError: Error | undefined }>;
+}
+
+/** The exit code a shell gives a process a signal ended. */
+const signalCode = (signal: NodeJS.Signals): number => 128 + (constants.signals[signal] ?? 0);
+
+export function createStdioProxy(o: StdioProxyOptions): StdioProxy {
+  const limits: Limits = { ...DEFAULT_LIMITS, ...o.limits };
+  const { logger } = o;
+  const engine = new Engine({
+    limits,
+    runtime: runtimeFactory((rule, err) => logger.error({ rule, err }, 'rule failed')),
+    policy: o.policy,
+    now: () => performance.now(),
+  });
+  const captures = new Map<string, CaptureSink>();
+  const metrics = new Metrics({ sessions: () => engine.sessions.size, openRequests: () => engine.openRequests });
+  const sinks: JudgedSinks = {
+    logger,
+    metrics,
+    capture: (path) => {
+      let sink = captures.get(path);
+      if (!sink) captures.set(path, (sink = new CaptureSink(path, logger)));
+      return sink;
+    },
+  };
+  const child = spawn(o.command, [...o.args], { stdio: ['pipe', 'pipe', o.stderr ?? 'inherit'] });
+  const relay = new StdioRelay({
+    engine,
+    sinks,
+    limits,
+    logger,
+    client: o.client,
+    server: { input: child.stdin, output: child.stdout },
+    session: `stdio:${process.pid}:${child.pid ?? 'unstarted'}`,
+  });
+  logger.info({ command: o.command, args: o.args.length, pid: child.pid }, 'stdio server started');
+  const sweeper = setInterval(() => recordJudged(sinks, o.policy(), undefined, engine.tick(performance.now())), 5_000);
+  sweeper.unref();
+
+  const exited = (async () => {
+    let startError: Error | undefined;
+    const code = await new Promise<number>((resolve) => {
+      child.once('error', (err: NodeJS.ErrnoException) => {
+        startError = err;
+        logger.error({ err, command: o.command }, 'stdio server could not be started');
+        // As a shell says it: 127 not found, 126 not executable.
+        resolve(err.code === 'ENOENT' ? 127 : 126);
+      });
+      child.once('close', (exitCode, signal) => resolve(signal ? signalCode(signal) : (exitCode ?? 1)));
+    });
+    const how = child.exitCode !== null ? `code ${child.exitCode}` : child.signalCode ? `signal ${child.signalCode}` : 'not started';
+    await relay.serverExited(how);
+    clearInterval(sweeper);
+    await Promise.all([...captures.values()].map((c) => c.close()));
+    logger.info({ code }, 'stdio server exited');
+    return { code, startError };
+  })();
+  return { child, metrics, exited };
+}
