@@ -9,6 +9,9 @@ import { createProxy } from '../proxy/server.ts';
 import { createLogger } from '../sinks/logger.ts';
 import { startBrokenServer } from './broken-server.ts';
 import { createClient, PROTOCOL_VERSION, type DemoClient, type JsonObject, type Received } from './client.ts';
+import type { Logger } from 'pino';
+import type { Policy } from '../config/types.ts';
+import { runLegacy, runStdio, UNKNOWN_TOOL, type TransportRun } from './transports.ts';
 
 export type LogRecord = Record<string, unknown>;
 
@@ -64,17 +67,8 @@ export async function runDemo(out: NodeJS.WritableStream, options: { color?: boo
     cleanup.push(server.close);
     out.write(renderHeader(server.url, paint));
     for (const run of RUNS) {
-      const loaded = await loadPolicyFile(configFile(run.file), { rewritable: REWRITABLE });
-      if (!loaded.ok) throw new Error(`config/${run.file} does not validate: ${loaded.errors.map(formatPolicyError).join('; ')}`);
-      const { policy } = loaded;
-      const records: LogRecord[] = [];
-      const logger = createLogger({
-        destination: {
-          write(lines: string) {
-            for (const line of lines.split('\n')) if (line) records.push(JSON.parse(line) as LogRecord);
-          },
-        },
-      });
+      const policy = await shippedPolicy(run.file);
+      const { records, logger } = recordingLogger();
       const proxy = await createProxy({ upstream: server.url, logger, policy: () => policy }).listen(0, '127.0.0.1');
       const client = createClient(proxy.url);
       try {
@@ -92,6 +86,12 @@ export async function runDemo(out: NodeJS.WritableStream, options: { color?: boo
         await proxy.close();
       }
     }
+    const transports = await otherTransports(paint);
+    out.write(transports.text);
+    if (transports.missing.length > 0) {
+      out.write(`${paint('red', 'demo failed:')} ${transports.missing.join('; ')}\n`);
+      return 1;
+    }
     out.write(renderClosing(paint));
     return 0;
   } catch (err) {
@@ -100,6 +100,37 @@ export async function runDemo(out: NodeJS.WritableStream, options: { color?: boo
   } finally {
     for (const close of cleanup.reverse()) await close();
   }
+}
+
+async function shippedPolicy(file: string): Promise<Policy> {
+  const loaded = await loadPolicyFile(configFile(file), { rewritable: REWRITABLE });
+  if (!loaded.ok) throw new Error(`config/${file} does not validate: ${loaded.errors.map(formatPolicyError).join('; ')}`);
+  return loaded.policy;
+}
+
+/** A logger whose records are kept in memory: the printout is made of them. */
+function recordingLogger(): { records: LogRecord[]; logger: Logger } {
+  const records: LogRecord[] = [];
+  const logger = createLogger({
+    destination: {
+      write(lines: string) {
+        for (const line of lines.split('\n')) if (line) records.push(JSON.parse(line) as LogRecord);
+      },
+    },
+  });
+  return { records, logger };
+}
+
+/** One exchange over the legacy HTTP+SSE transport and one over stdio, under enforce.yaml; what was not logged or not rewritten. */
+async function otherTransports(paint: Paint): Promise<{ text: string; missing: string[] }> {
+  const policy = await shippedPolicy('enforce.yaml');
+  const { records, logger } = recordingLogger();
+  const runs = [await runLegacy(policy, logger), await runStdio(policy, logger)];
+  const missing = runs
+    .filter((r) => asRecord(r.answer?.error)?.code !== -32602)
+    .map((r) => `over ${r.transport}, the unknown tool did not reach the client as -32602`);
+  const text = `\n${paint('bold', 'Other transports, under config/enforce.yaml')} ${paint('dim', `(a tools/call of "${UNKNOWN_TOOL}", which neither server has)`)}\n\n${renderTransports(records, runs, paint)}`;
+  return { text, missing };
 }
 
 async function driveSession(client: DemoClient): Promise<SessionResult> {
@@ -143,6 +174,7 @@ function renderHeader(server: URL, paint: Paint): string {
     `  server  ${server.href}  a built-in MCP server that breaks some of the protocol's error rules on purpose`,
     `  proxy   mcp-warden in front of it, once under each shipped policy`,
     `  client  one MCP session through the proxy: initialize, tools/list, ${TOOL_CALLS} tool calls, resources/list, DELETE`,
+    '          then one call over the legacy HTTP+SSE transport and one over stdio',
     '',
   ].join('\n');
 }
@@ -243,6 +275,38 @@ export function renderExchanges(records: readonly LogRecord[], session: SessionR
       })
       .join('  ');
   return rows.map((row) => `${`  ${line(row)}`.trimEnd()}\n`).join('');
+}
+
+/** One row per tools/call exchange of each transport, and one per line the stdio server wrote that the client never saw. */
+export function renderTransports(records: readonly LogRecord[], runs: readonly TransportRun[], paint: Paint): string {
+  const rows: string[][] = [['TRANSPORT', 'SERVER SENT', 'FINDINGS', 'CLIENT RECEIVED']];
+  for (const run of runs) {
+    const wire = run.transport === 'stdio' ? 'stdio' : 'get-sse';
+    const exchange = records.find((r) => r.msg === 'exchange' && r.tool === UNKNOWN_TOOL && r.transport === wire);
+    const found = records.filter((r) => r.msg === 'violation' && r.tool === UNKNOWN_TOOL && r.session === (exchange?.session ?? null));
+    rows.push([
+      run.transport,
+      `tools/call ${UNKNOWN_TOOL}: ${String(exchange?.outcome ?? 'not logged')}`,
+      found.map((f) => String(f.rule)).join(', '),
+      run.answer ? describeResponse(run.answer) : 'no answer',
+    ]);
+    if (run.transport !== 'stdio') continue;
+    for (const f of records.filter((r) => r.msg === 'violation' && r.rule === 'stdio-not-a-message'))
+      rows.push([
+        '',
+        `stdout line ${clip(String(f.evidence), 30)}`,
+        String(f.rule),
+        run.junk.length === 0 ? 'nothing (not relayed)' : run.junk.join(' | '),
+      ]);
+  }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  return rows
+    .map((row, n) => {
+      const text = row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');
+      return `  ${n === 0 ? paint('bold', text) : text}`.trimEnd();
+    })
+    .map((line) => `${line}\n`)
+    .join('');
 }
 
 const clip = (s: string, max: number): string => (s.length > max ? `${s.slice(0, max - 1)}…` : s);

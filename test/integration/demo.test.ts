@@ -91,6 +91,14 @@ describe('runDemo', () => {
     assert.match(enforce, /resources\/list\s+200\s+error:-32000\s+[\d.]+ ms\s+2\s+JSON error -32601/);
     assert.match(enforce, /REWRITES: 5/);
     assert.doesNotMatch(enforce, /HTML page \(text\/html/, 'the client never sees the HTML page');
+    // One exchange over the legacy HTTP+SSE transport and one over stdio, put right under enforce.yaml.
+    const others = text.slice(text.indexOf('Other transports'));
+    assert.match(
+      others,
+      /legacy HTTP\+SSE\s+tools\/call forecast: isError\s+unknown-tool-as-iserror\s+error -32602 "Unknown tool: forecast"/,
+    );
+    assert.match(others, /stdio\s+tools\/call forecast: isError\s+unknown-tool-as-iserror\s+error -32602 "Unknown tool: forecast"/);
+    assert.match(others, /stdout line Weather server ready\s+stdio-not-a-message\s+nothing \(not relayed\)/);
     assert.match(text, /mcp-warden rules/);
   });
 
