@@ -1,6 +1,7 @@
 // The rule catalogue as people read it: `mcp-warden rules` and the README's table.
-import type { Rule } from './types.ts';
+import type { Rule, Wire } from './types.ts';
 import { ALL } from './versions.ts';
+import { ALL_WIRES } from './wires.ts';
 
 /** A compact form of a version list: "all", "2025-11-25+", "≤2025-06-18", or the list. */
 export function describeVersions(versions: readonly string[]): string {
@@ -38,12 +39,21 @@ export function sourceMarkdown(source: string): string {
     .join(', ');
 }
 
+const WIRE_NAMES: Readonly<Record<Wire, string>> = { 'streamable-http': 'Streamable HTTP', sse: 'legacy SSE', stdio: 'stdio' };
+
+/** The transports a rule judges, for people: `all`, or their names. */
+export const describeTransports = (r: Rule): string => (r.transports ? r.transports.map((w) => WIRE_NAMES[w]).join(', ') : 'all');
+
 export function rulesMarkdown(rules: readonly Rule[]): string {
   const rows = rules.map(
     (r) =>
-      `| \`${r.id}\` | ${r.severity} | ${describeVersions(r.versions)} | ${r.group} | ${r.party} | ${r.summary} | ${sourceMarkdown(r.source)} |`,
+      `| \`${r.id}\` | ${r.severity} | ${describeVersions(r.versions)} | ${describeTransports(r)} | ${r.group} | ${r.party} | ${r.summary} | ${sourceMarkdown(r.source)} |`,
   );
-  return ['| rule | severity | versions | group | party | what it flags | spec |', '|---|---|---|---|---|---|---|', ...rows].join('\n');
+  return [
+    '| rule | severity | versions | transports | group | party | what it flags | spec |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
 }
 
 export function rulesText(rules: readonly Rule[]): string {
@@ -55,7 +65,16 @@ export function rulesText(rules: readonly Rule[]): string {
 
 export function rulesJson(rules: readonly Rule[]): string {
   return JSON.stringify(
-    rules.map(({ id, group, severity, versions, party, summary, source }) => ({ id, group, severity, versions, party, summary, source })),
+    rules.map(({ id, group, severity, versions, transports, party, summary, source }) => ({
+      id,
+      group,
+      severity,
+      versions,
+      transports: transports ?? ALL_WIRES,
+      party,
+      summary,
+      source,
+    })),
     null,
     2,
   );

@@ -5,3 +5,5 @@ import type { Wire } from './types.ts';
 export const STREAMABLE_HTTP: readonly Wire[] = ['streamable-http'];
 /** Rules about newline-delimited messages on a child's stdout. */
 export const STDIO: readonly Wire[] = ['stdio'];
+/** Every transport: what a rule without `transports` judges. */
+export const ALL_WIRES: readonly Wire[] = ['streamable-http', 'sse', 'stdio'];
