@@ -19,7 +19,7 @@ import { loadPolicyFile, loadPolicyText } from '../../src/config/load.ts';
 import { runtimeFactory } from '../../src/config/runtime.ts';
 import type { Policy } from '../../src/config/types.ts';
 import type { ResponseHttp } from '../../src/rules/subjects.ts';
-import type { Via } from '../../src/exchange/flow.ts';
+import { viaKey, type Via } from '../../src/exchange/flow.ts';
 
 const policyFile = async (name: string): Promise<Policy> => {
   const loaded = await loadPolicyFile(fileURLToPath(new URL(`../../config/${name}.yaml`, import.meta.url)));
@@ -485,7 +485,7 @@ describe('sessions a transport names (stdio children, legacy SSE sessions)', () 
       ),
     );
     init.judged();
-    assert.equal(t.engine.sessions.find('via:a', 0)?.protocolVersion, VERSION, 'the child negotiated a version');
+    assert.equal(t.engine.sessions.find(viaKey(via), 0)?.protocolVersion, VERSION, 'the child negotiated a version');
     const ask = t.engine.serverLine(
       t.engine.openBodiless('get', {}, via),
       lineOf(JSON.stringify({ jsonrpc: '2.0', id: 's-1', method: 'roots/list' })),
@@ -505,7 +505,7 @@ describe('sessions a transport names (stdio children, legacy SSE sessions)', () 
       ],
     );
     assert.equal(t.engine.openRequests, 0);
-    assert.equal(t.engine.sessions.find('via:a', 0), undefined, 'the session is forgotten');
+    assert.equal(t.engine.sessions.find(viaKey(via), 0), undefined, 'the session is forgotten');
   });
 
   test('legacyPostAnswered 202: the requests stay open, and the answer on the session stream completes them', () => {
