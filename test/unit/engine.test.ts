@@ -19,6 +19,7 @@ import { loadPolicyFile, loadPolicyText } from '../../src/config/load.ts';
 import { runtimeFactory } from '../../src/config/runtime.ts';
 import type { Policy } from '../../src/config/types.ts';
 import type { ResponseHttp } from '../../src/rules/subjects.ts';
+import { viaKey, type Via } from '../../src/exchange/flow.ts';
 
 const policyFile = async (name: string): Promise<Policy> => {
   const loaded = await loadPolicyFile(fileURLToPath(new URL(`../../config/${name}.yaml`, import.meta.url)));
@@ -375,5 +376,244 @@ describe('records the engine hands the sinks', () => {
     assert.equal(record?.outcome, 'no-response');
     assert.deepEqual(record?.arguments, loggedArguments({ name: 'weather', arguments: args }, 'redacted'));
     assert.notDeepEqual(record?.arguments, loggedArguments({ name: 'weather', arguments: args }, 'full'));
+  });
+});
+
+describe('sessions a transport names (stdio children, legacy SSE sessions)', () => {
+  const STDIO_FRAME: ResponseHttp = { status: undefined, contentType: undefined, transport: 'stdio' };
+  const child = (session: string): Via => ({ wire: 'stdio', session, sessionId: undefined });
+  const legacySession = (id: string): Via => ({ wire: 'sse', session: `/message?sessionId=${id}`, sessionId: id });
+  /** A client message in the session `via` names (a stdio line, a legacy POST), judged. */
+  const postVia = (engine: Engine, via: Via, message: unknown): ExchangeState => {
+    const body = Buffer.from(JSON.stringify(message));
+    const decoded = decodeJson(body);
+    const x = engine.openPost({}, decoded, via);
+    const plan = engine.clientBody(x, body, body.length, decoded);
+    assert.equal(plan.deliver.kind, 'forward');
+    plan.judged();
+    return x;
+  };
+  /** A line of the child's stdout, as the stdio relay hands it in. */
+  const lineOf = (data: string, lines = 1) => ({ data, size: Buffer.byteLength(data) + 1, raw: Buffer.from(data), lines });
+  const findingsOf = (judged: readonly Judged[]) => judged.flatMap((j) => (j.kind === 'findings' ? j.findings : []));
+  const EXITED = new ProxyError('WARDEN_UPSTREAM_EXITED', 'MCP server process exited (code 1) before responding');
+
+  test('sessionGone (audit): each open client request of the session gets the error with its id; other sessions keep theirs', () => {
+    const t = engineUnder(AUDIT);
+    postVia(t.engine, child('a'), call(1));
+    postVia(t.engine, child('a'), call('two'));
+    postVia(t.engine, child('b'), call(1));
+    postVia(t.engine, legacySession('s1'), call(1));
+    t.post(call(1)).plan.judged();
+    assert.equal(t.engine.openRequests, 5);
+    const x = t.engine.openBodiless('get', {}, child('a'));
+    const gone = t.engine.sessionGone(x, EXITED, STDIO_FRAME, true);
+    assert.deepEqual(gone.answers, [
+      { error: EXITED, id: 1 },
+      { error: EXITED, id: 'two' },
+    ]);
+    const ended = exchangesOf(gone.judged());
+    assert.deepEqual(
+      ended.map((e) => [e.judged.exchange.request.id, e.judged.exchange.outcome, e.http.proxyError, e.http.transport]),
+      [
+        [1, 'no-response', 'WARDEN_UPSTREAM_EXITED', 'stdio'],
+        ['two', 'no-response', 'WARDEN_UPSTREAM_EXITED', 'stdio'],
+      ],
+    );
+    assert.equal(t.engine.openRequests, 3, "the other child's, the legacy session's and the HTTP session's requests stay open");
+    // The same ids in the other sessions still get their answers.
+    const other = t.engine.serverLine(
+      t.engine.openBodiless('get', {}, child('b')),
+      lineOf(JSON.stringify({ jsonrpc: '2.0', id: 1, result: {} })),
+    );
+    assert.equal(exchangesOf(other.judged())[0]?.judged.exchange.outcome, 'result');
+    assert.equal(t.engine.openRequests, 2);
+  });
+
+  test('sessionGone (enforce): the policy answers in place of the proxy error, with each id', () => {
+    const t = engineUnder(ENFORCE);
+    postVia(t.engine, child('a'), call(1));
+    postVia(t.engine, child('a'), call(2));
+    const gone = t.engine.sessionGone(t.engine.openBodiless('get', {}, child('a')), EXITED, STDIO_FRAME, true);
+    assert.deepEqual(
+      gone.answers.map((a) => ('message' in a ? (a.message as { id: unknown; error?: unknown }).id : 'not a message')),
+      [1, 2],
+    );
+    assert.ok(gone.answers.every((a) => 'message' in a && (a.message as { error?: unknown }).error !== undefined));
+    assert.deepEqual(
+      exchangesOf(gone.judged()).map((e) => [e.judged.exchange.outcome, e.judged.decision.kind]),
+      [
+        ['no-response', 'mutate'],
+        ['no-response', 'mutate'],
+      ],
+    );
+  });
+
+  test('sessionGone with canAnswer false: the requests end client-closed, nothing is answered', () => {
+    for (const policy of [AUDIT, ENFORCE]) {
+      const t = engineUnder(policy);
+      postVia(t.engine, legacySession('s1'), call(1));
+      postVia(t.engine, legacySession('s1'), call(2));
+      const gone = t.engine.sessionGone(t.engine.openBodiless('get', {}, legacySession('s1')), EXITED, STDIO_FRAME, false);
+      assert.deepEqual(gone.answers, [], policy.mode);
+      assert.deepEqual(
+        exchangesOf(gone.judged()).map((e) => e.judged.exchange.outcome),
+        ['client-closed', 'client-closed'],
+        policy.mode,
+      );
+      assert.equal(t.engine.openRequests, 0);
+    }
+  });
+
+  test("sessionGone: a request the server sent the client is ended, never answered to the client; the session's state is forgotten", () => {
+    const t = engineUnder(AUDIT);
+    const via = child('a');
+    postVia(t.engine, via, {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+    });
+    const init = t.engine.serverLine(
+      t.engine.openBodiless('get', {}, via),
+      lineOf(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 0,
+          result: { protocolVersion: VERSION, capabilities: {}, serverInfo: { name: 's', version: '1' } },
+        }),
+      ),
+    );
+    init.judged();
+    assert.equal(t.engine.sessions.find(viaKey(via), 0)?.protocolVersion, VERSION, 'the child negotiated a version');
+    const ask = t.engine.serverLine(
+      t.engine.openBodiless('get', {}, via),
+      lineOf(JSON.stringify({ jsonrpc: '2.0', id: 's-1', method: 'roots/list' })),
+    );
+    ask.judged();
+    postVia(t.engine, via, call(5));
+    assert.equal(t.engine.openRequests, 2);
+    const gone = t.engine.sessionGone(t.engine.openBodiless('get', {}, via), EXITED, STDIO_FRAME, true);
+    assert.deepEqual(gone.answers, [{ error: EXITED, id: 5 }]);
+    assert.deepEqual(
+      exchangesOf(gone.judged())
+        .map((e) => [e.judged.exchange.request.from, e.judged.exchange.request.id])
+        .sort(),
+      [
+        ['client', 5],
+        ['server', 's-1'],
+      ],
+    );
+    assert.equal(t.engine.openRequests, 0);
+    assert.equal(t.engine.sessions.find(viaKey(via), 0), undefined, 'the session is forgotten');
+  });
+
+  test('legacyPostAnswered 202: the requests stay open, and the answer on the session stream completes them', () => {
+    const t = engineUnder(AUDIT);
+    const via = legacySession('s1');
+    const x = postVia(t.engine, via, call(7));
+    t.engine.upstreamAnswered(x, 202, {});
+    assert.deepEqual(exchangesOf(t.engine.legacyPostAnswered(x, 202)), []);
+    assert.equal(t.engine.openRequests, 1);
+    const stream = t.engine.openBodiless('get', {}, via);
+    const answered = t.engine.serverEvent(stream, event({ jsonrpc: '2.0', id: 7, result: { content: [] } }), sseHttp, sseFrame, undefined);
+    assert.deepEqual(
+      exchangesOf(answered.judged).map((e) => [e.judged.exchange.request.id, e.judged.exchange.outcome]),
+      [[7, 'result']],
+    );
+    assert.equal(t.engine.openRequests, 0);
+  });
+
+  test("legacyPostAnswered 202: an answer on another session's stream does not complete the request", () => {
+    const t = engineUnder(AUDIT);
+    const x = postVia(t.engine, legacySession('s1'), call(7));
+    t.engine.legacyPostAnswered(x, 202);
+    const elsewhere = t.engine.serverEvent(
+      t.engine.openBodiless('get', {}, legacySession('s2')),
+      event({ jsonrpc: '2.0', id: 7, result: { content: [] } }),
+      sseHttp,
+      sseFrame,
+      undefined,
+    );
+    assert.deepEqual(exchangesOf(elsewhere.judged), []);
+    assert.equal(t.engine.openRequests, 1);
+  });
+
+  test('legacyPostAnswered 400: the requests it carried end no-response, with status 400', () => {
+    for (const policy of [AUDIT, ENFORCE]) {
+      const t = engineUnder(policy);
+      const x = postVia(t.engine, legacySession('s1'), [call(1), call(2)]);
+      t.engine.upstreamAnswered(x, 400, {});
+      const ended = exchangesOf(t.engine.legacyPostAnswered(x, 400));
+      assert.deepEqual(
+        ended.map((e) => [e.judged.exchange.request.id, e.judged.exchange.outcome, e.http.status]),
+        [
+          [1, 'no-response', 400],
+          [2, 'no-response', 400],
+        ],
+        policy.mode,
+      );
+      assert.equal(t.engine.openRequests, 0, policy.mode);
+    }
+  });
+
+  test('deliversFirst: audit writes a line before judging it, enforce judges first', () => {
+    assert.equal(engineUnder(AUDIT).engine.deliversFirst(), true);
+    assert.equal(engineUnder(ENFORCE).engine.deliversFirst(), false);
+  });
+
+  test('serverLine: a line that is not JSON is dropped under enforce (stdio-not-a-message: block), relayed as-is under audit', () => {
+    for (const [policy, deliver, action] of [
+      [ENFORCE, { kind: 'drop' }, 'block'],
+      [AUDIT, { kind: 'as-is' }, 'log'],
+    ] as const) {
+      const t = engineUnder(policy);
+      const plan = t.engine.serverLine(t.engine.openBodiless('get', {}, child('a')), lineOf('Server listening on stdio'));
+      assert.deepEqual(plan.deliver, deliver, policy.mode);
+      const found = findingsOf(plan.judged()).filter((f) => f.rule === 'stdio-not-a-message');
+      assert.deepEqual(
+        found.map((f) => f.action),
+        [action],
+        policy.mode,
+      );
+    }
+  });
+
+  test('serverLine: a message over several lines goes out on one line under enforce, as it came under audit', () => {
+    const message = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'hi' } };
+    const data = JSON.stringify(message, null, 2);
+    const lines = data.split('\n').length;
+    const enforce = engineUnder(ENFORCE);
+    const plan = enforce.engine.serverLine(enforce.engine.openBodiless('get', {}, child('a')), lineOf(data, lines));
+    assert.equal(plan.deliver.kind, 'replace');
+    const text = plan.deliver.kind === 'replace' ? plan.deliver.text : '';
+    assert.ok(!text.includes('\n'), text);
+    assert.deepEqual(JSON.parse(text), message);
+    assert.deepEqual(
+      findingsOf(plan.judged()).map((f) => [f.rule, f.action]),
+      [['stdio-embedded-newline', 'rewrite']],
+    );
+    const audit = engineUnder(AUDIT);
+    assert.deepEqual(audit.engine.serverLine(audit.engine.openBodiless('get', {}, child('a')), lineOf(data, lines)).deliver, {
+      kind: 'as-is',
+    });
+  });
+
+  test('serverLine: a correct one-line message passes with no stdio finding', () => {
+    const t = engineUnder(ENFORCE);
+    const plan = t.engine.serverLine(
+      t.engine.openBodiless('get', {}, child('a')),
+      lineOf(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } })),
+    );
+    assert.deepEqual(plan.deliver, { kind: 'as-is' });
+    assert.deepEqual(findingsOf(plan.judged()), []);
+  });
+
+  test('serverLine under enforce: JSON over several lines that is no JSON-RPC message is dropped, not relayed', {
+    todo: 'bug: stdio-not-a-message skips units of more than one line; stdio-embedded-newline rewrites it, and the client gets `{ "a": 1 }`',
+  }, () => {
+    const t = engineUnder(ENFORCE);
+    const plan = t.engine.serverLine(t.engine.openBodiless('get', {}, child('a')), lineOf('{\n  "a": 1\n}', 3));
+    assert.deepEqual(plan.deliver, { kind: 'drop' });
   });
 });
