@@ -14,6 +14,7 @@ function judgedPost(core: EngineCore, x: ExchangeState, reply: Frame | undefined
   const up = x.upstream!;
   const subject: PostSubject = {
     kind: 'post',
+    wire: x.flow.wire,
     version: x.flow.protocolVersion,
     requestHeaders: x.flow.requestHeaders,
     request: x.inbound!.decoded,

@@ -3,7 +3,7 @@
 import { versionInfo } from '../mcp/versions.ts';
 import { asRecord } from '../codec/json-value.ts';
 import { excerpt } from '../redact/excerpt.ts';
-import { answerOf, is2xx, isLegacy } from './read.ts';
+import { answerOf, inBand, isLegacy } from './read.ts';
 import type { ExchangeRule, Report } from './types.ts';
 import { ALL, LEGACY } from './versions.ts';
 
@@ -64,7 +64,7 @@ export const LIFECYCLE_RULES: readonly ExchangeRule[] = [
         ];
       }
       // An error on a 4xx/5xx is a transport rejection (session expired, auth); on 2xx the server refused to pong.
-      if (s.response.kind === 'error' && is2xx(s.status)) {
+      if (s.response.kind === 'error' && inBand(s)) {
         return [
           {
             message: `ping was answered with error ${excerpt(s.response.code, 20)} instead of an empty result`,

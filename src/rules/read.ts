@@ -17,6 +17,9 @@ export type ErrorMessage = Extract<Message, { kind: 'error' }>;
 
 export const is2xx = (status: number | undefined): boolean => status !== undefined && status >= 200 && status < 300;
 
+/** Whether an answer came as the JSON-RPC layer's own (a 2xx, or a stdio line, which has no status): not a transport rejection. */
+export const inBand = (s: { status: number | undefined; wire?: string }): boolean => s.wire === 'stdio' || is2xx(s.status);
+
 // ---- bodies ----
 
 /** The messages of a decoded body; none when it did not decode. */

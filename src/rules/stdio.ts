@@ -23,7 +23,7 @@ export const STDIO_RULES: readonly LineRule[] = [
     id: 'stdio-not-a-message',
     summary: 'The server wrote a line to stdout that is not a JSON-RPC message (a log line, a banner, a blank line)',
     check(s): Report[] {
-      if (s.lines !== 1 || !s.problem) return [];
+      if (!s.problem) return [];
       return [
         {
           message: `the server wrote a line to stdout that is not an MCP message (${s.problem.problem === 'empty' ? 'a blank line' : s.problem.problem})`,
@@ -38,7 +38,8 @@ export const STDIO_RULES: readonly LineRule[] = [
     id: 'stdio-embedded-newline',
     summary: 'A message on stdout spans several lines (pretty-printed JSON): a newline-delimited reader cannot parse it',
     check(s): Report[] {
-      if (s.lines < 2) return [];
+      // Several lines that are no message at all are stdio-not-a-message's.
+      if (s.lines < 2 || s.problem) return [];
       return [
         {
           message: `the server wrote one message over ${s.lines} lines; stdio messages must not contain embedded newlines`,

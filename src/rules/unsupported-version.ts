@@ -15,7 +15,7 @@ import { methodsOf } from '../mcp/methods.ts';
 import { LATEST_OF } from '../mcp/versions.ts';
 import { excerpt } from '../redact/excerpt.ts';
 import { atCode, codeRule, MODERN_REJECTIONS } from './error-answers.ts';
-import { describeError, is2xx, isModern, knownVersion, missingMeta } from './read.ts';
+import { describeError, inBand, isModern, knownVersion, missingMeta } from './read.ts';
 import type { ExchangeRule } from './types.ts';
 import { MODERN } from './versions.ts';
 
@@ -33,7 +33,7 @@ export const unsupportedVersionCode: ExchangeRule = codeRule(
   (s, e, code) => {
     const requested = s.request.protocolVersion;
     if (requested === undefined || knownVersion(requested) !== undefined || !isModern(s.version)) return [];
-    if (!(is2xx(s.status) || s.status === 400)) return [];
+    if (!(inBand(s) || s.status === 400)) return [];
     if (code === -32022 || MODERN_REJECTIONS.has(code)) return [];
     if (code === -32602 && missingMeta(s.request.params).length > 0) return [];
     if (code === -32601 && !methodsOf(s.version)?.has(s.request.method)) return [];

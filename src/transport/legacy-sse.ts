@@ -21,23 +21,27 @@ export interface LegacySession {
 /** The query parameters servers name a legacy session by (the TypeScript SDK's, the Python SDK's). */
 const SESSION_PARAMS = ['sessionId', 'session_id'];
 
-/** A request target's canonical path with its query as it came: one key per session. */
+/**
+ * A request target's path and query as they came: one key per session. Not canonicalised (a
+ * session id may sit in the path, in any case): a client POSTs the endpoint exactly as it was
+ * given, and another spelling finds no session (404), never another session.
+ */
 const keyOf = (target: string): string => {
   const q = target.indexOf('?');
-  return canonicalPath(targetPath(target)) + (q >= 0 ? target.slice(q) : '');
+  return targetPath(target) + (q >= 0 ? target.slice(q) : '');
 };
 
 export class LegacySessions {
   /** Open legacy sessions by the key of their message endpoint. */
   private readonly sessions: BoundedMap<string, LegacySession>;
-  /** Canonical paths of the message endpoints the upstream named: a POST there is legacy traffic. */
+  /** Canonical paths of the message endpoints the upstream named (the newest `maxSessions`: a server may put the session in the path): a POST there is legacy traffic. */
   private readonly paths = new Set<string>();
 
   constructor(
     readonly mode: TransportMode,
     /** The upstream's endpoint path: under --transport sse, POSTs to it are legacy too. */
     private readonly endpointPath: string,
-    maxSessions: number,
+    private readonly maxSessions: number,
   ) {
     this.sessions = new BoundedMap(maxSessions, Number.POSITIVE_INFINITY, () => {});
   }
@@ -61,7 +65,10 @@ export class LegacySessions {
     const key = keyOf(upstreamTarget);
     const named = SESSION_PARAMS.map((p) => target.searchParams.get(p)).find((v) => v !== null);
     const session: LegacySession = { via: { wire: 'sse', session: key, sessionId: named ?? upstreamTarget }, upstreamTarget };
-    this.paths.add(canonicalPath(target.pathname));
+    const path = canonicalPath(target.pathname);
+    this.paths.delete(path);
+    this.paths.add(path);
+    if (this.paths.size > this.maxSessions) this.paths.delete(this.paths.values().next().value!);
     this.sessions.set(key, session, now);
     return { session, data: `${publicOrigin}${upstreamTarget}` };
   }
@@ -86,8 +93,8 @@ export class LegacySessions {
     return this.mode === 'auto' && canonicalPath(targetPath(target)) === canonicalPath(this.endpointPath) ? undefined : 'unknown';
   }
 
-  /** The session's stream ended: its POSTs are answered 404 from now on. */
+  /** The session's stream ended: its POSTs are answered 404 from now on (unless another stream has named the same endpoint since). */
   end(session: LegacySession): void {
-    this.sessions.delete(session.via.session);
+    if (this.sessions.peek(session.via.session) === session) this.sessions.delete(session.via.session);
   }
 }

@@ -1,7 +1,9 @@
 // A message a child wrote over several lines (pretty-printed JSON) is put back together here, so it
 // is judged as the one message it is (and, under enforce, sent on one line); every other line is a
-// unit of its own. Only a line that opens a JSON value without closing it starts a join, and the
-// join gives up past its bounds: an ordinary line costs two character tests.
+// unit of its own. Only a line that opens a JSON value without closing it starts a join; the join is
+// parsed only at a line that closes a value at column 0 (where pretty-printers end a message), and
+// gives up at a line that opens another there, or past its bounds. An ordinary line costs two
+// character tests.
 
 /** What the engine judges: one line, or the lines of one message joined by `\n`. */
 export interface LineUnit {
@@ -48,30 +50,38 @@ export class MessageJoiner {
   /** A line as the child wrote it (without `\n`); `written`: it went to the client already. */
   line(raw: Buffer, written: boolean): void {
     const part = { raw, text: textOf(raw), written };
+    const { text } = part;
+    // Pretty-printers put a message's first and last lines at column 0 and indent the rest.
+    const topLevel = text.length > 0 && text[0] !== ' ' && text[0] !== '\t';
     if (this.parts.length > 0) {
-      const joined = `${this.parts.map((p) => p.text).join('\n')}\n${part.text}`;
-      if (parses(joined)) {
-        const all = [...this.parts, part];
-        this.parts = [];
-        this.bytes = 0;
-        this.emit({
-          data: joined,
-          raw: Buffer.concat(all.flatMap((p, i) => (i === 0 ? [p.raw] : [NEWLINE, p.raw]))),
-          lines: all.length,
-          written: all.every((p) => p.written),
-        });
-        return;
-      }
-      // A whole message on its own line (or the join grew too long) ends the attempt: what was held is lines of their own.
-      if (looksWhole(part.text) || this.bytes + raw.length > this.maxBytes || this.parts.length + 1 >= this.maxLines) this.flush();
+      // Only a line at column 0 that closes a value may end the message: the join is parsed then, once per message.
+      if (topLevel && closes(text.trimEnd().at(-1)) && this.tryJoin(part)) return;
+      // A line at column 0 that opens a value starts another message (or the join grew too long): what was held is lines of their own.
+      const another = topLevel && opens(text[0]);
+      if (another || this.bytes + raw.length > this.maxBytes || this.parts.length + 1 >= this.maxLines) this.flush();
       else {
         this.hold(part);
         return;
       }
     }
-    const first = part.text.trimStart()[0];
-    if (opens(first) && !looksWhole(part.text)) this.hold(part);
+    if (this.maxLines > 1 && opens(text.trimStart()[0]) && !looksWhole(text)) this.hold(part);
     else this.single(part);
+  }
+
+  /** Emits the held lines and `last` as one message, if together they parse. */
+  private tryJoin(last: Part): boolean {
+    const all = [...this.parts, last];
+    const joined = all.map((p) => p.text).join('\n');
+    if (!parses(joined)) return false;
+    this.parts = [];
+    this.bytes = 0;
+    this.emit({
+      data: joined,
+      raw: Buffer.concat(all.flatMap((p, i) => (i === 0 ? [p.raw] : [NEWLINE, p.raw]))),
+      lines: all.length,
+      written: all.every((p) => p.written),
+    });
+    return true;
   }
 
   /** What is held goes out as the lines it is (the stream ended, or the join gave up). */

@@ -107,8 +107,8 @@ describe('LegacySessions.lookup', () => {
     assert.equal(s.lookup('/messages?sessionId=abc', 1), undefined);
   });
 
-  test('spellings of the path that canonicalise to it (case, trailing slash, //, ;params, percent-escapes) find the session', () => {
-    const { s, session } = learned();
+  test('another spelling of the path (case, trailing slash, //, ;params, percent-escapes) is legacy traffic of no session: unknown', () => {
+    const { s } = learned();
     for (const target of [
       '/MESSAGE?sessionId=abc',
       '/message/?sessionId=abc',
@@ -116,8 +116,10 @@ describe('LegacySessions.lookup', () => {
       '/message;v=1?sessionId=abc',
       '/%6Dessage?sessionId=abc',
       '/x/../message?sessionId=abc',
-    ])
-      assert.equal(s.lookup(target, 1), session, target);
+    ]) {
+      assert.equal(s.isMessagePath(target), true, target);
+      assert.equal(s.lookup(target, 1), 'unknown', target);
+    }
   });
 
   test('the query is compared as it came: another spelling of it is another session', () => {
@@ -163,9 +165,7 @@ describe('LegacySessions.lookup', () => {
     assert.equal(s.lookup('/message?sessionId=def', 1), other.session);
   });
 
-  test('end() of a session another stream has learned again since: the newer session stays', {
-    todo: 'bug: end() deletes by key, so the first stream ending forgets the session a second stream re-learned under the same endpoint',
-  }, () => {
+  test('end() of a session another stream has learned again since: the newer session stays', () => {
     const s = sessions();
     const first = s.learn('/message', UPSTREAM, PUBLIC, 0);
     const second = s.learn('/message', UPSTREAM, PUBLIC, 1);
@@ -174,9 +174,7 @@ describe('LegacySessions.lookup', () => {
     assert.equal(s.lookup('/message', 2), second.session);
   });
 
-  test('two sessions whose ids in the path differ only in case stay two sessions', {
-    todo: "bug: keyOf lower-cases the path, session ids included: the second replaces the first, whose POSTs then go to the second's upstreamTarget",
-  }, () => {
+  test('two sessions whose ids in the path differ only in case stay two sessions', () => {
     const s = sessions();
     const a = s.learn('/messages/AbC', UPSTREAM, PUBLIC, 0)!;
     const b = s.learn('/messages/aBc', UPSTREAM, PUBLIC, 1)!;
