@@ -42,7 +42,7 @@ function judgeBody(
       from: 'client',
       body,
       size,
-      http: { status: undefined, contentType: undefined, transport: 'none' },
+      http: { status: undefined, contentType: undefined, transport: x.flow.wire === 'stdio' ? 'stdio' : 'none' },
       issuedSessionId: undefined,
       decoded,
     },

@@ -59,14 +59,17 @@ const requestEnvelope: PostRule = {
   versions: ALL,
   party: 'client',
   subject: 'post',
-  summary: 'A client POST body is not JSON, or holds a message that is not valid JSON-RPC 2.0 (or a notification with an id)',
+  summary:
+    'A client POST body (a stdio line) is not JSON, or holds a message that is not valid JSON-RPC 2.0 (or a notification with an id)',
   source:
     'https://www.jsonrpc.org/specification#request_object, https://modelcontextprotocol.io/specification/2026-07-28/basic/index#messages, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/index#messages',
   check(s): Report[] {
     const fix =
       'POST one JSON-RPC 2.0 message as UTF-8 JSON: {"jsonrpc":"2.0","id":<string or integer>,"method":...} for a request, no "id" for a notification';
-    if (!s.request.ok)
-      return [{ message: `the client's POST body is ${problemOf(s)}`, pointer: '/request', evidence: excerpt(s.request.detail), fix }];
+    if (!s.request.ok) {
+      const what = s.wire === 'stdio' ? 'line on stdin' : 'POST body';
+      return [{ message: `the client's ${what} is ${problemOf(s)}`, pointer: '/request', evidence: excerpt(s.request.detail), fix }];
+    }
     if (s.request.payload.batch && s.request.payload.messages.length === 0) {
       return [{ message: 'the client POSTed an empty JSON array', pointer: '/request', evidence: '[]', fix }];
     }
