@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { jsonRpcResult, startRawServer, type RawServer } from '../fixtures/raw-server.ts';
 import { cliArgs } from '../helpers/bundle.ts';
+import { sseReader } from '../helpers/sse-reader.ts';
+import { startLegacyServer } from '../fixtures/legacy-sse-server.ts';
 
 /** `node ...CLI <command>` runs src/cli.ts (a bundle of it: test/helpers/bundle.ts). */
 const CLI = await cliArgs();
@@ -33,8 +35,12 @@ const freePort = (): Promise<number> =>
   });
 
 /** Starts the CLI; resolves with the child and a function that waits for a log line matching `pred`. */
-function start(args: string[]) {
-  const proc = spawn(process.execPath, [...CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+function start(args: readonly string[], env: NodeJS.ProcessEnv = {}) {
+  const proc = spawn(process.execPath, [...CLI, ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   const lines: Array<Record<string, unknown>> = [];
   let stderr = '';
   let pending = '';
@@ -175,4 +181,42 @@ test('the guard comes from the command line, the environment or the policy (the 
   }
   // hostHeader: upstream from the policy: the upstream saw its own host.
   assert.ok(upstream.requests.some((r) => r.headers.host === upstream.url.host));
+});
+
+test('--transport (and upstream.transport, MCP_WARDEN_TRANSPORT): streamable-http relays a legacy endpoint event as it came, auto rewrites it', async () => {
+  const own = await mkdtemp(join(tmpdir(), 'warden-cli-'));
+  const server = await startLegacyServer();
+  const policy = join(own, 'policy.yaml');
+  await writeFile(policy, 'mode: audit\nupstream: { transport: streamable-http }\n');
+  try {
+    for (const [args, env, rewritten] of [
+      [[], {}, true],
+      [['--transport', 'streamable-http'], {}, false],
+      [['--policy', policy], {}, false],
+      [['--policy', policy, '--transport', 'auto'], {}, true],
+      [[], { MCP_WARDEN_TRANSPORT: 'streamable-http' }, false],
+    ] as const) {
+      const port = await freePort();
+      const run = start(['proxy', '--upstream', server.sse.href, '--listen', `127.0.0.1:${port}`, '--no-pretty', ...args], env);
+      try {
+        await run.waitFor((r) => r.msg === 'listening', 'listening');
+        const res = await fetch(`http://127.0.0.1:${port}/sse`, { headers: { accept: 'text/event-stream' } });
+        const events = sseReader(res.body);
+        const first = await events.next();
+        await events.cancel();
+        assert.equal(first.event, 'endpoint');
+        assert.equal(
+          first.data.startsWith(`http://127.0.0.1:${port}/message?sessionId=`),
+          rewritten,
+          `${JSON.stringify(args)}: ${first.data}`,
+        );
+      } finally {
+        run.proc.kill('SIGKILL');
+        await run.exited;
+      }
+    }
+  } finally {
+    await server.close();
+    await rm(own, { recursive: true, force: true });
+  }
 });
