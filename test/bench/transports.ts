@@ -13,8 +13,9 @@
 // (closed-loop.ts); rounds interleaved so each starts with another setup, the median of each
 // number kept. CPU is each process's user + system time from /proc over the measured window.
 // Part of `npm run bench` (run.ts); alone, printing its tables (it writes no file):
-//   npm run bench:transports          BENCH_QUICK=1 for short rounds; BENCH_CPU_PROF=<dir> profiles
-//                                     mcp-warden (stdio and proxy children) with --cpu-prof there
+//   npm run bench:transports [-- stdio|legacy-sse]   one transport only when named
+//   BENCH_QUICK=1 for short rounds; BENCH_CPU_PROF=<dir> profiles mcp-warden (stdio and proxy
+//   children) with --cpu-prof there
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,6 +79,8 @@ export interface TransportOptions extends TransportSettings {
   /** The legacy upstream's SSE URL and the PID of the process it runs in (upstream.ts). */
   legacyUpstream: URL;
   upstreamPid: number;
+  /** Only this transport (default: both). */
+  only?: TransportName;
 }
 
 /** ~70 s for the whole (about 10 s measured per setup and in-flight count), ~15 s quick. */
@@ -283,15 +286,24 @@ async function runPeers(transport: TransportName, peers: Peer[], o: TransportSet
 /** The stdio cells, then the legacy SSE cells; every process started here is stopped before it returns. */
 export async function measureTransports(o: TransportOptions, log: (line: string) => void): Promise<TransportCell[]> {
   const cells: TransportCell[] = [];
+  if (o.only !== 'legacy-sse') cells.push(...(await measureStdio(o, log)));
+  if (o.only !== 'stdio') cells.push(...(await measureLegacy(o, log)));
+  return cells;
+}
+
+async function measureStdio(o: TransportOptions, log: (line: string) => void): Promise<TransportCell[]> {
   const logDir = mkdtempSync(join(tmpdir(), 'warden-bench-stdio-'));
-  const stdio: Peer[] = [];
+  const peers: Peer[] = [];
   try {
-    for (const setup of ['direct', 'audit', 'enforce'] as const) stdio.push(await startStdioPeer(setup, logDir));
-    cells.push(...(await runPeers('stdio', stdio, o, log)));
+    for (const setup of ['direct', 'audit', 'enforce'] as const) peers.push(await startStdioPeer(setup, logDir));
+    return await runPeers('stdio', peers, o, log);
   } finally {
-    await Promise.all(stdio.map((p) => p.close()));
+    await Promise.all(peers.map((p) => p.close()));
     rmSync(logDir, { recursive: true, force: true });
   }
+}
+
+async function measureLegacy(o: TransportOptions, log: (line: string) => void): Promise<TransportCell[]> {
   const legacy: Peer[] = [];
   try {
     for (const setup of SETUPS) {
@@ -305,17 +317,18 @@ export async function measureTransports(o: TransportOptions, log: (line: string)
         log(`legacy-sse nginx: skipped (${err instanceof Error ? err.message : String(err)})`);
       }
     }
-    cells.push(...(await runPeers('legacy-sse', legacy, o, log)));
+    return await runPeers('legacy-sse', legacy, o, log);
   } finally {
     await Promise.all(legacy.map((p) => p.close()));
   }
-  return cells;
 }
 
 /** `npm run bench:transports`: the transport cells alone, their tables printed. */
 async function main(): Promise<void> {
   hookExit();
   const quick = process.env.BENCH_QUICK === '1';
+  const only = process.argv[2];
+  if (only !== undefined && only !== 'stdio' && only !== 'legacy-sse') throw new Error('usage: transports.ts [stdio|legacy-sse]');
   const started = Date.now();
   const log = (l: string): void => void process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${l}\n`);
   const settings = transportSettings(quick);
@@ -328,7 +341,7 @@ async function main(): Promise<void> {
   try {
     setChildScripts(await buildChildren());
     const { child, ready } = await startChild<{ urls: { legacySse: string } }>('upstream', []);
-    cells = await measureTransports({ ...settings, legacyUpstream: new URL(ready.urls.legacySse), upstreamPid: child.pid }, log);
+    cells = await measureTransports({ ...settings, legacyUpstream: new URL(ready.urls.legacySse), upstreamPid: child.pid, only }, log);
   } finally {
     await stopAll();
   }
