@@ -138,14 +138,16 @@ export function transportTables(cells: TransportCell[], s: TransportSettings | u
   for (const transport of ['stdio', 'legacy-sse'] as const) {
     const rows = cells.filter((c) => c.transport === transport);
     if (rows.length === 0) continue;
+    // stdio has no pass-through proxy to compare with: no such column.
+    const plain = rows.some((c) => c.vsHttpProxy3 !== undefined);
     out.push(TRANSPORT_TITLES[transport], '');
     out.push(
-      '| in flight | setup | msg/s | p50 ms | p99 ms | added p50 ms | added p99 ms | vs direct | vs http-proxy-3 | proxy CPU µs/msg | server CPU µs/msg | other load (cores) | errors |',
-      '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      `| in flight | setup | msg/s | p50 ms | p99 ms | added p50 ms | added p99 ms | vs direct |${plain ? ' vs http-proxy-3 |' : ''} proxy CPU µs/msg | server CPU µs/msg | other load (cores) | errors |`,
+      `|---:|---|---:|---:|---:|---:|---:|---:|${plain ? '---:|' : ''}---:|---:|---:|---:|`,
     );
     for (const c of rows)
       out.push(
-        `| ${c.inFlight}${c.rounds > 1 ? ` (median of ${c.rounds})` : ''} | ${c.setup} | ${f(c.perS, 0)} | ${f(c.p50)} | ${f(c.p99)} | ${signed(c.addedP50)} | ${signed(c.addedP99)} | ${ratio(c.vsDirect)} | ${ratio(c.vsHttpProxy3)} | ${f(c.proxyCpuUsPerMsg, 0)} | ${f(c.serverCpuUsPerMsg, 0)} | ${f(c.otherCores, 2)} | ${c.errors} |`,
+        `| ${c.inFlight}${c.rounds > 1 ? ` (median of ${c.rounds})` : ''} | ${c.setup} | ${f(c.perS, 0)} | ${f(c.p50)} | ${f(c.p99)} | ${signed(c.addedP50)} | ${signed(c.addedP99)} | ${ratio(c.vsDirect)} |${plain ? ` ${ratio(c.vsHttpProxy3)} |` : ''} ${f(c.proxyCpuUsPerMsg, 0)} | ${f(c.serverCpuUsPerMsg, 0)} | ${f(c.otherCores, 2)} | ${c.errors} |`,
       );
     out.push('');
   }
