@@ -15,7 +15,8 @@
 // Part of `npm run bench` (run.ts); alone, printing its tables (it writes no file):
 //   npm run bench:transports [-- stdio|legacy-sse]   one transport only when named
 //   BENCH_QUICK=1 for short rounds; BENCH_CPU_PROF=<dir> profiles mcp-warden (stdio and proxy
-//   children) with --cpu-prof there
+//   children) with --cpu-prof there; BENCH_LOG_LEVEL=warn leaves out mcp-warden's per-exchange
+//   records (an experiment that prices logging, as in proxy-child.ts)
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -140,15 +141,14 @@ async function startStdioPeer(setup: 'direct' | 'audit' | 'enforce', logDir: str
   const server = await fixtureServer();
   const logFile = join(logDir, `${setup}.jsonl`);
   const policy = setup === 'enforce' ? ['--policy', join(ROOT, 'config/enforce.yaml')] : [];
-  const args =
-    setup === 'direct'
-      ? server.slice(1)
-      : [...profileFlags(), ...(await cliArgs()), 'stdio', '--log-file', logFile, ...policy, '--', ...server];
-  const client = new StdioClient(startPipedProcess(process.execPath, args));
+  const level = process.env.BENCH_LOG_LEVEL;
+  const flags = [...policy, ...(level ? ['--log-level', level] : [])];
+  const warden = [...profileFlags(), ...(await cliArgs()), 'stdio', '--log-file', logFile, ...flags, '--', ...server];
+  const client = new StdioClient(startPipedProcess(process.execPath, setup === 'direct' ? server.slice(1) : warden));
   const child = client.child;
   try {
     await openSession(client, '2025-06-18', `stdio ${setup}`);
-    if (setup !== 'direct') await loggedEcho(logFile, `stdio ${setup}`);
+    if (setup !== 'direct' && ['trace', 'debug', 'info', undefined].includes(level)) await loggedEcho(logFile, `stdio ${setup}`);
   } catch (err) {
     await client.close();
     throw err;
