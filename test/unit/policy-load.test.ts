@@ -357,7 +357,8 @@ describe('loadPolicyFile and formatPolicyError', () => {
       line: 2,
       column: 3,
       key: 'upstream.timout',
-      message: 'unknown key "timout" in upstream; allowed: url, timeout, idleTimeout, connectTimeout, hostHeader, transport; did you mean "timeout"?',
+      message:
+        'unknown key "timout" in upstream; allowed: url, timeout, idleTimeout, connectTimeout, hostHeader, transport; did you mean "timeout"?',
     });
     assert.equal(formatPolicyError({ file: 'a.yaml', line: 1, column: 1, key: '', message: 'm' }), 'a.yaml:1:1: m');
     assert.equal(formatPolicyError({ file: 'a.yaml', line: 0, column: 0, key: '', message: 'm' }), 'a.yaml: m');
