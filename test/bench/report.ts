@@ -230,7 +230,7 @@ export function renderMarkdown(r: RunResults, analysisPath: string): string {
     '```',
     'npm run bench                     # the whole run; writes test/bench/RESULTS.md and results.json',
     'BENCH_QUICK=1 npm run bench       # short cells, to try a change (does not write RESULTS.md)',
-    'npm run bench:transports          # only the stdio and legacy SSE cells (~75 s), tables printed, no file written',
+    'npm run bench:transports          # only the stdio and legacy SSE cells (~70 s), tables printed, no file written',
     'BENCH_CPU_PROF=/tmp/prof npm run bench   # proxy children write .cpuprofile files there',
     'node --import tsx test/bench/profile-summary.ts /tmp/prof/<file>.cpuprofile',
     'node --import tsx test/bench/profile.ts audit small 10 5   # profile one proxy on one cell, print where the time went',
