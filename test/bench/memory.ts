@@ -84,7 +84,10 @@ export async function measureBigTransfers(
       const dir = mkdtempSync(join(tmpdir(), 'warden-bench-log-'));
       const logFile = join(dir, 'proxy.log');
       const target = await startTarget(setup, upstream, { logFile, nodeFlags });
-      if (!target) continue;
+      if (!target) {
+        rmSync(dir, { recursive: true, force: true });
+        continue;
+      }
       let row: BigTransfer;
       try {
         const { received, seconds } = await transfer(target, kind, bytes);

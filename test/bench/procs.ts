@@ -45,6 +45,17 @@ export async function startChild<T>(name: string, args: string[], nodeFlags: str
   }
 }
 
+/**
+ * Starts a process whose stdin and stdout are the benchmark's to drive (a stdio MCP server, or
+ * mcp-warden stdio in front of one), its stderr passed through, tracked like the others.
+ */
+export function startPipedProcess(command: string, args: string[]): Child {
+  const proc = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'], cwd: ROOT });
+  live.add(proc);
+  proc.once('exit', () => live.delete(proc));
+  return wrap(proc);
+}
+
 /** Starts a process without IPC (nginx), tracked like the others. */
 export function startPlainProcess(command: string, args: string[]): Child {
   const proc = spawn(command, args, { stdio: ['ignore', 'ignore', 'inherit'] });

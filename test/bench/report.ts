@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { Cell } from './matrix.ts';
 import type { BigTransfer, IdleSessions } from './memory.ts';
 import type { SseLatency } from './sse-latency.ts';
+import type { TransportCell, TransportSettings } from './transports.ts';
 
 export interface Machine {
   cpus: number;
@@ -22,8 +23,10 @@ export interface RunResults {
   command: string;
   seconds: number;
   machine: Machine;
-  settings: { durationS: number; warmupS: number; connections: number[]; targetWarmupS?: number };
+  settings: { durationS: number; warmupS: number; connections: number[]; targetWarmupS?: number; transports?: TransportSettings };
   cells: Cell[];
+  /** stdio and legacy HTTP+SSE, per message (transports.ts); absent from runs before it. */
+  transports?: TransportCell[];
   sseLatency: SseLatency[];
   transfers: BigTransfer[];
   idle: IdleSessions | undefined;
@@ -120,6 +123,37 @@ function cellTables(cells: Cell[]): string[] {
   return out;
 }
 
+const TRANSPORT_TITLES: Record<TransportCell['transport'], string> = {
+  stdio: '### stdio: `mcp-warden stdio -- <fixture>` against the fixture child directly (test/fixtures/stdio-server.ts)',
+  'legacy-sse': '### Legacy HTTP+SSE (2024-11-05): GET stream, POST 202, answer on the stream (minimal legacy upstream, upstream.ts)',
+};
+
+/** The stdio and legacy SSE section: how it was measured, then a table per transport. */
+export function transportTables(cells: TransportCell[], s: TransportSettings | undefined): string[] {
+  const out = ['## stdio and legacy HTTP+SSE: per-message overhead', ''];
+  out.push(
+    `One \`tools/call\` echo at a time per worker in a closed loop driven by the bench (test/bench/transports.ts): "in flight" 1 is sequential, 10 is pipelined (10 workers). ${s ? `Each setup is warmed up with ${s.targetWarmupS} s of load, then measured in ${s.rounds} round${s.rounds > 1 ? 's' : ''} of ${s.warmupS} s unmeasured + ${s.durationS} s measured, interleaved (each round starts with another setup), the median of each number kept. ` : ''}stdio: the bench writes the request lines and reads the answers on the pipes of the fixture server (direct) or of \`mcp-warden stdio\` (the CLI bundled, plain node, log at info to a file; enforce: \`--policy config/enforce.yaml\`). Legacy SSE: an undici client; a message's time is from its POST to its answer read on the stream. "proxy CPU" is mcp-warden's process (or http-proxy-3's, nginx's); "server CPU" the fixture child or the upstream process; both /proc user + system time over the measured window, per answered message.`,
+    '',
+  );
+  for (const transport of ['stdio', 'legacy-sse'] as const) {
+    const rows = cells.filter((c) => c.transport === transport);
+    if (rows.length === 0) continue;
+    // stdio has no pass-through proxy to compare with: no such column.
+    const plain = rows.some((c) => c.vsHttpProxy3 !== undefined);
+    out.push(TRANSPORT_TITLES[transport], '');
+    out.push(
+      `| in flight | setup | msg/s | p50 ms | p99 ms | added p50 ms | added p99 ms | vs direct |${plain ? ' vs http-proxy-3 |' : ''} proxy CPU µs/msg | server CPU µs/msg | other load (cores) | errors |`,
+      `|---:|---|---:|---:|---:|---:|---:|---:|${plain ? '---:|' : ''}---:|---:|---:|---:|`,
+    );
+    for (const c of rows)
+      out.push(
+        `| ${c.inFlight}${c.rounds > 1 ? ` (median of ${c.rounds})` : ''} | ${c.setup} | ${f(c.perS, 0)} | ${f(c.p50)} | ${f(c.p99)} | ${signed(c.addedP50)} | ${signed(c.addedP99)} | ${ratio(c.vsDirect)} |${plain ? ` ${ratio(c.vsHttpProxy3)} |` : ''} ${f(c.proxyCpuUsPerMsg, 0)} | ${f(c.serverCpuUsPerMsg, 0)} | ${f(c.otherCores, 2)} | ${c.errors} |`,
+      );
+    out.push('');
+  }
+  return out;
+}
+
 export function renderMarkdown(r: RunResults, analysisPath: string): string {
   const m = r.machine;
   const lines = [
@@ -167,7 +201,9 @@ export function renderMarkdown(r: RunResults, analysisPath: string): string {
   lines.push('| setup | events | p50 ms | p99 ms | max ms | added p50 ms | added p99 ms |', '|---|---:|---:|---:|---:|---:|---:|');
   for (const s of r.sseLatency)
     lines.push(`| ${s.setup} | ${s.events} | ${f(s.p50)} | ${f(s.p99)} | ${f(s.max)} | ${signed(s.addedP50)} | ${signed(s.addedP99)} |`);
-  lines.push('', '## Memory', '');
+  if (r.transports && r.transports.length > 0) lines.push('', ...transportTables(r.transports, r.settings.transports));
+  else lines.push('');
+  lines.push('## Memory', '');
   lines.push(
     'Each case in a fresh proxy process; peak RSS is its VmHWM. The 1 GiB stream is 64 KiB progress events (each parsed and judged by mcp-warden: under the 1 MiB event limit); the 100 MB body is over the 4 MiB audit limit and streams through unparsed.',
     '',
@@ -194,6 +230,7 @@ export function renderMarkdown(r: RunResults, analysisPath: string): string {
     '```',
     'npm run bench                     # the whole run; writes test/bench/RESULTS.md and results.json',
     'BENCH_QUICK=1 npm run bench       # short cells, to try a change (does not write RESULTS.md)',
+    'npm run bench:transports          # only the stdio and legacy SSE cells (~70 s), tables printed, no file written',
     'BENCH_CPU_PROF=/tmp/prof npm run bench   # proxy children write .cpuprofile files there',
     'node --import tsx test/bench/profile-summary.ts /tmp/prof/<file>.cpuprofile',
     'node --import tsx test/bench/profile.ts audit small 10 5   # profile one proxy on one cell, print where the time went',

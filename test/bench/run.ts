@@ -1,5 +1,6 @@
-// `npm run bench`: every setup, upstream, workload and connection count, then SSE latency and
-// memory; writes test/bench/RESULTS.md and test/bench/results.json. Every process it starts is
+// `npm run bench`: every setup, upstream, workload and connection count, then SSE latency,
+// memory, and last the per-message cells of stdio and legacy HTTP+SSE (transports.ts, ~70 s; alone:
+// `npm run bench:transports`); writes test/bench/RESULTS.md and test/bench/results.json. Every process it starts is
 // stopped by PID when it ends, fails or is interrupted. Traffic stays on 127.0.0.1; every loop
 // and every load run is bounded in time or count.
 //   BENCH_QUICK=1        short cells, smaller memory cases; writes results.quick.json only
@@ -17,6 +18,7 @@ import { measureBigTransfers, measureIdleSessions } from './memory.ts';
 import { exitWhenDone, hookExit, setChildScripts, startChild, stopAll } from './procs.ts';
 import { renderMarkdown, checkTargets, type Machine, type RunResults } from './report.ts';
 import { measureSseLatency } from './sse-latency.ts';
+import { measureTransports, transportSettings } from './transports.ts';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const quick = process.env.BENCH_QUICK === '1';
@@ -69,12 +71,19 @@ async function main(): Promise<void> {
     // The cells the throughput and latency targets are judged on get 3 rounds (median kept).
     rounds: (upstream, workload, connections) => (!quick && upstream === 'fast' && workload === 'small' && connections <= 10 ? 3 : 1),
   };
+  const transports = transportSettings(quick);
   const results: RunResults = {
     startedAt: new Date(started).toISOString(),
     command: 'npm run bench',
     seconds: 0,
     machine: machine(),
-    settings: { durationS: opts.durationS, warmupS: opts.warmupS, connections: opts.connections, targetWarmupS: opts.targetWarmupS },
+    settings: {
+      durationS: opts.durationS,
+      warmupS: opts.warmupS,
+      connections: opts.connections,
+      targetWarmupS: opts.targetWarmupS,
+      transports,
+    },
     cells: [],
     sseLatency: [],
     transfers: [],
@@ -87,7 +96,10 @@ async function main(): Promise<void> {
   if (!findNginx()) log('nginx is not installed (Debian package nginx-light): the nginx setup is skipped');
   try {
     setChildScripts(await buildChildren());
-    const { child, ready } = await startChild<{ urls: { fast: string; sdkJson: string; sdkSse: string } }>('upstream', []);
+    const { child, ready } = await startChild<{ urls: { fast: string; sdkJson: string; sdkSse: string; legacySse: string } }>(
+      'upstream',
+      [],
+    );
     for (const group of groupsFor(ready.urls)) {
       const cells: Cell[] = await runGroup(group, { ...opts, upstreamPid: child.pid }, log);
       results.cells.push(...cells);
@@ -107,6 +119,11 @@ async function main(): Promise<void> {
         log(`memory ${setup}: skipped (the run is past ${BASELINE_TRANSFER_DEADLINE_MS / 60_000} minutes)`);
       else results.transfers.push(...(await measureBigTransfers(fast, [setup], log, scale)));
     }
+    // After the time budget above is judged, so they do not push the baselines out of it.
+    results.transports = await measureTransports(
+      { ...transports, legacyUpstream: new URL(ready.urls.legacySse), upstreamPid: child.pid },
+      log,
+    );
   } finally {
     await stopAll();
   }

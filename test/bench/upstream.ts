@@ -2,7 +2,8 @@
 // from canned bytes (only the id and progress token are spliced in), so what a benchmark measures is
 // the proxy in front of it, not the server. Run as a process (`node --import tsx upstream.ts`) it
 // also starts the official-SDK fixture (test/fixtures/sdk-server.ts) in json and sse modes and
-// reports the three URLs to its parent over IPC; it exits when the parent goes away.
+// reports the URLs to its parent over IPC, with a minimal legacy HTTP+SSE server's
+// (startLegacyUpstream); it exits when the parent goes away.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -198,18 +199,79 @@ export async function startFastUpstream(): Promise<FastUpstream> {
   return { url: new URL('/mcp', base), server, close: () => closeServer(server) };
 }
 
+/**
+ * A legacy HTTP+SSE server (2024-11-05), on the wire as test/fixtures/legacy-sse-server.ts: GET
+ * /sse opens a session and names `/message?sessionId=N` in its `endpoint` event; a POST there is
+ * accepted with 202 and answered on the session's stream. Minimal and recording nothing (the
+ * fixture keeps every request it saw): `echo` is answered from canned bytes, only the id and the
+ * text spliced in.
+ */
+export async function startLegacyUpstream(): Promise<FastUpstream> {
+  const streams = new Map<string, ServerResponse>();
+  let next = 0;
+  const answer = (call: Call): string => {
+    if (call.method === 'tools/call' && call.name === 'echo')
+      return `{"jsonrpc":"2.0","id":${call.id},"result":{"content":[{"type":"text","text":${JSON.stringify(`Echo: ${String(call.args.message ?? '')}`)}}]}}`;
+    if (call.method === 'initialize')
+      return rpc(call.id, {
+        protocolVersion: '2024-11-05',
+        capabilities: { tools: {} },
+        serverInfo: { name: 'bench-legacy-upstream', version: '1.0.0' },
+      }).toString();
+    if (call.method === 'tools/list')
+      return rpc(call.id, {
+        tools: [
+          { name: 'echo', description: 'bench tool echo', inputSchema: { type: 'object', properties: { message: { type: 'string' } } } },
+        ],
+      }).toString();
+    if (call.method === 'tools/call')
+      return rpc(call.id, { content: [{ type: 'text', text: `Unknown tool: ${call.name}` }], isError: true }).toString();
+    return `{"jsonrpc":"2.0","id":${call.id},"error":{"code":-32601,"message":"Method not found"}}`;
+  };
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (req.method === 'GET' && url.pathname === '/sse') {
+      const id = String(++next);
+      streams.set(id, res);
+      res.once('close', () => streams.delete(id));
+      startSse(res);
+      res.write(`event: endpoint\ndata: /message?sessionId=${id}\n\n`);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const stream =
+        req.method === 'POST' && url.pathname === '/message' ? streams.get(url.searchParams.get('sessionId') ?? '') : undefined;
+      if (!stream) return void res.writeHead(404).end();
+      const call = parse(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+      if (!call) return void res.writeHead(400, { 'content-type': 'text/plain' }).end('Invalid message');
+      res.writeHead(202).end('Accepted');
+      // As the fixture and the SDK's server: the answer follows the 202, on the stream.
+      if (call.id !== '') setImmediate(() => stream.write(`event: message\ndata: ${answer(call)}\n\n`));
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  const base = await listen(server);
+  return { url: new URL('/sse', base), server, close: () => closeServer(server) };
+}
+
 async function main(): Promise<void> {
   const { startSdkServer } = await import('../fixtures/sdk-server.ts');
   const fast = await startFastUpstream();
   const sdkJson = await startSdkServer({ mode: 'json' });
   const sdkSse = await startSdkServer({ mode: 'sse' });
+  const legacy = await startLegacyUpstream();
   const stop = async (): Promise<void> => {
-    await Promise.allSettled([fast.close(), sdkJson.close(), sdkSse.close()]);
+    await Promise.allSettled([fast.close(), sdkJson.close(), sdkSse.close(), legacy.close()]);
     process.exit(0);
   };
   process.on('disconnect', () => void stop());
   process.once('SIGTERM', () => void stop());
-  process.send?.({ type: 'ready', urls: { fast: fast.url.href, sdkJson: sdkJson.url.href, sdkSse: sdkSse.url.href } });
+  process.send?.({
+    type: 'ready',
+    urls: { fast: fast.url.href, sdkJson: sdkJson.url.href, sdkSse: sdkSse.url.href, legacySse: legacy.url.href },
+  });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) void main();
