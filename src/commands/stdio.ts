@@ -21,7 +21,8 @@ export interface StdioCommandOptions {
 /** Runs the child behind the relay; resolves with the exit code mcp-warden should exit with. */
 export async function runStdioCommand(command: string, args: readonly string[], opts: StdioCommandOptions): Promise<number> {
   const { policy, text } = await startupPolicy(opts.policy, 'stdio relay');
-  const logger = createLogger({ level: opts.logLevel ?? policy.log.level ?? 'info', destination: logDestination(opts.logFile ?? 2) });
+  const destination = logDestination(opts.logFile ?? 2);
+  const logger = createLogger({ level: opts.logLevel ?? policy.log.level ?? 'info', destination });
   for (const warning of policy.warnings) logger.warn({ policy: policy.source, warning }, 'policy warning');
   logger.info({ policy: policy.source, mode: policy.mode }, 'policy in force');
   const store = new PolicyStore({ path: opts.policy, logger, initial: policy, initialText: text, rewritable: REWRITABLE });
@@ -48,6 +49,7 @@ export async function runStdioCommand(command: string, args: readonly string[], 
   if (startError) process.stderr.write(`mcp-warden stdio: cannot start ${command}: ${startError.message}\n`);
   process.off('SIGINT', forward).off('SIGTERM', forward).off('SIGHUP', reload);
   store.close();
-  logger.flush();
+  // The caller exits at once: what is batched is written now.
+  destination.flushSync();
   return code;
 }

@@ -1,7 +1,9 @@
 // pino logger: JSON lines on stdout, pretty on a TTY. Secrets are redacted by default where a
 // record is built (sinks/redact.ts, redactTarget here); pino's redaction stays as a net for header
 // objects only. Wildcard paths (`*.token`) made it walk every record: 26 µs a record against 4.
+import { mkdirSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
 import { pino, type Logger, type DestinationStream } from 'pino';
 
 export type { Logger };
@@ -39,8 +41,15 @@ function prettyAvailable(): boolean {
   }
 }
 
-/** Lines to a file (created with its directory) or a file descriptor, written as they come: `stdio` keeps stdout for JSON-RPC. */
-export const logDestination = (dest: string | number): DestinationStream => pino.destination({ dest, sync: true, mkdir: true });
+/**
+ * Lines to a file (created with its directory, opened at once so the first lines are never lost)
+ * or a file descriptor (`stdio` keeps stdout for JSON-RPC), batched as on stdout; flushSync()
+ * before exiting.
+ */
+export function logDestination(dest: string | number) {
+  if (typeof dest === 'string') mkdirSync(dirname(dest), { recursive: true });
+  return pino.destination({ ...LOG_DESTINATION, dest: typeof dest === 'string' ? openSync(dest, 'a') : dest });
+}
 
 export function createLogger(options: LoggerOptions = {}): Logger {
   const base = {

@@ -64,7 +64,8 @@ describe('the SDK client and server-everything through mcp-warden stdio', () => 
       assert.deepEqual(res.content, [{ type: 'text', text: 'Echo: through stdio' }]);
       const unknown = await sdk.client.callTool({ name: 'no-such-tool', arguments: {} });
       assert.equal(unknown.isError, true, 'audit changes nothing');
-      await new Promise((r) => setTimeout(r, 100));
+      // mcp-warden exits with its child once the client closes: its log is then complete.
+      await sdk.client.close();
       const exchanges = sdk.log().filter((r) => r.msg === 'exchange');
       const call = exchanges.find((r) => r.tool === 'echo');
       assert.equal(call?.transport, 'stdio');
@@ -112,6 +113,7 @@ describe('a server that breaks stdio framing', () => {
       [1],
       'the one line on stdout is the answer',
     );
+    await enforce.waitForLog((r) => r.msg === 'exchange' && r.id === 1);
     assert.equal(enforce.log().filter((r) => r.rule === 'stdio-not-a-message').length, 2);
   });
 
@@ -129,7 +131,7 @@ describe('a server that breaks stdio framing', () => {
     audit.send(initialize(1));
     await audit.waitFor(idIs(1));
     audit.send(toolCall(2, 'echo', { message: 'pretty' }));
-    await new Promise((r) => setTimeout(r, 300));
+    await audit.waitForLog((r) => r.msg === 'exchange' && r.id === 2);
     assert.ok(audit.stdout().includes('\n  "jsonrpc": "2.0",\n'), 'audit relays the lines as they came');
     assert.equal(audit.log().filter((r) => r.rule === 'stdio-embedded-newline').length, 1);
     assert.equal(audit.log().find((r) => r.msg === 'exchange' && r.id === 2)?.outcome, 'result');
@@ -175,7 +177,7 @@ describe('faults of the child', () => {
     const answer = await run.waitFor(idIs(2), 20_000);
     const content = (answer.result as { content: Array<{ text: string }> }).content;
     assert.equal(content[0]?.text.length, 2_000_000);
-    assert.ok(run.log().some((r) => r.msg === 'line over the size limit relayed unread' && r.from === 'server'));
+    await run.waitForLog((r) => r.msg === 'line over the size limit relayed unread' && r.from === 'server');
   });
 
   test('a slow tool does not hold up other requests', async () => {
@@ -197,7 +199,7 @@ describe('the process contract', () => {
     run.send(initialize(1));
     await run.waitFor(idIs(1));
     assert.match(run.stderr(), /fixture-stderr-line/);
-    assert.ok(run.log().some((r) => r.msg === 'stdio server started'));
+    await run.waitForLog((r) => r.msg === 'stdio server started');
     assert.ok(!run.stdout().includes('mcp-warden'), 'no log line on stdout');
   });
 
