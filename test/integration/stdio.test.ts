@@ -211,16 +211,24 @@ describe('the process contract', () => {
     assert.deepEqual(await run.exit, { code: 0, signal: null });
   });
 
-  test('SIGTERM is passed to the child; mcp-warden exits 128 + 15 as the child did', async () => {
-    const run = await fixture('slow', [], { FIXTURE_DELAY_MS: '60000' });
-    run.send(initialize(1));
-    await run.waitFor(idIs(1));
-    run.send(toolCall(2, 'echo'));
-    await new Promise((r) => setTimeout(r, 100));
-    run.child.kill('SIGTERM');
-    const answer = await run.waitFor(idIs(2));
-    assert.equal((answer.error as { data: { reason: string } }).data.reason, 'WARDEN_UPSTREAM_EXITED');
-    assert.deepEqual(await run.exit, { code: 143, signal: null });
+  test('SIGTERM and SIGINT are passed to the child; mcp-warden exits 128 + the signal as the child did', async () => {
+    for (const [signal, code] of [
+      ['SIGTERM', 143],
+      ['SIGINT', 130],
+    ] as const) {
+      const run = await fixture('slow', [], { FIXTURE_DELAY_MS: '60000' });
+      run.send(initialize(1));
+      await run.waitFor(idIs(1));
+      run.send(toolCall(2, 'echo'));
+      // Lines are relayed in order: once the ping is answered, the slow call is open in the child.
+      run.send({ jsonrpc: '2.0', id: 3, method: 'ping' });
+      await run.waitFor(idIs(3));
+      run.child.kill(signal);
+      const answer = await run.waitFor(idIs(2));
+      assert.equal((answer.error as { data: { reason: string } }).data.reason, 'WARDEN_UPSTREAM_EXITED', signal);
+      assert.deepEqual(await run.exit, { code, signal: null }, signal);
+      assert.ok(run.log().some((r) => r.msg === 'signal passed to the server' && r.signal === signal));
+    }
   });
 
   test('a command that does not exist: exit 127 and a message on stderr', async () => {
