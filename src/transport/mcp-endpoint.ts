@@ -149,8 +149,13 @@ export function createMcpEndpoint(ctx: EndpointContext) {
   ): Promise<void> {
     const coding = codingOf(up.headers['content-encoding']);
     const plan = engine.streamPlan(h.x, coding.kind);
+    // A legacy client opens its stream without an Mcp-Session-Id (a Streamable HTTP GET names its session).
+    const mayBeLegacy = transport === 'get-sse' && ctx.legacy.mode !== 'streamable-http' && h.req.headers[H.sessionId] === undefined;
+    // A legacy session's endpoint event is read and rewritten before it goes out, in any mode: a
+    // compressed stream that may carry one goes to the client decoded, as under enforce.
+    const decode = plan.decode || (mayBeLegacy && coding.kind === 'known');
     const headers = clientHeaders(ctx.fixHeaders(h.req, up.headers), false);
-    if (plan.decode) delete headers['content-encoding'];
+    if (decode) delete headers['content-encoding'];
     h.res.writeHead(up.status, headers);
     h.res.flushHeaders();
     const http: ExchangeHttp = { status: up.status, transport };
@@ -160,22 +165,21 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     // A GET stream whose server names an `endpoint` is a legacy SSE session: from that event on,
     // its events are judged in that session, where the POSTs that name it open their requests.
     let legacy: LegacySession | undefined;
-    const reroute =
-      transport === 'get-sse' && ctx.legacy.mode !== 'streamable-http'
-        ? (data: string, raw: Buffer): Buffer | undefined => {
-            if (data.startsWith('{') || parseBlock(raw).event !== 'endpoint') return undefined;
-            const learned = ctx.legacy.learn(data, ctx.upstream.url, ctx.publicOrigin(h.req), ctx.now());
-            if (!learned) {
-              logger.warn({ endpoint: excerpt(data, 200) }, 'legacy endpoint on another origin relayed as it came');
-              return undefined;
-            }
-            legacy = learned.session;
-            h.x = engine.openBodiless('get', h.req.headers, legacy.via);
-            session = legacy.via.sessionId ?? null;
-            logger.info({ session, endpoint: learned.data }, 'legacy session');
-            return encodeSseEvent(raw, learned.data);
+    const reroute = mayBeLegacy
+      ? (data: string, raw: Buffer): Buffer | undefined => {
+          if (data.startsWith('{') || parseBlock(raw).event !== 'endpoint') return undefined;
+          const learned = ctx.legacy.learn(data, ctx.upstream.url, ctx.publicOrigin(h.req), ctx.now());
+          if (!learned) {
+            logger.warn({ endpoint: excerpt(data, 200) }, 'legacy endpoint on another origin relayed as it came');
+            return undefined;
           }
-        : undefined;
+          legacy = learned.session;
+          h.x = engine.openBodiless('get', h.req.headers, legacy.via);
+          session = legacy.via.sessionId ?? null;
+          logger.info({ session, endpoint: learned.data }, 'legacy session');
+          return encodeSseEvent(raw, learned.data);
+        }
+      : undefined;
     ctx.metrics.streamOpened();
     const onEvent = (data: string, size: number, raw: Buffer): Buffer | undefined => {
       const { rewritten, judged } = engine.serverEvent(h.x, { data, size, raw }, http, frameHttp, issuedSessionId);
@@ -192,8 +196,16 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     const summary =
       coding.kind === 'identity'
         ? await relaySse(up.body, h.res, limits.auditEventBytes, plan.readAfterWrite, onEvent, plan.withholdOversize, reroute)
-        : plan.decode && coding.kind === 'known'
-          ? await relaySse(decodedBody(up.body, coding), h.res, limits.auditEventBytes, false, onEvent, plan.withholdOversize)
+        : decode && coding.kind === 'known'
+          ? await relaySse(
+              decodedBody(up.body, coding),
+              h.res,
+              limits.auditEventBytes,
+              plan.readAfterWrite,
+              onEvent,
+              plan.withholdOversize,
+              reroute,
+            )
           : await mirrorSse(up.body, h.res, coding.kind === 'known' ? decoderFor(coding) : undefined, limits.auditEventBytes, onEvent);
     ctx.metrics.streamClosed();
     if (summary.error && !h.gone.aborted) logger.warn({ session, proxyError: summary.error.code, events: summary.events }, 'stream broken');
@@ -205,7 +217,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       );
     if (summary.unaudited > 0) logger.warn({ session, events: summary.unaudited, limit: limits.auditEventBytes }, 'unaudited event');
     // Never into a stream still in the server's coding: the client would decode it as garbage.
-    const canAnswer = !h.gone.aborted && !h.res.destroyed && (coding.kind === 'identity' || plan.decode);
+    const canAnswer = !h.gone.aborted && !h.res.destroyed && (coding.kind === 'identity' || decode);
     const end = engine.streamEnd(
       h.x,
       {
@@ -217,7 +229,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
         unreadCoding: coding.kind === 'unknown',
         error: summary.error,
         undecodable,
-        decoded: plan.decode,
+        decoded: decode,
       },
       http,
       frameHttp,

@@ -5,6 +5,7 @@
 // or dying with requests open, a POST for a session the proxy does not know.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
+import { createGzip } from 'node:zlib';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -13,6 +14,7 @@ import type { Policy } from '../../src/config/types.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { startEverythingServer } from '../fixtures/everything-server.ts';
 import { startLegacyServer, type LegacyServer } from '../fixtures/legacy-sse-server.ts';
+import { startRawServer } from '../fixtures/raw-server.ts';
 import { startProxy, type TestProxy } from '../helpers/proxy.ts';
 import { sseReader, type SseReader } from '../helpers/sse-reader.ts';
 
@@ -227,5 +229,26 @@ describe('the legacy transport against a fixture server', () => {
       proxy.log.records.filter((r) => r.msg === 'violation'),
       [],
     );
+  });
+});
+
+describe('a compressed legacy stream', () => {
+  test('audit: the endpoint event (gzip, absolute URL on the upstream) still reaches the client rewritten to the proxy, decoded', async () => {
+    const server = await startRawServer((req, res) => {
+      if (req.method !== 'GET') return void res.writeHead(202).end('Accepted');
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'gzip' });
+      const gzip = createGzip();
+      gzip.pipe(res);
+      gzip.write(`event: endpoint\ndata: http://${req.headers.host}/message?sessionId=z\n\n`);
+      gzip.flush();
+    });
+    closers.push(() => server.close());
+    const proxy = await proxyFor(new URL('/sse', server.url));
+    const res = await fetch(proxy.url, { headers: { accept: 'text/event-stream', 'accept-encoding': 'gzip' } });
+    assert.equal(res.headers.get('content-encoding'), null, 'decoded for the client: an event can only be rewritten in the clear');
+    const events = sseReader(res.body);
+    closers.push(() => events.cancel());
+    const first = await events.next();
+    assert.equal(first.data, `${proxy.url.origin}/message?sessionId=z`);
   });
 });
