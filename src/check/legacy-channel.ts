@@ -72,8 +72,9 @@ export class LegacySseChannel implements CheckChannel {
           const event = parseBlock(piece.raw);
           if (!hasData(event)) continue;
           if (event.event === 'endpoint' && !found) {
+            const target = urlOf(event.data!.trim(), this.url);
+            if (!target) return reject(answerOf(`the endpoint event is not a URL (${event.data!.slice(0, 80)})`, started));
             found = true;
-            const target = new URL(event.data!.trim(), this.url);
             if (target.origin !== this.url.origin)
               return reject(answerOf(`the endpoint event names another origin (${target.origin}); not contacted`, started));
             const named = target.searchParams.get('sessionId') ?? target.searchParams.get('session_id');
@@ -90,6 +91,7 @@ export class LegacySseChannel implements CheckChannel {
         } catch (err) {
           this.queue.end(failureOf(err, false));
         }
+        // Settles the opening whatever ended the stream (a second reject is a no-op).
         if (!found) reject(answerOf('the SSE stream ended without an endpoint event', started));
       })();
     });
@@ -118,6 +120,14 @@ export class LegacySseChannel implements CheckChannel {
   async close(): Promise<void> {
     this.stream?.destroy();
     await this.agent.destroy().catch(() => undefined);
+  }
+}
+
+function urlOf(text: string, base: URL): URL | undefined {
+  try {
+    return new URL(text, base);
+  } catch {
+    return undefined;
   }
 }
 

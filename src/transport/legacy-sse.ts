@@ -48,9 +48,12 @@ export class LegacySessions {
 
   /**
    * An `endpoint` event's data on a stream from `upstream`: the session it opens, and the data
-   * the client gets instead (the same path and query on `publicOrigin`). Undefined when the proxy
-   * does not learn legacy sessions (streamable-http), or the URL is on another origin (the client
-   * would POST there directly: logged by the caller, relayed as it came).
+   * the client gets. A relative reference (the SDK's `/message?sessionId=...`) already resolves to
+   * the proxy, which serves the same paths: it goes on as it came (rebased, it could name an origin
+   * the client does not see, behind TLS termination). An absolute URL on the upstream's origin is
+   * rebased onto `publicOrigin`. Undefined when the proxy does not learn legacy sessions
+   * (streamable-http), or the URL is on another origin (the client would POST there directly:
+   * logged by the caller, relayed as it came).
    */
   learn(data: string, upstream: URL, publicOrigin: string, now: number): { session: LegacySession; data: string } | undefined {
     if (this.mode === 'streamable-http') return undefined;
@@ -70,7 +73,8 @@ export class LegacySessions {
     this.paths.add(path);
     if (this.paths.size > this.maxSessions) this.paths.delete(this.paths.values().next().value!);
     this.sessions.set(key, session, now);
-    return { session, data: `${publicOrigin}${upstreamTarget}` };
+    const absolute = /^[a-z][a-z0-9+.-]*:/i.test(data.trim());
+    return { session, data: absolute ? `${publicOrigin}${upstreamTarget}` : data };
   }
 
   /** Whether a request target is a legacy message endpoint (a POST there is MCP traffic, to judge). */

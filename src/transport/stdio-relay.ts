@@ -41,6 +41,9 @@ export class StdioRelay {
   private readonly fromServer: LineSplitter;
   private readonly joiner: MessageJoiner;
   private clientGone = false;
+  /** A server line over the size limit is being relayed in pieces: the proxy's own lines wait for its end. */
+  private serverLineOpen = false;
+  private held: Buffer[] = [];
 
   constructor(private readonly o: StdioRelayOptions) {
     this.via = { wire: 'stdio', session: o.session, sessionId: undefined };
@@ -71,6 +74,8 @@ export class StdioRelay {
       this.clientGone = true;
       o.logger.warn({ err }, 'client closed its stdout; stopping the server');
       server.input.end();
+      // No drain will come: what the child still writes is read and dropped, so it can see its stdin end and exit.
+      server.output.resume();
     });
   }
 
@@ -93,7 +98,7 @@ export class StdioRelay {
     const x = engine.openPost({}, decoded, this.via);
     const plan = engine.clientBody(x, raw, raw.length + 1, decoded);
     if (plan.deliver.kind === 'forward') this.toServer(raw);
-    else this.toClient(plan.deliver.body);
+    else this.ownToClient(plan.deliver.body);
     this.record(x, plan.judged());
   }
 
@@ -119,35 +124,43 @@ export class StdioRelay {
 
   /** A line over the size limit, relayed in pieces as it comes, unread. */
   private unread(from: 'client' | 'server', piece: Buffer, last: boolean): void {
-    const write =
-      from === 'client' ? (b: Buffer, end: boolean) => this.toServer(b, end) : (b: Buffer, end: boolean) => this.toClient(b, end);
-    write(piece, last);
+    if (from === 'client') this.toServer(piece, last);
+    else {
+      this.toClient(piece, last);
+      this.serverLineOpen = !last;
+      if (last) for (const line of this.held.splice(0)) this.toClient(line);
+    }
     if (last) this.o.logger.warn({ from, transport: 'stdio' }, 'line over the size limit relayed unread');
   }
 
   private toServer(bytes: Buffer, end = true): void {
     const { server, client } = this.o;
     if (server.input.writableEnded || server.input.destroyed) return;
-    const ok = end ? server.input.write(Buffer.concat([bytes, NEWLINE])) : server.input.write(bytes);
-    if (!ok) {
-      client.input.pause();
-      server.input.once('drain', () => client.input.resume());
-    }
+    write(server.input, client.input, bytes, end);
   }
 
   private toClient(bytes: Buffer, end = true): void {
-    const { server, client } = this.o;
     if (this.clientGone) return;
-    const ok = end ? client.output.write(Buffer.concat([bytes, NEWLINE])) : client.output.write(bytes);
-    if (!ok) {
-      server.output.pause();
-      client.output.once('drain', () => server.output.resume());
-    }
+    write(this.o.client.output, this.o.server.output, bytes, end);
+  }
+
+  /** A line of the proxy's own (a block's reply, an answer when the child exits): never inside a server line still being relayed. */
+  private ownToClient(bytes: Buffer): void {
+    if (this.serverLineOpen) this.held.push(bytes);
+    else this.toClient(bytes);
   }
 
   private record(x: ExchangeState, judged: readonly Judged[]): void {
     recordJudged(this.o.sinks, x.policy, x.flow.session, judged);
   }
+}
+
+/** Writes a line (or a piece of one, `end` false) to `out`; past its buffer, `source` pauses until `out` drains (one listener, however many writes). */
+function write(out: Writable, source: Readable, bytes: Buffer, end: boolean): void {
+  const ok = out.write(end ? Buffer.concat([bytes, NEWLINE]) : bytes);
+  if (ok || source.isPaused()) return;
+  source.pause();
+  out.once('drain', () => source.resume());
 }
 
 /** The lines one read brought leave in one write (a write per line cost a system call each). */

@@ -185,7 +185,8 @@ test('the guard comes from the command line, the environment or the policy (the 
 
 test('--transport (and upstream.transport, MCP_WARDEN_TRANSPORT): streamable-http relays a legacy endpoint event as it came, auto rewrites it', async () => {
   const own = await mkdtemp(join(tmpdir(), 'warden-cli-'));
-  const server = await startLegacyServer();
+  // An absolute endpoint on the upstream: rebased to the proxy when the proxy learns the session.
+  const server = await startLegacyServer('absolute');
   const policy = join(own, 'policy.yaml');
   await writeFile(policy, 'mode: audit\nupstream: { transport: streamable-http }\n');
   try {
@@ -197,7 +198,11 @@ test('--transport (and upstream.transport, MCP_WARDEN_TRANSPORT): streamable-htt
       [[], { MCP_WARDEN_TRANSPORT: 'streamable-http' }, false],
     ] as const) {
       const port = await freePort();
-      const run = start(['proxy', '--upstream', server.sse.href, '--listen', `127.0.0.1:${port}`, '--no-pretty', ...args], env);
+      // The upstream builds its endpoint from the Host it sees: its own, so that a rewrite shows.
+      const run = start(
+        ['proxy', '--upstream', server.sse.href, '--listen', `127.0.0.1:${port}`, '--host-header', 'upstream', '--no-pretty', ...args],
+        env,
+      );
       try {
         await run.waitFor((r) => r.msg === 'listening', 'listening');
         const res = await fetch(`http://127.0.0.1:${port}/sse`, { headers: { accept: 'text/event-stream' } });

@@ -79,9 +79,7 @@ describe('review #13: legacy HTTP+SSE through the proxy', () => {
     }
   });
 
-  test('behind a TLS terminator (no --public-url): a correct relative endpoint is rewritten to an http:// URL the SDK client refuses', {
-    todo: "bug: learn() rewrites every endpoint to an absolute URL on publicOrigin(req), whose scheme is the socket's",
-  }, async () => {
+  test('behind a TLS terminator (no --public-url): a correct relative endpoint is rewritten to an http:// URL the SDK client refuses', async () => {
     const server = await startLegacyServer('relative');
     closers.push(() => server.close());
     const proxy = await proxyFor(server.sse, { guard: { allowedHosts: ['mcp.example.com'] } });
@@ -112,9 +110,7 @@ describe('review #13: legacy HTTP+SSE through the proxy', () => {
 });
 
 describe('review #13: check over legacy SSE', () => {
-  test('an endpoint event whose data is not a URL: check hangs instead of reporting the server unreachable', {
-    todo: 'bug: legacy-channel.ts read() sets found = true before new URL() throws; the promise never settles',
-  }, async () => {
+  test('an endpoint event whose data is not a URL: check hangs instead of reporting the server unreachable', async () => {
     const server = await startRawServer((req, res) => {
       if (req.method !== 'GET') return void res.writeHead(202).end('Accepted');
       res.writeHead(200, { 'content-type': 'text/event-stream' });
