@@ -3,7 +3,10 @@
 // POSTs its messages to, every POST is only accepted (202) and every answer comes on the stream.
 // The proxy learns a session from its endpoint event, rewrites that event so that the client POSTs
 // to the proxy (path and query kept, the proxy's origin), and routes the POSTs that name it.
+import type { ServerResponse } from 'node:http';
+import type { FailureDelivery } from '../engine/plans.ts';
 import type { Via } from '../exchange/flow.ts';
+import { proxyErrorBody } from './egress.ts';
 import { BoundedMap } from '../exchange/bounded-map.ts';
 import { canonicalPath, targetPath } from './target.ts';
 
@@ -16,6 +19,36 @@ export const TRANSPORT_MODES: readonly TransportMode[] = ['auto', 'sse', 'stream
 export interface LegacySession {
   via: Via;
   upstreamTarget: string;
+  /** Writes messages of the proxy's own as events on the session's stream (set by its relay); false once the stream is gone. */
+  deliver?: (texts: readonly string[]) => boolean;
+}
+
+/**
+ * A legacy POST the proxy answers itself (a block, its own failure): a legacy client reads answers
+ * only on the session's stream, so they go there and the POST is accepted (202). Without a
+ * stream, they go in the POST's body, on a failure status the client cannot take for acceptance.
+ */
+export function answerLegacyPost(res: ServerResponse, session: LegacySession, texts: readonly string[], status: number): void {
+  if (session.deliver?.(texts)) {
+    res.writeHead(202, { 'content-type': 'text/plain' }).end('Accepted');
+    return;
+  }
+  const body = texts.length === 1 ? texts[0]! : `[${texts.join(',')}]`;
+  res.writeHead(status >= 400 ? status : 502, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+}
+
+/** The messages the client gets when the proxy could not get an answer, one JSON text each. */
+export function failureTexts(deliver: Exclude<FailureDelivery, { kind: 'none' }>): string[] {
+  if (deliver.kind === 'reply') return messageTexts(deliver.body);
+  if (deliver.ids.length === 0) return [proxyErrorBody(deliver.error, [], false)];
+  return deliver.ids.map((id) => proxyErrorBody(deliver.error, [id], false));
+}
+
+/** A JSON body the engine built, one text per message (a batch is split). */
+export function messageTexts(body: Buffer): string[] {
+  const text = body.toString('utf8');
+  const value: unknown = JSON.parse(text);
+  return Array.isArray(value) ? value.map((m) => JSON.stringify(m)) : [text];
 }
 
 /** The query parameters servers name a legacy session by (the TypeScript SDK's, the Python SDK's). */

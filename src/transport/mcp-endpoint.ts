@@ -14,7 +14,7 @@ import { ProxyError } from '../errors.ts';
 import { H } from '../mcp/headers.ts';
 import { mediaType } from '../mcp/media-type.ts';
 import type { ResponseHttp } from '../rules/subjects.ts';
-import { encodeSseEvent } from '../rewrite/encode.ts';
+import { encodeSseEvent, sseEvent } from '../rewrite/encode.ts';
 import { recordJudged, type JudgedSinks } from '../sinks/judged.ts';
 import { ClientGone } from './client-gone.ts';
 import { codingOf, decodedBody, decoderFor, undecodableDetail } from './content-coding.ts';
@@ -23,7 +23,7 @@ import { readBody, upstreamHeaders, type BodyBudget } from './ingress.ts';
 import { collect, streamRest } from './relay.ts';
 import { decodedRequestBody } from './request-coding.ts';
 import { answerEvents, mirrorSse, relaySse } from './sse-relay.ts';
-import type { LegacySession, LegacySessions } from './legacy-sse.ts';
+import { answerLegacyPost, failureTexts, messageTexts, type LegacySession, type LegacySessions } from './legacy-sse.ts';
 import { pipeline } from 'node:stream/promises';
 import { parseBlock } from '../codec/sse.ts';
 import { excerpt } from '../redact/excerpt.ts';
@@ -54,6 +54,8 @@ interface Http {
   res: ServerResponse;
   /** Set when the client goes away first; aborts the upstream request. */
   gone: ClientGone;
+  /** The legacy SSE session a POST names: the proxy's own answers go on its stream. */
+  legacy?: LegacySession;
 }
 
 export function createMcpEndpoint(ctx: EndpointContext) {
@@ -78,7 +80,9 @@ export function createMcpEndpoint(ctx: EndpointContext) {
   }
 
   function deliverFailure(h: Http, deliver: FailureDelivery): void {
-    if (deliver.kind === 'reply') sendReply(h.res, deliver);
+    if (h.legacy && deliver.kind !== 'none' && !h.res.headersSent)
+      answerLegacyPost(h.res, h.legacy, failureTexts(deliver), deliver.kind === 'reply' ? deliver.status : deliver.error.status);
+    else if (deliver.kind === 'reply') sendReply(h.res, deliver);
     else if (deliver.kind === 'proxy-error') sendProxyError(h.res, deliver.error, deliver.ids, deliver.batch);
   }
 
@@ -174,6 +178,11 @@ export function createMcpEndpoint(ctx: EndpointContext) {
             return undefined;
           }
           legacy = learned.session;
+          legacy.deliver = (texts) => {
+            if (h.gone.aborted || h.res.writableEnded || h.res.destroyed) return false;
+            h.res.write(Buffer.concat(texts.map((t) => sseEvent(t))));
+            return true;
+          };
           h.x = engine.openBodiless('get', h.req.headers, legacy.via);
           session = legacy.via.sessionId ?? null;
           logger.info({ session, endpoint: learned.data }, 'legacy session');
@@ -296,7 +305,8 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     if (!read) return;
     const decoded = decodeJson(read.plain);
     const legacy = ctx.legacy.lookup(req.url ?? '/', ctx.now());
-    const h: Http = { x: engine.openPost(req.headers, decoded, legacy === 'unknown' ? undefined : legacy?.via), req, res, gone };
+    const session = legacy === 'unknown' ? undefined : legacy;
+    const h: Http = { x: engine.openPost(req.headers, decoded, session?.via), req, res, gone, legacy: session };
     if (legacy === 'unknown') {
       // No stream of this session passes through the proxy: its answers could reach no one here
       // (and a legacy server may never answer the POST at all).
@@ -318,7 +328,11 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     // Awaited below; should the judging throw first, its failure must not go unhandled.
     answer?.catch(() => {});
     record(h, plan.judged());
-    if (plan.deliver.kind === 'reply') return void sendReply(res, plan.deliver);
+    if (plan.deliver.kind === 'reply') {
+      if (session) answerLegacyPost(res, session, messageTexts(plan.deliver.body), plan.deliver.status);
+      else sendReply(res, plan.deliver);
+      return;
+    }
     try {
       const up = await answer!;
       record(h, engine.upstreamAnswered(h.x, up.status, up.headers));
@@ -326,7 +340,8 @@ export function createMcpEndpoint(ctx: EndpointContext) {
         // Accepted (202) or refused: the answers are the stream's; this body is relayed as it came.
         record(h, engine.legacyPostAnswered(h.x, up.status));
         res.writeHead(up.status, clientHeaders(ctx.fixHeaders(req, up.headers), true));
-        await pipeline(up.body, res);
+        // The messages are accepted (or refused) by now: a body cut short changes nothing for them.
+        await pipeline(up.body, res).catch(() => res.destroy());
         return;
       }
       await relayResponse(h, up, 'sse');

@@ -1,5 +1,5 @@
-// Review of #13 (legacy HTTP+SSE): the proxy and `check` against raw legacy servers. Each test
-// shows a bug and is marked todo until it is fixed.
+// Review of #13 (legacy HTTP+SSE): the proxy and `check` against raw legacy servers, each test a
+// bug the review found (each failed before its fix).
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, describe, test } from 'node:test';
@@ -22,9 +22,7 @@ async function proxyFor(upstream: URL, options: Parameters<typeof startProxy>[1]
 }
 
 describe('review #13: legacy HTTP+SSE through the proxy', () => {
-  test("enforce, a client-side block in a legacy session: the block's error never reaches the client's stream", {
-    todo: 'bug: mcp-endpoint.ts post() sends the block as the POST body (HTTP 200); a legacy client reads answers only on the stream',
-  }, async () => {
+  test("enforce, a client-side block in a legacy session: the block's error reaches the client's stream", async () => {
     const loaded = loadPolicyText('mode: enforce\nrules:\n  request-envelope: block\n', 'test.yaml', { rewritable: REWRITABLE });
     assert.ok(loaded.ok);
     const policy = loaded.policy;
@@ -34,7 +32,7 @@ describe('review #13: legacy HTTP+SSE through the proxy', () => {
     const res = await fetch(proxy.url, { headers: { accept: 'text/event-stream' } });
     const events = sseReader(res.body);
     closers.push(() => events.cancel());
-    const endpoint = (await events.next()).data;
+    const endpoint = new URL((await events.next()).data, proxy.url);
     // A notification method sent with an id: request-envelope, blocked by the policy.
     const posted = await fetch(endpoint, {
       method: 'POST',
@@ -49,9 +47,7 @@ describe('review #13: legacy HTTP+SSE through the proxy', () => {
     assert.equal(JSON.parse(answer.data).id, 'b');
   });
 
-  test('enforce (shipped policy), the upstream drops a legacy POST: the no-response rewrite goes in the POST body, HTTP 200, and the client waits forever', {
-    todo: "bug: fail() on a legacy POST delivers the engine's reply as the POST's body; the legacy client ignores it",
-  }, async () => {
+  test('enforce (shipped policy), the upstream drops a legacy POST: the no-response rewrite reaches the client on the stream', async () => {
     const loaded = await loadPolicyFile(new URL('../../config/enforce.yaml', import.meta.url).pathname, { rewritable: REWRITABLE });
     assert.ok(loaded.ok);
     const enforce = loaded.policy;
@@ -65,7 +61,7 @@ describe('review #13: legacy HTTP+SSE through the proxy', () => {
     const res = await fetch(proxy.url, { headers: { accept: 'text/event-stream' } });
     const events = sseReader(res.body);
     closers.push(() => events.cancel());
-    const endpoint = (await events.next()).data;
+    const endpoint = new URL((await events.next()).data, proxy.url);
     const posted = await fetch(endpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
