@@ -2,8 +2,9 @@
 // is judged as the one message it is (and, under enforce, sent on one line); every other line is a
 // unit of its own. Only a line that opens a JSON value without closing it starts a join; the join is
 // parsed only at a line that closes a value at column 0 (where pretty-printers end a message), and
-// gives up at a line that opens another there, or past its bounds. An ordinary line costs two
-// character tests.
+// gives up at a line that opens another there. A message past the bounds cannot be read: its lines
+// are handed on unread (relayed as they came, never judged one by one as lines that are no
+// message) up to the line that closes it. An ordinary line costs two character tests.
 
 /** What the engine judges: one line, or the lines of one message joined by `\n`. */
 export interface LineUnit {
@@ -12,6 +13,8 @@ export interface LineUnit {
   lines: number;
   /** Its bytes already went to the client (audit writes each line as it comes). */
   written: boolean;
+  /** A line of a message too large to join: relay it, do not judge it (`first`: the message's first such unit). */
+  unread?: 'first' | 'more';
 }
 
 interface Part {
@@ -39,6 +42,8 @@ function parses(text: string): boolean {
 
 export class MessageJoiner {
   private parts: Part[] = [];
+  /** Inside a message too large to join, until the line that closes it. */
+  private overflow = false;
   private bytes = 0;
 
   constructor(
@@ -53,12 +58,27 @@ export class MessageJoiner {
     const { text } = part;
     // Pretty-printers put a message's first and last lines at column 0 and indent the rest.
     const topLevel = text.length > 0 && text[0] !== ' ' && text[0] !== '\t';
+    const ends = topLevel && closes(text.trimEnd().at(-1));
+    if (this.overflow) {
+      this.unread(part, 'more');
+      this.overflow = !ends;
+      return;
+    }
     if (this.parts.length > 0) {
       // Only a line at column 0 that closes a value may end the message: the join is parsed then, once per message.
-      if (topLevel && closes(text.trimEnd().at(-1)) && this.tryJoin(part)) return;
-      // A line at column 0 that opens a value starts another message (or the join grew too long): what was held is lines of their own.
-      const another = topLevel && opens(text[0]);
-      if (another || this.bytes + raw.length > this.maxBytes || this.parts.length + 1 >= this.maxLines) this.flush();
+      if (ends && this.tryJoin(part)) return;
+      if (this.bytes + raw.length > this.maxBytes || this.parts.length + 1 >= this.maxLines) {
+        // Too large to read: what was held and the rest of the message go on unread.
+        const held = this.parts;
+        this.parts = [];
+        this.bytes = 0;
+        held.forEach((p, i) => this.unread(p, i === 0 ? 'first' : 'more'));
+        this.unread(part, 'more');
+        this.overflow = !ends;
+        return;
+      }
+      // A line at column 0 that opens a value starts another message: what was held is lines of their own.
+      if (topLevel && opens(text[0])) this.flush();
       else {
         this.hold(part);
         return;
@@ -100,6 +120,10 @@ export class MessageJoiner {
   private hold(part: Part): void {
     this.parts.push(part);
     this.bytes += part.raw.length;
+  }
+
+  private unread(p: Part, which: 'first' | 'more'): void {
+    this.emit({ data: p.text, raw: p.raw, lines: 1, written: p.written, unread: which });
   }
 
   private single(p: Part): void {

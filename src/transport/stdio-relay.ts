@@ -19,8 +19,8 @@ import { proxyErrorBody } from './egress.ts';
 import { MessageJoiner, type LineUnit } from './stdio-joiner.ts';
 
 const NEWLINE = Buffer.from('\n');
-/** A message is joined from at most this many lines (a pretty-printed tools/list is a few hundred). */
-const MAX_JOINED_LINES = 10_000;
+/** A message is joined from at most this many lines (a pretty-printed tools/list is a few hundred; joining is linear). */
+const MAX_JOINED_LINES = 100_000;
 
 export interface StdioRelayOptions {
   engine: Engine;
@@ -55,7 +55,8 @@ export class StdioRelay {
       line: (raw) => this.serverLine(raw),
       oversize: (piece, last) => this.unread('server', piece, last),
     });
-    this.joiner = new MessageJoiner(o.limits.auditEventBytes, MAX_JOINED_LINES, (unit) => this.serverUnit(unit));
+    // A message over several lines is read up to the size of a line.
+    this.joiner = new MessageJoiner(o.limits.auditBodyBytes, MAX_JOINED_LINES, (unit) => this.serverUnit(unit));
     const { client, server } = o;
     client.input.on('data', (chunk: Buffer) => corked(server.input, chunk, () => this.fromClient.push(chunk)));
     // The client closed its end: so does the child's stdin (a stdio server exits when it ends).
@@ -111,6 +112,15 @@ export class StdioRelay {
 
   private serverUnit(unit: LineUnit): void {
     const { engine } = this.o;
+    if (unit.unread) {
+      if (unit.unread === 'first')
+        this.o.logger.warn(
+          { from: 'server', transport: 'stdio', limit: this.o.limits.auditBodyBytes },
+          'message over the size limit relayed unread',
+        );
+      if (!unit.written) this.toClient(unit.raw);
+      return;
+    }
     const x = engine.openBodiless('get', {}, this.via);
     const plan = engine.serverLine(x, { data: unit.data, size: unit.raw.length + 1, raw: unit.raw, lines: unit.lines });
     if (!unit.written) this.deliver(plan.deliver, unit.raw);

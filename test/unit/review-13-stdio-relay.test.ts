@@ -48,22 +48,22 @@ function relayUnder(policy: Policy, limits: Partial<Limits>, clientOutput: Writa
 const tick = () => new Promise((r) => setImmediate(r));
 
 describe('review #13: stdio relay', () => {
-  test('enforce: a pretty-printed answer larger than auditEventBytes is dropped line by line (the request never gets its answer)', {
-    todo: 'bug: the joiner gives up past maxBytes and each line is then blocked as stdio-not-a-message',
-  }, async () => {
-    const { client, server } = relayUnder(ENFORCE, { auditEventBytes: 256 });
-    const out: string[] = [];
-    (client.output as PassThrough).on('data', (c: Buffer) => out.push(c.toString('utf8')));
-    client.input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' })}\n`);
-    await tick();
-    // A correct answer, pretty-printed (as some servers do), ~1 KiB: over auditEventBytes, far under auditBodyBytes.
-    const tools = Array.from({ length: 20 }, (_, i) => ({ name: `tool_${i}`, inputSchema: { type: 'object' } }));
-    server.output.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { tools } }, null, 2)}\n`);
-    await tick();
-    const text = out.join('');
-    // Expected: the message reaches the client (on one line, or as it came, unaudited) — never nothing.
-    assert.ok(text.includes('tool_19'), `the client got: ${JSON.stringify(text.slice(0, 200))}`);
-  });
+  for (const limits of [{ auditEventBytes: 256 }, { auditBodyBytes: 256 }]) {
+    test(`enforce: a pretty-printed answer larger than ${JSON.stringify(limits)} reaches the client (joined, or relayed unread)`, async () => {
+      const { client, server } = relayUnder(ENFORCE, limits);
+      const out: string[] = [];
+      (client.output as PassThrough).on('data', (c: Buffer) => out.push(c.toString('utf8')));
+      client.input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' })}\n`);
+      await tick();
+      // A correct answer, pretty-printed (as some servers do), ~1 KiB: over auditEventBytes, far under auditBodyBytes.
+      const tools = Array.from({ length: 20 }, (_, i) => ({ name: `tool_${i}`, inputSchema: { type: 'object' } }));
+      server.output.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { tools } }, null, 2)}\n`);
+      await tick();
+      const text = out.join('');
+      // Expected: the message reaches the client (on one line, or as it came, unaudited) — never nothing.
+      assert.ok(text.includes('tool_19'), `the client got: ${JSON.stringify(text.slice(0, 200))}`);
+    });
+  }
 
   test('the client closes its stdout while a write is pending: the child stdout stays paused forever', async () => {
     // A client pipe that is full (never calls back), then breaks (EPIPE).

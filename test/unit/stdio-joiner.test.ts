@@ -340,3 +340,20 @@ describe('MessageJoiner: properties', () => {
     );
   });
 });
+
+describe('a message too large to join', () => {
+  test('its lines go on unread up to the line that closes it (first marked), then joining resumes', () => {
+    const big = pretty({ jsonrpc: '2.0', id: 1, result: { rows: Array.from({ length: 40 }, (_, i) => ({ i })) } });
+    const next = pretty(NOTE);
+    const out = units([...big, ...next], { maxBytes: 200 });
+    const unread = out.filter((u) => u.unread !== undefined);
+    assert.equal(unread.length, big.length, 'every line of the big message, none of the next');
+    assert.equal(unread[0]?.unread, 'first');
+    assert.ok(unread.slice(1).every((u) => u.unread === 'more'));
+    assert.deepEqual(
+      out.slice(big.length).map((u) => u.lines),
+      [next.length],
+      'the next message is joined again',
+    );
+  });
+});
