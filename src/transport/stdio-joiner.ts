@@ -72,7 +72,7 @@ export class MessageJoiner {
         const held = this.parts;
         this.parts = [];
         this.bytes = 0;
-        held.forEach((p, i) => this.unread(p, i === 0 ? 'first' : 'more'));
+        for (const [i, p] of held.entries()) this.unread(p, i === 0 ? 'first' : 'more');
         this.unread(part, 'more');
         this.overflow = !ends;
         return;
