@@ -74,7 +74,7 @@ describe('capture and replay beyond Streamable HTTP', () => {
     try {
       const res = await fetch(proxy.url, { headers: { accept: 'text/event-stream' } });
       const events = sseReader(res.body);
-      const endpoint = new URL((await events.next()).data);
+      const endpoint = new URL((await events.next()).data, proxy.url);
       const post = (m: unknown) =>
         fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(m) });
       for (const m of [initialize(0, '2024-11-05'), { jsonrpc: '2.0', id: 1, method: 'tools/list' }, toolCall(2, 'missing')]) {

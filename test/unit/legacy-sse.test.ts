@@ -10,11 +10,11 @@ const PUBLIC = 'https://proxy.example';
 const sessions = (mode: TransportMode = 'auto', max = 16) => new LegacySessions(mode, '/sse', max);
 
 describe('LegacySessions.learn', () => {
-  test('a relative endpoint: the client gets the proxy origin with the same path and query; via names the session', () => {
+  test('a relative endpoint goes to the client as it came (it resolves to the proxy); via names the session', () => {
     const s = sessions();
     const learned = s.learn('/message?sessionId=abc', UPSTREAM, PUBLIC, 0);
     assert.ok(learned);
-    assert.equal(learned.data, `${PUBLIC}/message?sessionId=abc`);
+    assert.equal(learned.data, '/message?sessionId=abc');
     assert.equal(learned.session.upstreamTarget, '/message?sessionId=abc');
     assert.equal(learned.session.via.wire, 'sse');
     assert.equal(learned.session.via.sessionId, 'abc');
@@ -28,21 +28,22 @@ describe('LegacySessions.learn', () => {
     assert.equal(learned?.session.via.wire, 'sse');
   });
 
-  test('whitespace around the data is not part of the URL', () => {
+  test('whitespace around the data is not part of the URL (the session); the data goes on as it came', () => {
     const learned = sessions().learn('  /message?sessionId=abc\n', UPSTREAM, PUBLIC, 0);
-    assert.equal(learned?.data, `${PUBLIC}/message?sessionId=abc`);
+    assert.equal(learned?.session.upstreamTarget, '/message?sessionId=abc');
+    assert.equal(learned?.data, '  /message?sessionId=abc\n');
   });
 
   test("the Python SDK's session_id is a session id too", () => {
     const learned = sessions().learn('/messages/?session_id=0f3e', UPSTREAM, PUBLIC, 0);
-    assert.equal(learned?.data, `${PUBLIC}/messages/?session_id=0f3e`);
+    assert.equal(learned?.data, '/messages/?session_id=0f3e');
     assert.equal(learned?.session.via.sessionId, '0f3e');
   });
 
   test('an endpoint without a session parameter is named by its path and query', () => {
     const learned = sessions().learn('/rpc/42', UPSTREAM, PUBLIC, 0);
     assert.equal(learned?.session.via.sessionId, '/rpc/42');
-    assert.equal(learned?.data, `${PUBLIC}/rpc/42`);
+    assert.equal(learned?.data, '/rpc/42');
   });
 
   test('a relative path without a leading slash resolves against the stream URL', () => {
