@@ -66,6 +66,8 @@ export function renderSarif(report: CheckReport): string {
         message: { text: `${p.probe}: ${f.message}. Fix: ${f.fix}` },
         locations: [location(p.probe, p.version)],
         partialFingerprints: { 'mcpWardenCheck/v1': fingerprint(r.target, p.probe, f.rule, f.pointer) },
+        // With --baseline: what code scanning calls a result seen before (accepted) or new.
+        ...(r.baseline ? { baselineState: f.accepted ? 'unchanged' : 'new' } : {}),
         properties: {
           probe: p.probe,
           version: p.version ?? null,

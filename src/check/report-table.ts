@@ -50,6 +50,11 @@ export function renderTable(report: CheckReport, opts: TableOptions): string {
     lines.push('', paint('bold', '  FINDINGS'));
     for (const p of flagged) lines.push(...findingLines(p, paint));
   }
+  const fixed = r.baseline?.fixed ?? [];
+  if (fixed.length > 0) {
+    lines.push('', paint('bold', `  FIXED since the baseline (${r.baseline!.file}): no longer found`));
+    for (const f of fixed) lines.push(`  ${f.probe}  ${f.rule}  ${f.pointer}`);
+  }
   lines.push('', paint(r.exitCode === 0 ? 'green' : r.exitCode === 1 ? 'red' : 'yellow', summaryLine(r)));
   return `${lines.join('\n')}\n`;
 }
@@ -58,7 +63,8 @@ function findingLines(p: ProbeResult, paint: (color: keyof typeof ANSI, text: st
   const out: string[] = [];
   for (const f of p.findings) {
     const severity = paint(f.severity === 'error' ? 'red' : f.severity === 'warning' ? 'yellow' : 'dim', f.severity.padEnd(7));
-    out.push('', `  ${severity} ${p.probe}  ${f.rule}`, `          ${f.message}`);
+    const accepted = f.accepted ? paint('dim', '  (accepted by the baseline)') : '';
+    out.push('', `  ${severity} ${p.probe}  ${f.rule}${accepted}`, `          ${f.message}`);
     if (f.evidence) out.push(`          evidence: ${f.evidence}`);
     out.push(`          fix: ${f.fix}`);
   }

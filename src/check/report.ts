@@ -7,8 +7,8 @@ import { maskShapes, redactText } from '../sinks/redact.ts';
 /** A probe's verdict: `timeout` is a failure without an answer; `skip` a probe that did not apply or was not allowed. */
 export type Verdict = 'pass' | 'warn' | 'fail' | 'timeout' | 'skip';
 
-/** A finding of a probe: what a rule finding says, without the rule's version list. */
-export type CheckFinding = Omit<Finding, 'versions'>;
+/** A finding of a probe: what a rule finding says, without the rule's version list; `accepted`: listed in the --baseline given (it fails nothing). */
+export type CheckFinding = Omit<Finding, 'versions'> & { accepted?: true };
 
 /** The request a probe sent, as a user can replay it (the user's own `--header` values left out). */
 export interface SentRequest {
@@ -56,6 +56,8 @@ export interface CheckReport {
   probes: ProbeResult[];
   summary: Summary;
   exitCode: 0 | 1 | 2;
+  /** With --baseline: the file, how many findings it accepted, and its entries no finding matched any more (fixed). */
+  baseline?: { file: string; accepted: number; fixed: Array<{ probe: string; rule: string; pointer: string }> };
 }
 
 export interface Summary {
@@ -65,9 +67,11 @@ export interface Summary {
   fail: number;
   timeout: number;
   skip: number;
-  /** Findings of severity error, and of severity warning. */
+  /** Findings of severity error, and of severity warning (with a baseline: those it does not list). */
   errors: number;
   warnings: number;
+  /** With a baseline: the findings it accepted. */
+  accepted?: number;
 }
 
 /** The verdict of an answered probe: the worst severity among its findings. */
@@ -95,7 +99,8 @@ export function summarize(probes: readonly ProbeResult[]): Summary {
 /** 2: the server could not be reached or wants credentials; 1: an error-severity finding (or a timeout); 0 otherwise. */
 export function exitCodeOf(reach: Reach, summary: Summary): 0 | 1 | 2 {
   if (reach !== 'ok') return 2;
-  return summary.errors > 0 || summary.timeout > 0 || summary.fail > 0 ? 1 : 0;
+  // A failed or timed-out probe always has an error-severity finding (a timeout is the probe's own).
+  return summary.errors > 0 ? 1 : 0;
 }
 
 /**
@@ -120,5 +125,6 @@ export function summaryLine(r: CheckReport): string {
   if (s.timeout > 0) parts.push(`${s.timeout} timeout`);
   parts.push(`${s.skip} skip`);
   const under = r.protocol.used ? ` under ${r.protocol.used}` : '';
-  return `${plural(s.probes, 'probe')}${under}: ${parts.join(', ')}; ${plural(s.errors, 'error')}, ${plural(s.warnings, 'warning')} (exit ${r.exitCode})`;
+  const accepted = s.accepted === undefined ? '' : `, ${s.accepted} accepted by the baseline`;
+  return `${plural(s.probes, 'probe')}${under}: ${parts.join(', ')}; ${plural(s.errors, 'error')}, ${plural(s.warnings, 'warning')}${accepted} (exit ${r.exitCode})`;
 }

@@ -4,6 +4,7 @@
 import { writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { applyBaseline, baselineOf, readBaseline, writeBaseline } from '../check/baseline.ts';
 import { CHECK_DEFAULTS, runCheck } from '../check/run.ts';
 import { renderJson } from '../check/report-json.ts';
 import { renderJunit } from '../check/report-junit.ts';
@@ -41,6 +42,8 @@ const processIo: CheckIo = {
 };
 
 interface CheckCommandOptions {
+  baseline?: string;
+  updateBaseline?: boolean;
   stdio?: boolean;
   transport: 'auto' | 'sse' | 'streamable-http';
   protocol: string;
@@ -78,6 +81,19 @@ export function render(report: CheckReport, format: CheckFormat, color: boolean)
     default:
       return renderTable(report, { color });
   }
+}
+
+/** The report with --baseline applied; with --update-baseline, the baseline written first (from a run that reached the server). */
+async function withBaseline(report: CheckReport, opts: CheckCommandOptions, io: CheckIo): Promise<CheckReport> {
+  if (opts.baseline === undefined) return report;
+  if (opts.updateBaseline && report.reach.status === 'ok') {
+    const written = baselineOf(report, new Date());
+    await writeBaseline(opts.baseline, written);
+    io.stderr(`baseline written: ${written.findings.length} findings to ${opts.baseline}\n`);
+    return applyBaseline(report, written, opts.baseline);
+  }
+  if (opts.updateBaseline) return report;
+  return applyBaseline(report, await readBaseline(opts.baseline), opts.baseline);
 }
 
 export function registerCheckCommand(program: Command, io: CheckIo = processIo): Command {
@@ -120,13 +136,16 @@ export function registerCheckCommand(program: Command, io: CheckIo = processIo):
     )
     .option('--max-bytes <size>', 'bytes read of one answer', parseSize, CHECK_DEFAULTS.maxBytes)
     .option('-o, --output <file>', 'write the report to a file (the summary line still goes to stderr)')
+    .option('--baseline <file>', 'findings accepted in this file fail nothing: exit 1 only on new ones (write it with --update-baseline)')
+    .option('--update-baseline', "write this run's findings to the --baseline file, and exit 0 (2 when unreachable)")
     .option('--color', 'colours in the table (default: on a terminal, unless NO_COLOR is set)')
     .option('--no-color', 'no colours')
     .action(async (target: string[], opts: CheckCommandOptions, command: Command) => {
       if (opts.stdio ? target.length === 0 : target.length !== 1)
         command.error(opts.stdio ? 'error: --stdio needs the server command: check --stdio -- COMMAND [ARGS...]' : 'error: give one URL');
       const url = opts.stdio ? { command: target[0]!, args: target.slice(1) } : parseUrl(target[0]!);
-      const report = await runCheck({
+      if (opts.updateBaseline && opts.baseline === undefined) command.error('error: --update-baseline needs --baseline FILE');
+      const ran = await runCheck({
         url,
         transport: opts.transport,
         protocol: opts.protocol,
@@ -139,6 +158,7 @@ export function registerCheckCommand(program: Command, io: CheckIo = processIo):
         maxBytes: opts.maxBytes,
         clientVersion: packageVersion,
       });
+      const report = await withBaseline(ran, opts, io);
       const text = render(report, opts.format, opts.color ?? (io.isTTY && opts.output === undefined));
       if (opts.output !== undefined) {
         await writeFile(opts.output, text);
