@@ -39,7 +39,15 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
 
   const logger = createLogger({ level: opts.logLevel ?? policy.log.level ?? 'info', pretty: opts.pretty });
   for (const warning of policy.warnings) logger.warn({ policy: policy.source, warning }, 'policy warning');
-  const store = new PolicyStore({ path: opts.policy, logger, initial: policy, initialText: policyText, rewritable: REWRITABLE });
+  // Reloads begin once the proxy below is up (the watch, SIGHUP): their results go to its metrics.
+  const store = new PolicyStore({
+    path: opts.policy,
+    logger,
+    initial: policy,
+    initialText: policyText,
+    rewritable: REWRITABLE,
+    onReload: (ok) => proxy.metrics.reloaded(ok),
+  });
   const proxy = createProxy({
     upstream,
     path: opts.path,

@@ -25,7 +25,15 @@ export async function runStdioCommand(command: string, args: readonly string[], 
   const logger = createLogger({ level: opts.logLevel ?? policy.log.level ?? 'info', destination });
   for (const warning of policy.warnings) logger.warn({ policy: policy.source, warning }, 'policy warning');
   logger.info({ policy: policy.source, mode: policy.mode }, 'policy in force');
-  const store = new PolicyStore({ path: opts.policy, logger, initial: policy, initialText: text, rewritable: REWRITABLE });
+  // Reloads begin once the child below is started (the watch, SIGHUP): their results go to its metrics.
+  const store = new PolicyStore({
+    path: opts.policy,
+    logger,
+    initial: policy,
+    initialText: text,
+    rewritable: REWRITABLE,
+    onReload: (ok) => proxy.metrics.reloaded(ok),
+  });
   const proxy = createStdioProxy({
     command,
     args,

@@ -21,6 +21,8 @@ export interface PolicyStoreOptions {
   rewritable?: ReadonlySet<string>;
   /** Quiet time after the last file event before the file is read (default 100 ms). */
   debounceMs?: number;
+  /** Told how each reload of the file ended: swapped in, or rejected (metrics count them). */
+  onReload?: (ok: boolean) => void;
 }
 
 export type ReloadReason = 'signal' | 'file' | 'api';
@@ -88,6 +90,7 @@ export class PolicyStore {
     const { text, result } = await readPolicy(path, loadOptions(this.#options));
     if (!result.ok) {
       logger.error({ policy: path, reason, errors: result.errors.map(formatPolicyError) }, 'policy rejected');
+      this.#options.onReload?.(false);
       return { ok: false, errors: result.errors };
     }
     if (reason === 'file' && text === this.#text) {
@@ -98,6 +101,7 @@ export class PolicyStore {
     this.#policy = result.policy;
     this.#text = text;
     logger.info({ policy: path, reason, mode: result.policy.mode, warnings: result.policy.warnings }, 'policy reloaded');
+    this.#options.onReload?.(true);
     for (const listener of this.#listeners) {
       try {
         listener(result.policy, previous);

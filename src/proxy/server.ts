@@ -162,6 +162,7 @@ export function createProxy(options: ProxyOptions): Proxy {
     if (draining) res.setHeader('connection', 'close');
     // Two Host headers make the target ambiguous; RFC 9112 §3.2 asks for a 400 (node keeps the first).
     if (hostHeaders(req.rawHeaders) > 1) {
+      metrics.proxyError('WARDEN_BAD_REQUEST');
       sendProxyError(res, new ProxyError('WARDEN_BAD_REQUEST', 'Request has more than one Host header'), [], false);
       return;
     }
@@ -171,7 +172,9 @@ export function createProxy(options: ProxyOptions): Proxy {
         { reason: refused, host: req.headers.host, origin: req.headers.origin, peer: req.socket.remoteAddress, method: req.method },
         'request refused',
       );
-      sendProxyError(res, new ProxyError(refused === 'host' ? 'WARDEN_FORBIDDEN_HOST' : 'WARDEN_FORBIDDEN_ORIGIN'), [], false);
+      const code = refused === 'host' ? 'WARDEN_FORBIDDEN_HOST' : 'WARDEN_FORBIDDEN_ORIGIN';
+      metrics.proxyError(code);
+      sendProxyError(res, new ProxyError(code), [], false);
       return;
     }
     // Every spelling of the endpoint's path (`/MCP`, `/mcp/`, absolute form) is judged, never passed through.
@@ -191,6 +194,7 @@ export function createProxy(options: ProxyOptions): Proxy {
   server.on('connection', (socket: Socket) => {
     if (connections >= limits.maxConnections) {
       logger.warn({ peer: socket.remoteAddress, connections, limit: limits.maxConnections }, 'connection refused');
+      metrics.proxyError('WARDEN_OVERLOADED');
       // Written and closed at once: the newcomer holds no file descriptor past its answer.
       socket.end(rawProxyError(new ProxyError('WARDEN_OVERLOADED', 'Proxy is at its connection limit; retry later')), () =>
         socket.destroy(),
@@ -230,6 +234,7 @@ export function createProxy(options: ProxyOptions): Proxy {
           ? 'WARDEN_HEADERS_TOO_LARGE'
           : 'WARDEN_BAD_REQUEST';
     logger.warn({ code: err.code, proxyError: code, peer: (socket as Socket).remoteAddress }, 'client error');
+    metrics.proxyError(code);
     // As node's own handler: answer only if no response has begun on the socket.
     if (socket.writable && !(socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent)
       socket.end(rawProxyError(new ProxyError(code)), () => socket.destroy());

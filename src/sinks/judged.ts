@@ -26,6 +26,7 @@ export function recordJudged(sinks: JudgedSinks, policy: Policy, session: Sessio
         // A detached record belongs to no exchange in progress: its arguments stay redacted and its
         // tool is labelled without a catalogue, whoever's plan carries it.
         logExchange(logger, j.judged, j.http, j.detached ? 'redacted' : policy.log.arguments);
+        if (j.http.proxyError) metrics.proxyError(j.http.proxyError);
         metrics.exchange(j.judged, j.http.status, (tool) => !j.detached && (session?.tools.has(tool) ?? false));
         // The capture keeps what the rules judged (the server's status and body), not what a rewrite sent.
         if (policy.capture && j.judged.subject)

@@ -1,5 +1,6 @@
 // Prometheus metrics (prom-client, a registry of our own). Label values are bounded: methods the
 // spec does not define, codes it does not name and tools outside the catalogue fold into "other".
+import { createRequire } from 'node:module';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { JudgedExchange } from '../engine/plans.ts';
 import { ALL_CLIENT_METHODS } from '../mcp/methods.ts';
@@ -13,6 +14,8 @@ const MAX_TOOLS = 200;
 
 const methodLabel = (m: string): string => (KNOWN_METHODS.has(m) ? m : 'other');
 
+const { version: BUILD_VERSION } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
 export class Metrics {
   readonly registry = new Registry();
   private readonly exchanges: Counter<'method' | 'status' | 'code' | 'is_error'>;
@@ -22,11 +25,38 @@ export class Metrics {
   private readonly blocks: Counter<'rule'>;
   private readonly duration: Histogram<'method'>;
   private readonly streams: Gauge;
+  private readonly reloads: Counter<'result'>;
+  private readonly lastReload: Gauge;
+  private readonly proxyErrors: Counter<'reason'>;
   private readonly tools = new Set<string>();
 
   constructor(gauges: { sessions: () => number; openRequests: () => number }) {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry, prefix: 'mcp_warden_' });
+    // The process under the names dashboards expect (process_cpu_seconds_total, nodejs_heap_size_used_bytes, ...).
+    collectDefaultMetrics({ register: this.registry });
+    new Gauge({
+      name: 'mcp_warden_build_info',
+      help: 'Always 1: the mcp-warden version and Node.js version running',
+      labelNames: ['version', 'node'],
+      registers,
+    }).set({ version: BUILD_VERSION, node: process.versions.node }, 1);
+    this.reloads = new Counter({
+      name: 'mcp_warden_policy_reloads_total',
+      help: 'Policy reloads (SIGHUP, file change) by result: success, or failure (the policy in force stays)',
+      labelNames: ['result'],
+      registers,
+    });
+    this.lastReload = new Gauge({
+      name: 'mcp_warden_policy_last_reload_success_timestamp_seconds',
+      help: 'When the policy in force was last swapped in by a reload (Unix time; 0: never reloaded)',
+      registers,
+    });
+    this.proxyErrors = new Counter({
+      name: 'mcp_warden_proxy_errors_total',
+      help: 'Answers the proxy gave itself, by reason (the stable WARDEN_* code of its JSON-RPC error)',
+      labelNames: ['reason'],
+      registers,
+    });
     this.exchanges = new Counter({
       name: 'mcp_warden_exchanges_total',
       help: 'Completed exchanges by method, HTTP status, JSON-RPC error code and isError',
@@ -106,6 +136,17 @@ export class Metrics {
   decided(decision: Decision | undefined): void {
     if (!decision || decision.kind === 'pass') return;
     for (const rule of decision.rules) (decision.kind === 'mutate' ? this.rewrites : this.blocks).inc({ rule });
+  }
+
+  /** A policy reload ended: swapped in (`ok`), or rejected. */
+  reloaded(ok: boolean): void {
+    this.reloads.inc({ result: ok ? 'success' : 'failure' });
+    if (ok) this.lastReload.set(Date.now() / 1000);
+  }
+
+  /** The proxy answered a request itself (its reason: a WARDEN_* code). */
+  proxyError(reason: string): void {
+    this.proxyErrors.inc({ reason });
   }
 
   streamOpened(): void {

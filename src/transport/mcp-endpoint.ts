@@ -294,6 +294,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       const pe = toProxyError(err);
       if (pe.code === 'WARDEN_BODY_TOO_LARGE') res.setHeader('connection', 'close');
       logger.warn({ proxyError: pe.code, detail: pe.message }, 'request rejected');
+      ctx.metrics.proxyError(pe.code);
       sendProxyError(res, pe, [], false);
       return undefined;
     }

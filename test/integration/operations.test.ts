@@ -3,6 +3,7 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { request } from 'undici';
 import { createAdminServer } from '../../src/proxy/admin.ts';
 import { createProxy } from '../../src/proxy/server.ts';
@@ -77,6 +78,29 @@ describe('admin port', () => {
     assert.match(metrics, /mcp_warden_upstream_duration_seconds_bucket\{le="0.1",method="tools\/call"\}/);
     assert.match(metrics, /mcp_warden_sessions \d+/);
     assert.match(metrics, /mcp_warden_open_sse_streams 0/);
+    // The process under its conventional names, and what is running.
+    assert.match(metrics, /^process_cpu_seconds_total \d/m);
+    assert.match(metrics, /^nodejs_heap_size_used_bytes \d/m);
+    assert.doesNotMatch(metrics, /mcp_warden_process_/);
+    const { version } = JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')) as { version: string };
+    assert.match(
+      metrics,
+      new RegExp(
+        `^mcp_warden_build_info\\{version="${version.replace(/\./g, '\\.')}",node="${process.versions.node.replace(/\./g, '\\.')}"\\} 1$`,
+        'm',
+      ),
+    );
+    assert.match(metrics, /^mcp_warden_policy_last_reload_success_timestamp_seconds 0$/m);
+    // The proxy's own answers, by reason: a foreign Host refused (403).
+    const refused = await request(url, {
+      method: 'POST',
+      headers: { host: 'evil.example', 'content-type': 'application/json' },
+      body: '{}',
+    });
+    assert.equal(refused.statusCode, 403);
+    await refused.body.text();
+    const after = await (await request(new URL('/metrics', adminUrl))).body.text();
+    assert.match(after, /^mcp_warden_proxy_errors_total\{reason="WARDEN_FORBIDDEN_HOST"\} 1$/m);
 
     await upstream.close();
     const down = await request(new URL('/readyz', adminUrl));

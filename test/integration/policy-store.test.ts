@@ -11,6 +11,7 @@ import { PolicyStore } from '../../src/config/store.ts';
 import type { FindingScope, Policy } from '../../src/config/types.ts';
 import { RULES } from '../../src/rules/index.ts';
 import { createLogger } from '../../src/sinks/logger.ts';
+import { Metrics } from '../../src/sinks/metrics.ts';
 import { createLogCapture, type LogCapture } from '../helpers/log-capture.ts';
 
 const AUDIT = 'mode: audit\nrules:\n  html-body: log\n';
@@ -129,6 +130,33 @@ describe('reload()', () => {
     await writeFile(file, AUDIT);
     await store.reload();
     assert.deepEqual(seen, [['audit', 'enforce']]);
+  });
+
+  test('onReload says how each reload ended, and the metrics count it', async (t) => {
+    const file = join(dir, `policy-${++n}.yaml`);
+    await writeFile(file, AUDIT);
+    const metrics = new Metrics({ sessions: () => 0, openRequests: () => 0 });
+    const results: boolean[] = [];
+    const opened = await PolicyStore.open({
+      path: file,
+      logger: createLogger({ destination: createLogCapture().stream }),
+      onReload: (ok) => {
+        results.push(ok);
+        metrics.reloaded(ok);
+      },
+    });
+    assert.ok(opened.ok);
+    t.after(() => opened.store.close());
+    await writeFile(file, ENFORCE);
+    await opened.store.reload();
+    await writeFile(file, BAD);
+    await opened.store.reload();
+    assert.deepEqual(results, [true, false]);
+    const text = await metrics.registry.metrics();
+    assert.match(text, /^mcp_warden_policy_reloads_total\{result="success"\} 1$/m);
+    assert.match(text, /^mcp_warden_policy_reloads_total\{result="failure"\} 1$/m);
+    const at = Number(/^mcp_warden_policy_last_reload_success_timestamp_seconds (\S+)$/m.exec(text)?.[1]);
+    assert.ok(Math.abs(at - Date.now() / 1000) < 60, `last reload at ${at}`);
   });
 });
 
