@@ -113,6 +113,13 @@ export function buildProgram(): Command {
     )
     .addOption(
       opt(
+        '--shadow <file>',
+        'under audit, the policy each violation record says the action of (`shadow`): what enforcing it would do (default: config/enforce.yaml)',
+        'MCP_WARDEN_SHADOW',
+      ),
+    )
+    .addOption(
+      opt(
         '--transport <mode>',
         'the MCP transport the upstream speaks: auto (learned per stream), sse (legacy HTTP+SSE, 2024-11-05) or streamable-http (default: auto)',
         'MCP_WARDEN_TRANSPORT',
@@ -147,6 +154,13 @@ export function buildProgram(): Command {
     .argument('<command>', 'the server command (put -- before it)')
     .argument('[args...]', "the server command's arguments")
     .addOption(opt('-p, --policy <file>', 'policy file (YAML) (default: audit mode, every rule logged)', 'MCP_WARDEN_POLICY'))
+    .addOption(
+      opt(
+        '--shadow <file>',
+        'under audit, the policy each violation record says the action of (default: config/enforce.yaml)',
+        'MCP_WARDEN_SHADOW',
+      ),
+    )
     .addOption(opt('--log-file <file>', 'write the log here (default: stderr; stdout carries only JSON-RPC)', 'MCP_WARDEN_LOG_FILE'))
     .addOption(
       opt('--log-level <level>', 'log level (default: info)', 'MCP_WARDEN_LOG_LEVEL').choices(['trace', 'debug', 'info', 'warn', 'error']),

@@ -6,7 +6,7 @@ import { REWRITABLE } from '../rewrite/rewriters.ts';
 import { createAdminServer } from '../proxy/admin.ts';
 import { createProxy } from '../proxy/server.ts';
 import { createLogger } from '../sinks/logger.ts';
-import { startupPolicy } from './startup-policy.ts';
+import { shadowPolicy, startupPolicy } from './startup-policy.ts';
 import type { TransportMode } from '../transport/legacy-sse.ts';
 
 /** The proxy command's options as commander parsed them: undefined where the user gave nothing. */
@@ -28,6 +28,7 @@ export interface ProxyCommandOptions {
   allowedOrigins?: string[];
   hostHeader?: 'client' | 'upstream';
   transport?: TransportMode;
+  shadow?: string;
   maxConnections?: number;
   headerTimeout?: number;
 }
@@ -59,6 +60,7 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
     },
     hostHeader: opts.hostHeader ?? policy.upstream.hostHeader,
     transport: opts.transport ?? policy.upstream.transport,
+    shadow: await shadowPolicy(opts.shadow),
     policy: () => store.current(),
     limits: {
       upstreamHeadersTimeoutMs: opts.timeout ?? policy.upstream.headersTimeoutMs ?? DEFAULT_LIMITS.upstreamHeadersTimeoutMs,

@@ -1,16 +1,31 @@
 // The policy a long-running command starts with: the file given, or the defaults. A file that does
 // not validate stops the start, its errors on stderr as file:line:column.
+import { fileURLToPath } from 'node:url';
 import { formatPolicyError, readPolicyFile } from '../config/load.ts';
 import { defaultPolicy } from '../config/compile.ts';
 import type { Policy } from '../config/types.ts';
 import { REWRITABLE } from '../rewrite/rewriters.ts';
 
+/** The shipped enforce.yaml: the default shadow policy (what production would run). */
+export const SHIPPED_ENFORCE = fileURLToPath(new URL('../../config/enforce.yaml', import.meta.url));
+
+/** The shadow policy under audit: the file given, else the shipped enforce.yaml. */
+export async function shadowPolicy(path: string | undefined): Promise<Policy> {
+  const file = path ?? SHIPPED_ENFORCE;
+  return (await loadOrStop(file, `${file}: the shadow policy does not validate (see above)`)).policy;
+}
+
 export async function startupPolicy(path: string | undefined, command: string): Promise<{ policy: Policy; text: string | undefined }> {
   if (path === undefined) return { policy: defaultPolicy(REWRITABLE), text: undefined };
-  const { text, result } = await readPolicyFile(path, { rewritable: REWRITABLE });
+  return loadOrStop(path, `${path}: the policy does not validate (see above); the ${command} did not start`);
+}
+
+/** A policy file, or its errors on stderr as file:line:column and `stop` thrown. */
+async function loadOrStop(file: string, stop: string): Promise<{ policy: Policy; text: string | undefined }> {
+  const { text, result } = await readPolicyFile(file, { rewritable: REWRITABLE });
   if (!result.ok) {
     for (const e of result.errors) process.stderr.write(`${formatPolicyError(e)}\n`);
-    throw new Error(`${path}: the policy does not validate (see above); the ${command} did not start`);
+    throw new Error(stop);
   }
   return { policy: result.policy, text };
 }

@@ -8,10 +8,11 @@ import { PolicyStore } from '../config/store.ts';
 import { createStdioProxy } from '../proxy/stdio.ts';
 import { REWRITABLE } from '../rewrite/rewriters.ts';
 import { createLogger, logDestination } from '../sinks/logger.ts';
-import { startupPolicy } from './startup-policy.ts';
+import { shadowPolicy, startupPolicy } from './startup-policy.ts';
 
 export interface StdioCommandOptions {
   policy?: string;
+  shadow?: string;
   logFile?: string;
   logLevel?: string;
   maxBody?: number;
@@ -45,6 +46,7 @@ export async function runStdioCommand(command: string, args: readonly string[], 
       auditEventBytes: policy.limits.auditEventBytes ?? DEFAULT_LIMITS.auditEventBytes,
     },
     client: { input: process.stdin, output: process.stdout },
+    shadow: await shadowPolicy(opts.shadow),
   });
   if (opts.policy !== undefined) store.watch();
   const forward = (signal: NodeJS.Signals) => {

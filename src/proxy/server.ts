@@ -42,6 +42,8 @@ export interface ProxyOptions {
   guard?: HostGuardOptions;
   /** Which Host the upstream gets: the client's (default, as `proxy_set_header Host $http_host`) or the upstream URL's (virtual-hosted upstreams). */
   hostHeader?: 'client' | 'upstream';
+  /** Under audit, the policy whose actions each violation record reports as `shadow` (what enforcing it would do). */
+  shadow?: Policy;
   /** Which MCP transport the upstream speaks: learned per stream (auto, the default), the legacy HTTP+SSE, or Streamable HTTP only. */
   transport?: TransportMode;
 }
@@ -148,6 +150,7 @@ export function createProxy(options: ProxyOptions): Proxy {
     fixHeaders,
     legacy,
     publicOrigin: (req) => publicOrigin(req, options.publicUrl),
+    shadow: options.shadow,
   });
 
   // Requests being served now (SSE streams included): a graceful shutdown waits for them.
@@ -243,7 +246,7 @@ export function createProxy(options: ProxyOptions): Proxy {
 
   const sweeper = setInterval(
     () => {
-      recordJudged({ logger, metrics, capture }, policy(), undefined, engine.tick(performance.now()));
+      recordJudged({ logger, metrics, capture, shadow: options.shadow }, policy(), undefined, engine.tick(performance.now()));
     },
     Math.min(limits.requestIdleMs, limits.sessionIdleMs, limits.resumeWindowMs, 5_000),
   );

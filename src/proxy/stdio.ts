@@ -26,6 +26,8 @@ export interface StdioProxyOptions {
   client: { input: Readable; output: Writable };
   /** Where the child's stderr goes: ours (default), or nowhere. */
   stderr?: 'inherit' | 'ignore';
+  /** Under audit, the policy whose actions each violation record reports as `shadow`. */
+  shadow?: Policy;
 }
 
 export interface StdioProxy {
@@ -55,6 +57,7 @@ export function createStdioProxy(o: StdioProxyOptions): StdioProxy {
   const sinks: JudgedSinks = {
     logger,
     metrics,
+    shadow: o.shadow,
     capture: (path) => {
       let sink = captures.get(path);
       if (!sink) captures.set(path, (sink = new CaptureSink(path, logger)));

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { whereOf, type ExchangeHttp, type FindingContext, type JudgedExchange } from '../engine/plans.ts';
 import type { PolicedFinding } from '../rewrite/decide.ts';
 import type { Decision } from '../rewrite/types.ts';
+import type { Action } from '../verdicts.ts';
 import { excerpt } from '../redact/excerpt.ts';
 import { loggedArguments, redactText } from './redact.ts';
 
@@ -18,11 +19,15 @@ const whereFields = (where: FindingContext) => ({
   protocolVersion: where.protocolVersion ?? null,
 });
 
+/** What the shadow policy would do with a finding (audit only; undefined: no shadow). */
+export type ShadowOf = ((f: PolicedFinding, where: FindingContext) => Action) | undefined;
+
 export function logFindings(
   logger: Logger,
   findings: readonly PolicedFinding[],
   where: FindingContext,
   applied: ReadonlySet<string> = NONE,
+  shadowOf?: ShadowOf,
 ): void {
   for (const f of findings) {
     const record = {
@@ -36,6 +41,7 @@ export function logFindings(
       fix: f.fix,
       action: f.action,
       applied: applied.has(f.rule),
+      shadow: shadowOf?.(f, where),
     };
     if (f.severity === 'error') logger.warn(record, 'violation');
     else logger.info(record, 'violation');
@@ -69,11 +75,12 @@ export function logExchange(
   judged: JudgedExchange,
   http: ExchangeHttp,
   args: 'off' | 'redacted' | 'full' = 'redacted',
+  shadowOf?: ShadowOf,
 ): void {
   const { exchange: c, decision } = judged;
   const { request } = c;
   const where = whereOf(request);
-  logFindings(logger, judged.findings, where, appliedRules(decision));
+  logFindings(logger, judged.findings, where, appliedRules(decision), shadowOf);
   logDecision(logger, decision, where);
   logger.info(
     {

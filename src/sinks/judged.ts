@@ -6,7 +6,8 @@ import type { Session } from '../exchange/sessions.ts';
 import type { Policy } from '../config/types.ts';
 import { excerpt } from '../redact/excerpt.ts';
 import { captureRecord, type CaptureSink } from './capture.ts';
-import { logDecision, logExchange, logFindings } from './exchange-log.ts';
+import { logDecision, logExchange, logFindings, type ShadowOf } from './exchange-log.ts';
+import { shadowAction } from './shadow.ts';
 import type { Metrics } from './metrics.ts';
 import { loggedHeaders } from './redact.ts';
 
@@ -15,17 +16,29 @@ export interface JudgedSinks {
   metrics: Metrics;
   /** The capture sink writing to a path (one per path, opened on first use). */
   capture: (path: string) => CaptureSink;
+  /** The shadow policy: under audit, what it would do with each finding (`--shadow`). */
+  shadow?: Policy;
 }
 
 /** Records what was judged under `policy` (its log.arguments, its capture); `session`: whose tool catalogue labels the metrics. */
 export function recordJudged(sinks: JudgedSinks, policy: Policy, session: Session | undefined, judged: readonly Judged[]): void {
   const { logger, metrics } = sinks;
+  // Under audit only: under enforce the policy in force already says what is done.
+  const { shadow } = sinks;
+  const shadowOf: ShadowOf =
+    shadow && policy.mode === 'audit'
+      ? (f, where) => {
+          const action = shadowAction(shadow, f, where);
+          metrics.shadowDecided(f.rule, action);
+          return action;
+        }
+      : undefined;
   for (const j of judged) {
     switch (j.kind) {
       case 'exchange':
         // A detached record belongs to no exchange in progress: its arguments stay redacted and its
         // tool is labelled without a catalogue, whoever's plan carries it.
-        logExchange(logger, j.judged, j.http, j.detached ? 'redacted' : policy.log.arguments);
+        logExchange(logger, j.judged, j.http, j.detached ? 'redacted' : policy.log.arguments, shadowOf);
         if (j.http.proxyError) metrics.proxyError(j.http.proxyError);
         metrics.exchange(j.judged, j.http.status, (tool) => !j.detached && (session?.tools.has(tool) ?? false));
         // The capture keeps what the rules judged (the server's status and body), not what a rewrite sent.
@@ -33,7 +46,7 @@ export function recordJudged(sinks: JudgedSinks, policy: Policy, session: Sessio
           sinks.capture(policy.capture.path).write(captureRecord(j.judged.exchange, j.judged.subject, new Date()));
         break;
       case 'findings':
-        logFindings(logger, j.findings, j.where, j.applied);
+        logFindings(logger, j.findings, j.where, j.applied, shadowOf);
         if (j.counted) metrics.found(j.findings);
         break;
       case 'decision':

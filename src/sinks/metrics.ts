@@ -28,6 +28,7 @@ export class Metrics {
   private readonly reloads: Counter<'result'>;
   private readonly lastReload: Gauge;
   private readonly proxyErrors: Counter<'reason'>;
+  private readonly shadowDecisions: Counter<'rule' | 'action'>;
   private readonly tools = new Set<string>();
 
   constructor(gauges: { sessions: () => number; openRequests: () => number }) {
@@ -49,6 +50,12 @@ export class Metrics {
     this.lastReload = new Gauge({
       name: 'mcp_warden_policy_last_reload_success_timestamp_seconds',
       help: 'When the policy in force was last swapped in by a reload (Unix time; 0: never reloaded)',
+      registers,
+    });
+    this.shadowDecisions = new Counter({
+      name: 'mcp_warden_shadow_decisions_total',
+      help: 'Under audit: what the shadow policy (--shadow, default config/enforce.yaml) would do with each finding, by rule and action',
+      labelNames: ['rule', 'action'],
       registers,
     });
     this.proxyErrors = new Counter({
@@ -142,6 +149,11 @@ export class Metrics {
   reloaded(ok: boolean): void {
     this.reloads.inc({ result: ok ? 'success' : 'failure' });
     if (ok) this.lastReload.set(Date.now() / 1000);
+  }
+
+  /** Under audit, the shadow policy's action for one finding. */
+  shadowDecided(rule: string, action: string): void {
+    this.shadowDecisions.inc({ rule, action });
   }
 
   /** The proxy answered a request itself (its reason: a WARDEN_* code). */

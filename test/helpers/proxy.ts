@@ -7,6 +7,7 @@ export interface TestProxy extends RunningProxy {
   log: LogCapture;
   /** What the proxy remembers of sessions. */
   sessions: WardenProxy['sessions'];
+  metrics: WardenProxy['metrics'];
   /** The `msg:"exchange"` records so far. */
   exchanges(): LogRecord[];
 }
@@ -16,5 +17,11 @@ export async function startProxy(upstream: URL, options: Omit<ProxyOptions, 'ups
   const logger = createLogger({ destination: log.stream, level: 'debug' });
   const proxy = createProxy({ upstream, logger, ...options });
   const running = await proxy.listen(0, '127.0.0.1');
-  return { ...running, log, sessions: proxy.sessions, exchanges: () => log.records.filter((r) => r.msg === 'exchange') };
+  return {
+    ...running,
+    log,
+    sessions: proxy.sessions,
+    metrics: proxy.metrics,
+    exchanges: () => log.records.filter((r) => r.msg === 'exchange'),
+  };
 }
