@@ -7,6 +7,7 @@ import { dirname, resolve } from 'node:path';
 import type { Logger } from '../sinks/logger.ts';
 import { defaultPolicy } from './compile.ts';
 import { formatPolicyError, readPolicyFile as readPolicy, type LoadOptions, type PolicyError } from './load.ts';
+import { restartWarnings } from './restart.ts';
 import type { Policy } from './types.ts';
 
 export interface PolicyStoreOptions {
@@ -100,7 +101,8 @@ export class PolicyStore {
     const previous = this.#policy;
     this.#policy = result.policy;
     this.#text = text;
-    logger.info({ policy: path, reason, mode: result.policy.mode, warnings: result.policy.warnings }, 'policy reloaded');
+    const warnings = [...result.policy.warnings, ...restartWarnings(previous, result.policy)];
+    logger.info({ policy: path, reason, mode: result.policy.mode, warnings }, 'policy reloaded');
     this.#options.onReload?.(true);
     for (const listener of this.#listeners) {
       try {

@@ -43,8 +43,9 @@ export function logFindings(
       applied: applied.has(f.rule),
       shadow: shadowOf?.(f, where),
     };
-    if (f.severity === 'error') logger.warn(record, 'violation');
-    else logger.info(record, 'violation');
+    // Findings are the product: --log-level warn keeps every violation of severity warning or error.
+    if (f.severity === 'info') logger.info(record, 'violation');
+    else logger.warn(record, 'violation');
   }
 }
 

@@ -58,6 +58,9 @@ interface Http {
   legacy?: LegacySession;
 }
 
+/** The upstream failures logged at error: nothing answers there. */
+const UPSTREAM_DOWN: ReadonlySet<string> = new Set(['WARDEN_UPSTREAM_UNREACHABLE', 'WARDEN_UPSTREAM_RESET']);
+
 export function createMcpEndpoint(ctx: EndpointContext) {
   const { logger, engine, limits } = ctx;
 
@@ -74,6 +77,12 @@ export function createMcpEndpoint(ctx: EndpointContext) {
   function fail(h: Http, err: unknown): void {
     const pe = toProxyError(err);
     if (!h.gone.aborted && pe.code === 'WARDEN_INTERNAL') logger.error({ err }, 'proxy error');
+    // An upstream that cannot be reached or resets is what an operator is paged for; a slow or malformed answer is a warning.
+    else if (!h.gone.aborted && pe.code.startsWith('WARDEN_UPSTREAM_')) {
+      const record = { proxyError: pe.code, detail: pe.message, session: h.x.flow.sessionId ?? null };
+      if (UPSTREAM_DOWN.has(pe.code)) logger.error(record, 'upstream failed');
+      else logger.warn(record, 'upstream failed');
+    }
     const { deliver, judged } = engine.failure(h.x, pe, h.gone.aborted, h.res.headersSent ? h.res.statusCode : undefined);
     deliverFailure(h, deliver);
     record(h, judged);
@@ -217,7 +226,8 @@ export function createMcpEndpoint(ctx: EndpointContext) {
             )
           : await mirrorSse(up.body, h.res, coding.kind === 'known' ? decoderFor(coding) : undefined, limits.auditEventBytes, onEvent);
     ctx.metrics.streamClosed();
-    if (summary.error && !h.gone.aborted) logger.warn({ session, proxyError: summary.error.code, events: summary.events }, 'stream broken');
+    if (summary.error && !h.gone.aborted)
+      logger.error({ session, proxyError: summary.error.code, events: summary.events }, 'stream broken');
     const undecodable = summary.undecodable ? undecodableDetail(coding, summary.undecodable) : undefined;
     if (undecodable !== undefined)
       logger.warn(

@@ -112,8 +112,11 @@ export function createPassthrough(opts: PassthroughOptions): Passthrough {
         error,
         unjudged,
       };
-      if (error === undefined && unjudged === undefined) opts.logger.info(record, 'passthrough');
-      else opts.logger.warn(record, 'passthrough');
+      // Alerts read levels: an upstream that failed is an error; a client that left is no news.
+      if (error === 'client_aborted' && unjudged === undefined) opts.logger.debug(record, 'passthrough');
+      else if (error !== undefined && error !== 'client_aborted') opts.logger.error(record, 'passthrough');
+      else if (unjudged !== undefined) opts.logger.warn(record, 'passthrough');
+      else opts.logger.info(record, 'passthrough');
     });
     // A POST that looks like MCP traffic on another path crosses unread: the record says so, at warn.
     const unjudged = req.method === 'POST' && looksLikeJsonRpc(req) ? 'json-post' : undefined;

@@ -132,6 +132,18 @@ describe('reload()', () => {
     assert.deepEqual(seen, [['audit', 'enforce']]);
   });
 
+  test('a reload that changes a setting read at start says so in its warnings', async (t) => {
+    const { file, store, log } = await setup(t, 'mode: audit\nupstream: { timeout: 60s }\n');
+    await writeFile(file, 'mode: enforce\nupstream: { timeout: 30s }\nlimits: { auditBody: 1mib }\n');
+    await store.reload();
+    const reloaded = log.records.find((r) => r.msg === 'policy reloaded');
+    assert.deepEqual(reloaded?.warnings, [
+      'upstream.timeout changed: it is read at start and takes effect when the process restarts',
+      'limits.auditBody changed: it is read at start and takes effect when the process restarts',
+    ]);
+    assert.equal(store.current().mode, 'enforce', 'what a reload does change, it changes');
+  });
+
   test('onReload says how each reload ended, and the metrics count it', async (t) => {
     const file = join(dir, `policy-${++n}.yaml`);
     await writeFile(file, AUDIT);
