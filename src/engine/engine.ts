@@ -78,10 +78,12 @@ export class Engine {
   }
 
   /** A client's POST begins: its flow (session, version) from its headers and messages, under the policy in force now. */
-  openPost(headers: IncomingHttpHeaders, decoded: Decoded, via?: Via): ExchangeState {
+  openPost(headers: IncomingHttpHeaders, decoded: Decoded, via?: Via, peer?: string): ExchangeState {
     const messages: readonly Message[] = decoded.ok ? decoded.payload.messages : [];
     // The POST's response may answer only the requests this POST carried (under Streamable HTTP).
-    return this.open('post', headers, messages, decoded.ok && decoded.payload.batch, via);
+    const x = this.open('post', headers, messages, decoded.ok && decoded.payload.batch, via);
+    x.flow.peer = peer;
+    return x;
   }
 
   /** A GET (the server's stream) or DELETE (the session's end) begins; `via`: the session a legacy SSE stream or a stdio child is. */

@@ -6,12 +6,15 @@ import { asRecord } from '../codec/json-value.ts';
 import { NO_VERDICT, type RequestVerdict } from '../verdicts.ts';
 import { META } from '../mcp/versions.ts';
 import type { Wire } from '../rules/types.ts';
+import { clientInfoIn, clientOf, traceIdOf } from './identity.ts';
 import type { Session, SessionStore } from './sessions.ts';
 import { requestKey, type OpenRequest, type RequestTable, type Sender } from './table.ts';
 
 /** Where a message travels: the correlation scope and the session it belongs to. */
 export interface Flow {
   scope: string;
+  /** The client's network address (the socket's peer), for the exchange record. */
+  peer?: string;
   /** The transport of the session (undefined: Streamable HTTP). */
   wire?: Wire;
   /** Headers of the client's HTTP request. */
@@ -102,6 +105,10 @@ export class Correlator {
       owner: flow.session.key,
       exchange: from === 'client' ? flow.exchange : undefined,
       headers: from === 'client' ? flow.requestHeaders : {},
+      // Who and which trace, for the exchange record (a server's request: its trace, no client).
+      traceId: traceIdOf(msg.params, from === 'client' ? flow.requestHeaders : {}),
+      peer: from === 'client' ? flow.peer : undefined,
+      client: from === 'client' ? clientOf(msg.method, msg.params, flow.session.clientInfo) : undefined,
       verdict: NO_VERDICT,
     };
   }
@@ -201,6 +208,7 @@ export class Correlator {
       if (typeof result.protocolVersion === 'string') this.sessions.setVersion(session, result.protocolVersion);
       session.serverCapabilities = asRecord(result.capabilities);
       session.clientCapabilities = asRecord(asRecord(request.params)?.capabilities);
+      session.clientInfo = clientInfoIn(asRecord(request.params)?.clientInfo);
       request.sessionId ??= newSessionId;
       request.protocolVersion = session.protocolVersion ?? request.protocolVersion;
     } else if (request.method === 'server/discover') {

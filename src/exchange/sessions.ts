@@ -2,6 +2,7 @@
 // tool catalogue from tools/list. Legacy sessions are keyed by Mcp-Session-Id; traffic without a
 // session (the modern era, or a stateless legacy server) shares one entry per credential, because
 // a server's tool list may vary by authorization but not by connection.
+import type { ClientInfo } from './identity.ts';
 import { createHash } from 'node:crypto';
 import { BoundedMap } from './bounded-map.ts';
 import { CatalogueStore, type Catalogue, type CatalogueHolder, type Tool } from './catalogues.ts';
@@ -17,6 +18,8 @@ export interface Session extends CatalogueHolder {
   era: Era | undefined;
   serverCapabilities: Record<string, unknown> | undefined;
   clientCapabilities: Record<string, unknown> | undefined;
+  /** The client's name and version from initialize (self-reported, for logs). */
+  clientInfo?: ClientInfo;
   /** The tool catalogue: the session's own while tools/list pages arrive, then shared (see catalogues.ts). */
   tools: ReadonlyMap<string, Tool>;
   /** Whether the catalogue holds every page of a tools/list, from the first to one without nextCursor, untruncated. */

@@ -7,6 +7,7 @@
 // reported as unanswered.
 import type { IncomingHttpHeaders } from 'node:http';
 import { BoundedMap } from './bounded-map.ts';
+import type { ClientInfo } from './identity.ts';
 import type { RequestVerdict } from '../verdicts.ts';
 import { idKey, type JsonRpcId } from '../codec/jsonrpc.ts';
 
@@ -30,6 +31,12 @@ export interface OpenRequest {
   owner?: string;
   /** Headers of the HTTP request that carried it. */
   headers: IncomingHttpHeaders;
+  /** The W3C trace it belongs to (its _meta traceparent, else its HTTP request's). */
+  traceId?: string;
+  /** The client's network address. */
+  peer?: string;
+  /** The client's self-reported name and version. */
+  client?: ClientInfo;
   /** Another request of the same sender under this id still awaited its response when this one came. */
   idInFlight?: boolean;
   /** The id's raw JSON text as its sender wrote it (codec/jsonrpc.ts idTokenOf): a rewritten answer carries it byte for byte, and an integer beyond 2^53 is keyed by it. */

@@ -4,11 +4,17 @@ import type { Logger } from 'pino';
 import { whereOf, type ExchangeHttp, type FindingContext, type JudgedExchange } from '../engine/plans.ts';
 import type { PolicedFinding } from '../rewrite/decide.ts';
 import type { Decision } from '../rewrite/types.ts';
+import type { OpenRequest } from '../exchange/table.ts';
 import type { Action } from '../verdicts.ts';
 import { excerpt } from '../redact/excerpt.ts';
 import { loggedArguments, redactText } from './redact.ts';
 
 const round = (ms: number): number => Math.round(ms * 100) / 100;
+
+const userAgentOf = (headers: OpenRequest['headers']): string | undefined => {
+  const ua = headers['user-agent'];
+  return typeof ua === 'string' ? excerpt(ua, 200) : undefined;
+};
 
 /** The fields that say which exchange a record is about. */
 const whereFields = (where: FindingContext) => ({
@@ -90,6 +96,12 @@ export function logExchange(
       tool: request.tool,
       arguments: loggedArguments(request.params, args),
       from: request.from,
+      // Who and which trace (self-reported client; User-Agent as the HTTP client sent it, masked).
+      traceId: request.traceId,
+      peer: request.peer,
+      userAgent: userAgentOf(request.headers),
+      clientName: request.client?.name,
+      clientVersion: request.client?.version,
       session: request.sessionId ?? null,
       protocolVersion: request.protocolVersion ?? null,
       status: http.status,

@@ -317,7 +317,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     const decoded = decodeJson(read.plain);
     const legacy = ctx.legacy.lookup(req.url ?? '/', ctx.now());
     const session = legacy === 'unknown' ? undefined : legacy;
-    const h: Http = { x: engine.openPost(req.headers, decoded, session?.via), req, res, gone, legacy: session };
+    const h: Http = { x: engine.openPost(req.headers, decoded, session?.via, req.socket.remoteAddress), req, res, gone, legacy: session };
     if (legacy === 'unknown') {
       // No stream of this session passes through the proxy: its answers could reach no one here
       // (and a legacy server may never answer the POST at all).

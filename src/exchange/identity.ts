@@ -1,0 +1,40 @@
+// Who sent a request and which trace it belongs to, for its exchange record: the W3C trace id
+// (params._meta.traceparent, else the HTTP traceparent header) and the client's self-reported
+// name and version (2026-07-28: _meta clientInfo on every request; before: initialize's clientInfo,
+// remembered by the session). Self-reported: for logs, never for decisions (spec R12).
+import type { IncomingHttpHeaders } from 'node:http';
+import { asRecord } from '../codec/json-value.ts';
+import { firstValue } from '../mcp/headers.ts';
+import { META } from '../mcp/versions.ts';
+
+/** A client's name and version as it reported them. */
+export interface ClientInfo {
+  name: string | undefined;
+  version: string | undefined;
+}
+
+const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}/;
+
+/** The trace id of a W3C traceparent, when it is one (an all-zero id is invalid). */
+const traceIdIn = (value: unknown): string | undefined => {
+  const id = typeof value === 'string' ? TRACEPARENT.exec(value.trim().toLowerCase())?.[1] : undefined;
+  return id && !/^0+$/.test(id) ? id : undefined;
+};
+
+/** The trace a request belongs to: its own _meta first (it travels with the message), else its HTTP request's. */
+export const traceIdOf = (params: unknown, headers: IncomingHttpHeaders): string | undefined =>
+  traceIdIn(asRecord(asRecord(params)?._meta)?.traceparent) ?? traceIdIn(firstValue(headers.traceparent));
+
+/** A clientInfo object's name and version (strings only). */
+export function clientInfoIn(value: unknown): ClientInfo | undefined {
+  const info = asRecord(value);
+  if (!info) return undefined;
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  return { name: str(info.name), version: str(info.version) };
+}
+
+/** The client of a request: its own _meta clientInfo (2026-07-28), initialize's clientInfo, else what its session remembers. */
+export function clientOf(method: string, params: unknown, remembered: ClientInfo | undefined): ClientInfo | undefined {
+  const p = asRecord(params);
+  return clientInfoIn(asRecord(p?._meta)?.[META.clientInfo]) ?? (method === 'initialize' ? clientInfoIn(p?.clientInfo) : remembered);
+}
