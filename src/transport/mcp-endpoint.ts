@@ -3,60 +3,27 @@
 // to the engine and carries out its plans; what is judged, rewritten or blocked, and in which
 // order, the engine decides (src/engine/).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from 'pino';
+import { pipeline } from 'node:stream/promises';
 import { decodeJson } from '../codec/json-body.ts';
-import type { Limits } from '../config/defaults.ts';
 import type { CollectedBody } from '../engine/body.ts';
-import type { Engine } from '../engine/engine.ts';
-import type { BodyDelivery, ExchangeHttp, FailureDelivery, Judged, Reply } from '../engine/plans.ts';
-import type { ExchangeState } from '../engine/state.ts';
+import type { BodyDelivery, FailureDelivery, Reply } from '../engine/plans.ts';
 import { ProxyError } from '../errors.ts';
 import { H } from '../mcp/headers.ts';
 import { mediaType } from '../mcp/media-type.ts';
 import type { ResponseHttp } from '../rules/subjects.ts';
-import { encodeSseEvent, sseEvent } from '../rewrite/encode.ts';
-import { recordJudged, type JudgedSinks } from '../sinks/judged.ts';
+import { redactTarget } from '../sinks/redact.ts';
 import { ClientGone } from './client-gone.ts';
-import { codingOf, decodedBody, decoderFor, undecodableDetail } from './content-coding.ts';
+import { codingOf, undecodableDetail } from './content-coding.ts';
 import { clientHeaders, sendProxyError } from './egress.ts';
-import { readBody, upstreamHeaders, type BodyBudget } from './ingress.ts';
+import { recorder, type EndpointContext, type Http } from './endpoint-context.ts';
+import { createStreamRelay } from './endpoint-stream.ts';
+import { readBody, upstreamHeaders } from './ingress.ts';
+import { answerLegacyPost, failureTexts, messageTexts } from './legacy-sse.ts';
 import { collect, streamRest } from './relay.ts';
 import { decodedRequestBody } from './request-coding.ts';
-import { answerEvents, mirrorSse, relaySse } from './sse-relay.ts';
-import { answerLegacyPost, failureTexts, messageTexts, type LegacySession, type LegacySessions } from './legacy-sse.ts';
-import { pipeline } from 'node:stream/promises';
-import { parseBlock } from '../codec/sse.ts';
-import { excerpt } from '../redact/excerpt.ts';
-import { redactTarget } from '../sinks/redact.ts';
-import { toProxyError, type Upstream, type UpstreamResponse } from './upstream.ts';
+import { toProxyError, type UpstreamResponse } from './upstream.ts';
 
-export interface EndpointContext extends JudgedSinks {
-  upstream: Upstream;
-  limits: Limits;
-  logger: Logger;
-  engine: Engine;
-  /** Monotonic clock in ms. */
-  now: () => number;
-  /** Request bodies held at once, over all exchanges. */
-  bodies: BodyBudget;
-  /** Rewrites response headers that name the upstream's own address (WWW-Authenticate). */
-  fixHeaders: (req: IncomingMessage, headers: UpstreamResponse['headers']) => UpstreamResponse['headers'];
-  /** Legacy SSE sessions learned from the upstream's endpoint events. */
-  legacy: LegacySessions;
-  /** The origin clients reach the proxy at (an endpoint event names it). */
-  publicOrigin: (req: IncomingMessage) => string;
-}
-
-/** One HTTP exchange: the engine's state of it, and the sockets it travels on. */
-interface Http {
-  x: ExchangeState;
-  req: IncomingMessage;
-  res: ServerResponse;
-  /** Set when the client goes away first; aborts the upstream request. */
-  gone: ClientGone;
-  /** The legacy SSE session a POST names: the proxy's own answers go on its stream. */
-  legacy?: LegacySession;
-}
+export type { EndpointContext };
 
 /** The upstream failures logged at error: nothing answers there. */
 const UPSTREAM_DOWN: ReadonlySet<string> = new Set(['WARDEN_UPSTREAM_UNREACHABLE', 'WARDEN_UPSTREAM_RESET']);
@@ -64,7 +31,8 @@ const UPSTREAM_DOWN: ReadonlySet<string> = new Set(['WARDEN_UPSTREAM_UNREACHABLE
 export function createMcpEndpoint(ctx: EndpointContext) {
   const { logger, engine, limits } = ctx;
 
-  const record = (h: Http, judged: readonly Judged[]): void => recordJudged(ctx, h.x.policy, h.x.flow.session, judged);
+  const record = recorder(ctx);
+  const relayStream = createStreamRelay(ctx);
 
   /** Sends a body the engine built, as JSON, unencoded: the server's Content-Encoding described its bytes, not these. */
   function sendReply(res: ServerResponse, reply: Reply, upstreamHeaders: ReturnType<typeof clientHeaders> = {}): void {
@@ -151,129 +119,6 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     if (status !== 204 && status !== 304) headers['content-length'] = wire.length;
     res.writeHead(status, headers);
     res.end(wire);
-  }
-
-  /** Relays an SSE stream event by event, as the engine plans it. */
-  async function relayStream(
-    h: Http,
-    up: UpstreamResponse,
-    transport: 'sse' | 'get-sse',
-    issuedSessionId: string | undefined,
-  ): Promise<void> {
-    const coding = codingOf(up.headers['content-encoding']);
-    const plan = engine.streamPlan(h.x, coding.kind);
-    // A legacy client opens its stream without an Mcp-Session-Id (a Streamable HTTP GET names its session).
-    const mayBeLegacy = transport === 'get-sse' && ctx.legacy.mode !== 'streamable-http' && h.req.headers[H.sessionId] === undefined;
-    // A legacy session's endpoint event is read and rewritten before it goes out, in any mode: a
-    // compressed stream that may carry one goes to the client decoded, as under enforce.
-    const decode = plan.decode || (mayBeLegacy && coding.kind === 'known');
-    const headers = clientHeaders(ctx.fixHeaders(h.req, up.headers), false);
-    if (decode) delete headers['content-encoding'];
-    h.res.writeHead(up.status, headers);
-    h.res.flushHeaders();
-    const http: ExchangeHttp = { status: up.status, transport };
-    const frameHttp: ResponseHttp = { ...http, contentType: 'text/event-stream' };
-    let session = h.x.flow.sessionId ?? null;
-    const started = ctx.now();
-    // A GET stream whose server names an `endpoint` is a legacy SSE session: from that event on,
-    // its events are judged in that session, where the POSTs that name it open their requests.
-    let legacy: LegacySession | undefined;
-    const reroute = mayBeLegacy
-      ? (data: string, raw: Buffer): Buffer | undefined => {
-          if (data.startsWith('{') || parseBlock(raw).event !== 'endpoint') return undefined;
-          const learned = ctx.legacy.learn(data, ctx.upstream.url, ctx.publicOrigin(h.req), ctx.now());
-          if (!learned) {
-            logger.warn({ endpoint: excerpt(data, 200) }, 'legacy endpoint on another origin relayed as it came');
-            return undefined;
-          }
-          legacy = learned.session;
-          legacy.deliver = (texts) => {
-            if (h.gone.aborted || h.res.writableEnded || h.res.destroyed) return false;
-            h.res.write(Buffer.concat(texts.map((t) => sseEvent(t))));
-            return true;
-          };
-          h.x = engine.openBodiless('get', h.req.headers, legacy.via);
-          session = legacy.via.sessionId ?? null;
-          logger.info({ session, endpoint: learned.data }, 'legacy session');
-          return encodeSseEvent(raw, learned.data);
-        }
-      : undefined;
-    ctx.metrics.streamOpened();
-    const onEvent = (data: string, size: number, raw: Buffer): Buffer | undefined => {
-      const { rewritten, judged } = engine.serverEvent(h.x, { data, size, raw }, http, frameHttp, issuedSessionId);
-      record(h, judged);
-      // The rewritten message in the event's place, under the event's own type and id.
-      return rewritten === undefined ? undefined : encodeSseEvent(raw, rewritten);
-    };
-    // A coding the proxy cannot undo: relayed as it came, not read (read as text it would look like garbage).
-    if (coding.kind === 'unknown')
-      logger.warn(
-        { session, status: up.status, reason: 'unknown-content-encoding', contentEncoding: up.headers['content-encoding'] },
-        'unaudited stream',
-      );
-    const summary =
-      coding.kind === 'identity'
-        ? await relaySse(up.body, h.res, limits.auditEventBytes, plan.readAfterWrite, onEvent, plan.withholdOversize, reroute)
-        : decode && coding.kind === 'known'
-          ? await relaySse(
-              decodedBody(up.body, coding),
-              h.res,
-              limits.auditEventBytes,
-              plan.readAfterWrite,
-              onEvent,
-              plan.withholdOversize,
-              reroute,
-            )
-          : await mirrorSse(up.body, h.res, coding.kind === 'known' ? decoderFor(coding) : undefined, limits.auditEventBytes, onEvent);
-    ctx.metrics.streamClosed();
-    if (summary.error && !h.gone.aborted)
-      logger.error({ session, proxyError: summary.error.code, events: summary.events }, 'stream broken');
-    const undecodable = summary.undecodable ? undecodableDetail(coding, summary.undecodable) : undefined;
-    if (undecodable !== undefined)
-      logger.warn(
-        { session, status: up.status, contentEncoding: up.headers['content-encoding'], events: summary.events, detail: undecodable },
-        'undecodable stream',
-      );
-    if (summary.unaudited > 0) logger.warn({ session, events: summary.unaudited, limit: limits.auditEventBytes }, 'unaudited event');
-    // Never into a stream still in the server's coding: the client would decode it as garbage.
-    const canAnswer = !h.gone.aborted && !h.res.destroyed && (coding.kind === 'identity' || decode);
-    const end = engine.streamEnd(
-      h.x,
-      {
-        clientGone: h.gone.aborted,
-        canAnswer,
-        sawEventId: summary.sawEventId,
-        unaudited: summary.unaudited,
-        withheld: summary.withheld,
-        unreadCoding: coding.kind === 'unknown',
-        error: summary.error,
-        undecodable,
-        decoded: decode,
-      },
-      http,
-      frameHttp,
-    );
-    // A legacy session lives as long as its stream: what is still waiting in it gets its answer now.
-    const gone = legacy
-      ? engine.sessionGone(
-          h.x,
-          summary.error ?? new ProxyError('WARDEN_UPSTREAM_RESET', "Upstream MCP server ended the session's SSE stream before responding"),
-          frameHttp,
-          canAnswer,
-        )
-      : undefined;
-    if (legacy) ctx.legacy.end(legacy);
-    const answers = [...end.answers, ...(gone?.answers ?? [])];
-    if (answers.length > 0) h.res.write(answerEvents(summary, answers));
-    if (!h.res.writableEnded) h.res.end();
-    record(h, end.judged());
-    if (gone) record(h, gone.judged());
-    if (transport === 'get-sse') {
-      logger.info(
-        { session, status: up.status, events: summary.events, bytes: summary.bytes, durationMs: Math.round(ctx.now() - started) },
-        'stream',
-      );
-    }
   }
 
   /** Relays the upstream response: an SSE stream, or a body. */

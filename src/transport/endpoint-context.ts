@@ -1,0 +1,47 @@
+// What the MCP endpoint's handlers share: the proxy's context, one HTTP exchange as they follow it,
+// and the one writer of what the engine judged.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { Limits } from '../config/defaults.ts';
+import type { Engine } from '../engine/engine.ts';
+import type { Judged } from '../engine/plans.ts';
+import type { ExchangeState } from '../engine/state.ts';
+import { recordJudged, type JudgedSinks } from '../sinks/judged.ts';
+import type { ClientGone } from './client-gone.ts';
+import type { BodyBudget } from './ingress.ts';
+import type { LegacySession, LegacySessions } from './legacy-sse.ts';
+import type { Upstream, UpstreamResponse } from './upstream.ts';
+
+export interface EndpointContext extends JudgedSinks {
+  upstream: Upstream;
+  limits: Limits;
+  logger: Logger;
+  engine: Engine;
+  /** Monotonic clock in ms. */
+  now: () => number;
+  /** Request bodies held at once, over all exchanges. */
+  bodies: BodyBudget;
+  /** Rewrites response headers that name the upstream's own address (WWW-Authenticate). */
+  fixHeaders: (req: IncomingMessage, headers: UpstreamResponse['headers']) => UpstreamResponse['headers'];
+  /** Legacy SSE sessions learned from the upstream's endpoint events. */
+  legacy: LegacySessions;
+  /** The origin clients reach the proxy at (an endpoint event names it). */
+  publicOrigin: (req: IncomingMessage) => string;
+}
+
+/** One HTTP exchange: the engine's state of it, and the sockets it travels on. */
+export interface Http {
+  x: ExchangeState;
+  req: IncomingMessage;
+  res: ServerResponse;
+  /** Set when the client goes away first; aborts the upstream request. */
+  gone: ClientGone;
+  /** The legacy SSE session a POST names: the proxy's own answers go on its stream. */
+  legacy?: LegacySession;
+}
+
+/** Records what was judged on an exchange, under the policy it started with. */
+export const recorder =
+  (ctx: EndpointContext) =>
+  (h: Http, judged: readonly Judged[]): void =>
+    recordJudged(ctx, h.x.policy, h.x.flow.session, judged);
