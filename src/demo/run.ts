@@ -11,9 +11,8 @@ import { startBrokenServer } from './broken-server.ts';
 import { createClient, PROTOCOL_VERSION, type DemoClient, type JsonObject, type Received } from './client.ts';
 import type { Logger } from 'pino';
 import type { Policy } from '../config/types.ts';
-import { runLegacy, runStdio, UNKNOWN_TOOL, type TransportRun } from './transports.ts';
-
-export type LogRecord = Record<string, unknown>;
+import { renderTransports, runLegacy, runStdio, UNKNOWN_TOOL } from './transports.ts';
+import { clip, describeResponse, painter, type LogRecord, type Paint, type Style } from './print.ts';
 
 /** What the client sent and got back: requests by JSON-RPC id, and the DELETE's answer. */
 export interface SessionResult {
@@ -158,16 +157,6 @@ function missingRecords(records: readonly LogRecord[], session: SessionResult): 
 
 // ---- printing ----
 
-type Style = 'bold' | 'dim' | 'green' | 'yellow' | 'red';
-export type Paint = (style: Style, text: string) => string;
-
-const SGR: Record<Style, [number, number]> = { bold: [1, 22], dim: [2, 22], green: [32, 39], yellow: [33, 39], red: [31, 39] };
-
-export const painter =
-  (color: boolean): Paint =>
-  (style, text) =>
-    color ? `\x1b[${SGR[style][0]}m${text}\x1b[${SGR[style][1]}m` : text;
-
 function renderHeader(server: URL, paint: Paint): string {
   return [
     paint('bold', 'mcp-warden demo'),
@@ -277,40 +266,6 @@ export function renderExchanges(records: readonly LogRecord[], session: SessionR
   return rows.map((row) => `${`  ${line(row)}`.trimEnd()}\n`).join('');
 }
 
-/** One row per tools/call exchange of each transport, and one per line the stdio server wrote that the client never saw. */
-export function renderTransports(records: readonly LogRecord[], runs: readonly TransportRun[], paint: Paint): string {
-  const rows: string[][] = [['TRANSPORT', 'SERVER SENT', 'FINDINGS', 'CLIENT RECEIVED']];
-  for (const run of runs) {
-    const wire = run.transport === 'stdio' ? 'stdio' : 'get-sse';
-    const exchange = records.find((r) => r.msg === 'exchange' && r.tool === UNKNOWN_TOOL && r.transport === wire);
-    const found = records.filter((r) => r.msg === 'violation' && r.tool === UNKNOWN_TOOL && r.session === (exchange?.session ?? null));
-    rows.push([
-      run.transport,
-      `tools/call ${UNKNOWN_TOOL}: ${String(exchange?.outcome ?? 'not logged')}`,
-      found.map((f) => String(f.rule)).join(', '),
-      run.answer ? describeResponse(run.answer) : 'no answer',
-    ]);
-    if (run.transport !== 'stdio') continue;
-    for (const f of records.filter((r) => r.msg === 'violation' && r.rule === 'stdio-not-a-message'))
-      rows.push([
-        '',
-        `stdout line ${clip(String(f.evidence), 30)}`,
-        String(f.rule),
-        run.junk.length === 0 ? 'nothing (not relayed)' : run.junk.join(' | '),
-      ]);
-  }
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  return rows
-    .map((row, n) => {
-      const text = row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');
-      return `  ${n === 0 ? paint('bold', text) : text}`.trimEnd();
-    })
-    .map((line) => `${line}\n`)
-    .join('');
-}
-
-const clip = (s: string, max: number): string => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
-
 /** A short note of what the client received, e.g. `HTML page (text/html, 312 bytes)`. */
 export function describeReceived(r: Received): string {
   if (r.response) {
@@ -321,18 +276,4 @@ export function describeReceived(r: Received): string {
   if (r.bytes === 0) return 'no body';
   if (r.contentType === 'text/html') return `HTML page (text/html, ${r.bytes} bytes)`;
   return `not a JSON-RPC response (${r.contentType || 'no content type'}, ${r.bytes} bytes): ${clip(r.excerpt.replace(/\s+/g, ' '), 40)}`;
-}
-
-function describeResponse(m: JsonObject): string {
-  const error = asRecord(m.error);
-  if (error) {
-    const [first = '', ...more] = String(error.message).split('\n');
-    return `error ${String(error.code)} "${clip(first, 40)}"${more.length > 0 ? ` + ${more.length} more lines` : ''}`;
-  }
-  const result = asRecord(m.result) ?? {};
-  if (Array.isArray(result.tools)) return `result, ${result.tools.length} tools`;
-  if (typeof result.protocolVersion === 'string') return `result, protocolVersion ${result.protocolVersion}`;
-  const first = Array.isArray(result.content) ? asRecord(result.content[0]) : undefined;
-  const text = typeof first?.text === 'string' ? ` "${clip(first.text, 40)}"` : '';
-  return `result${result.isError === true ? ' isError' : ''}${text}`;
 }

@@ -11,6 +11,7 @@ import type { Policy } from '../config/types.ts';
 import { createProxy } from '../proxy/server.ts';
 import { listenOn } from '../proxy/listen.ts';
 import { createStdioProxy } from '../proxy/stdio.ts';
+import { clip, describeResponse, type LogRecord, type Paint } from './print.ts';
 
 /** A call of a tool neither server has. */
 export const UNKNOWN_TOOL = 'forecast';
@@ -163,4 +164,36 @@ function parseLine(line: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** One row per tools/call exchange of each transport, and one per line the stdio server wrote that the client never saw. */
+export function renderTransports(records: readonly LogRecord[], runs: readonly TransportRun[], paint: Paint): string {
+  const rows: string[][] = [['TRANSPORT', 'SERVER SENT', 'FINDINGS', 'CLIENT RECEIVED']];
+  for (const run of runs) {
+    const wire = run.transport === 'stdio' ? 'stdio' : 'get-sse';
+    const exchange = records.find((r) => r.msg === 'exchange' && r.tool === UNKNOWN_TOOL && r.transport === wire);
+    const found = records.filter((r) => r.msg === 'violation' && r.tool === UNKNOWN_TOOL && r.session === (exchange?.session ?? null));
+    rows.push([
+      run.transport,
+      `tools/call ${UNKNOWN_TOOL}: ${String(exchange?.outcome ?? 'not logged')}`,
+      found.map((f) => String(f.rule)).join(', '),
+      run.answer ? describeResponse(run.answer) : 'no answer',
+    ]);
+    if (run.transport !== 'stdio') continue;
+    for (const f of records.filter((r) => r.msg === 'violation' && r.rule === 'stdio-not-a-message'))
+      rows.push([
+        '',
+        `stdout line ${clip(String(f.evidence), 30)}`,
+        String(f.rule),
+        run.junk.length === 0 ? 'nothing (not relayed)' : run.junk.join(' | '),
+      ]);
+  }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  return rows
+    .map((row, n) => {
+      const text = row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');
+      return `  ${n === 0 ? paint('bold', text) : text}`.trimEnd();
+    })
+    .map((line) => `${line}\n`)
+    .join('');
 }
