@@ -231,6 +231,23 @@ describe('watch()', () => {
     await until(() => store.current().mode === 'audit', 'the third save');
   });
 
+  test('one edit, one reload: a save in place or by rename logs one policy reloaded, however many file events it makes', async (t) => {
+    const { file, store, log } = await setup(t, AUDIT);
+    store.watch();
+    const reloads = () => log.records.filter((r) => r.msg === 'policy reloaded').length;
+    await writeFile(file, ENFORCE);
+    await until(() => store.current().mode === 'enforce', 'the save in place');
+    // Past the debounce and the re-watch after a rename (100 ms and 250 ms): any second event has come.
+    await new Promise((r) => setTimeout(r, 600));
+    assert.equal(reloads(), 1);
+    const tmp = `${file}.tmp`;
+    await writeFile(tmp, AUDIT);
+    await rename(tmp, file);
+    await until(() => store.current().mode === 'audit', 'the save by rename');
+    await new Promise((r) => setTimeout(r, 600));
+    assert.equal(reloads(), 2);
+  });
+
   test('a file deleted and written again is picked up when it is back', async (t) => {
     const { file, store, log } = await setup(t, AUDIT);
     store.watch();
