@@ -120,6 +120,13 @@ export function buildProgram(): Command {
     )
     .addOption(
       opt(
+        '--otlp-endpoint <url>',
+        'export a trace span per exchange over OTLP/HTTP to this URL, e.g. http://127.0.0.1:4318/v1/traces (also the OTEL_EXPORTER_OTLP_* variables; default: off)',
+        'MCP_WARDEN_OTLP_ENDPOINT',
+      ),
+    )
+    .addOption(
+      opt(
         '--transport <mode>',
         'the MCP transport the upstream speaks: auto (learned per stream), sse (legacy HTTP+SSE, 2024-11-05) or streamable-http (default: auto)',
         'MCP_WARDEN_TRANSPORT',
@@ -159,6 +166,13 @@ export function buildProgram(): Command {
         '--shadow <file>',
         'under audit, the policy each violation record says the action of (default: config/enforce.yaml)',
         'MCP_WARDEN_SHADOW',
+      ),
+    )
+    .addOption(
+      opt(
+        '--otlp-endpoint <url>',
+        'export a trace span per exchange over OTLP/HTTP to this URL (default: off)',
+        'MCP_WARDEN_OTLP_ENDPOINT',
       ),
     )
     .addOption(opt('--log-file <file>', 'write the log here (default: stderr; stdout carries only JSON-RPC)', 'MCP_WARDEN_LOG_FILE'))

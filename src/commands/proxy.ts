@@ -6,7 +6,8 @@ import { REWRITABLE } from '../rewrite/rewriters.ts';
 import { createAdminServer } from '../proxy/admin.ts';
 import { createProxy } from '../proxy/server.ts';
 import { createLogger } from '../sinks/logger.ts';
-import { shadowPolicy, startupPolicy } from './startup-policy.ts';
+import { shadowPolicy, startupPolicy, VERSION } from './startup-policy.ts';
+import { Tracing } from '../sinks/tracing.ts';
 import type { TransportMode } from '../transport/legacy-sse.ts';
 
 /** The proxy command's options as commander parsed them: undefined where the user gave nothing. */
@@ -29,6 +30,7 @@ export interface ProxyCommandOptions {
   hostHeader?: 'client' | 'upstream';
   transport?: TransportMode;
   shadow?: string;
+  otlpEndpoint?: string;
   maxConnections?: number;
   headerTimeout?: number;
 }
@@ -38,6 +40,7 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
   const upstream = opts.upstream ?? policy.upstream.url;
   if (!upstream) throw new Error('no upstream: give --upstream <url>, or upstream.url in the policy file');
 
+  const tracing = Tracing.fromOptions({ endpoint: opts.otlpEndpoint, env: process.env, version: VERSION });
   const logger = createLogger({ level: opts.logLevel ?? policy.log.level ?? 'info', pretty: opts.pretty });
   for (const warning of policy.warnings) logger.warn({ policy: policy.source, warning }, 'policy warning');
   // Reloads begin once the proxy below is up (the watch, SIGHUP): their results go to its metrics.
@@ -61,6 +64,7 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
     hostHeader: opts.hostHeader ?? policy.upstream.hostHeader,
     transport: opts.transport ?? policy.upstream.transport,
     shadow: await shadowPolicy(opts.shadow),
+    tracing,
     policy: () => store.current(),
     limits: {
       upstreamHeadersTimeoutMs: opts.timeout ?? policy.upstream.headersTimeoutMs ?? DEFAULT_LIMITS.upstreamHeadersTimeoutMs,
@@ -90,6 +94,7 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
       .then((finished) => logger.info({ finished }, 'stopped'))
       .finally(async () => {
         await admin?.close();
+        await tracing?.shutdown();
         logger.flush();
         process.exit(0);
       });

@@ -1,10 +1,14 @@
 // The policy a long-running command starts with: the file given, or the defaults. A file that does
 // not validate stops the start, its errors on stderr as file:line:column.
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { formatPolicyError, readPolicyFile } from '../config/load.ts';
 import { defaultPolicy } from '../config/compile.ts';
 import type { Policy } from '../config/types.ts';
 import { REWRITABLE } from '../rewrite/rewriters.ts';
+
+/** mcp-warden's version (spans and metrics name it). */
+export const { version: VERSION } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
 /** The shipped enforce.yaml: the default shadow policy (what production would run). */
 export const SHIPPED_ENFORCE = fileURLToPath(new URL('../../config/enforce.yaml', import.meta.url));

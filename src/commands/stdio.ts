@@ -8,11 +8,13 @@ import { PolicyStore } from '../config/store.ts';
 import { createStdioProxy } from '../proxy/stdio.ts';
 import { REWRITABLE } from '../rewrite/rewriters.ts';
 import { createLogger, logDestination } from '../sinks/logger.ts';
-import { shadowPolicy, startupPolicy } from './startup-policy.ts';
+import { shadowPolicy, startupPolicy, VERSION } from './startup-policy.ts';
+import { Tracing } from '../sinks/tracing.ts';
 
 export interface StdioCommandOptions {
   policy?: string;
   shadow?: string;
+  otlpEndpoint?: string;
   logFile?: string;
   logLevel?: string;
   maxBody?: number;
@@ -23,6 +25,7 @@ export interface StdioCommandOptions {
 export async function runStdioCommand(command: string, args: readonly string[], opts: StdioCommandOptions): Promise<number> {
   const { policy, text } = await startupPolicy(opts.policy, 'stdio relay');
   const destination = logDestination(opts.logFile ?? 2);
+  const tracing = Tracing.fromOptions({ endpoint: opts.otlpEndpoint, env: process.env, version: VERSION });
   const logger = createLogger({ level: opts.logLevel ?? policy.log.level ?? 'info', destination });
   for (const warning of policy.warnings) logger.warn({ policy: policy.source, warning }, 'policy warning');
   logger.info({ policy: policy.source, mode: policy.mode }, 'policy in force');
@@ -47,6 +50,7 @@ export async function runStdioCommand(command: string, args: readonly string[], 
     },
     client: { input: process.stdin, output: process.stdout },
     shadow: await shadowPolicy(opts.shadow),
+    tracing,
   });
   if (opts.policy !== undefined) store.watch();
   const forward = (signal: NodeJS.Signals) => {
@@ -56,6 +60,7 @@ export async function runStdioCommand(command: string, args: readonly string[], 
   const reload = () => void store.reload('signal');
   process.on('SIGINT', forward).on('SIGTERM', forward).on('SIGHUP', reload);
   const { code, startError } = await proxy.exited;
+  await tracing?.shutdown();
   if (startError) process.stderr.write(`mcp-warden stdio: cannot start ${command}: ${startError.message}\n`);
   process.off('SIGINT', forward).off('SIGTERM', forward).off('SIGHUP', reload);
   store.close();

@@ -6,7 +6,7 @@ import { asRecord } from '../codec/json-value.ts';
 import { NO_VERDICT, type RequestVerdict } from '../verdicts.ts';
 import { META } from '../mcp/versions.ts';
 import type { Wire } from '../rules/types.ts';
-import { clientInfoIn, clientOf, traceIdOf } from './identity.ts';
+import { clientInfoIn, clientOf, traceparentOf } from './identity.ts';
 import type { Session, SessionStore } from './sessions.ts';
 import { requestKey, type OpenRequest, type RequestTable, type Sender } from './table.ts';
 
@@ -106,7 +106,7 @@ export class Correlator {
       exchange: from === 'client' ? flow.exchange : undefined,
       headers: from === 'client' ? flow.requestHeaders : {},
       // Who and which trace, for the exchange record (a server's request: its trace, no client).
-      traceId: traceIdOf(msg.params, from === 'client' ? flow.requestHeaders : {}),
+      traceparent: traceparentOf(msg.params, from === 'client' ? flow.requestHeaders : {}),
       peer: from === 'client' ? flow.peer : undefined,
       client: from === 'client' ? clientOf(msg.method, msg.params, flow.session.clientInfo) : undefined,
       verdict: NO_VERDICT,

@@ -15,15 +15,19 @@ export interface ClientInfo {
 
 const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}/;
 
-/** The trace id of a W3C traceparent, when it is one (an all-zero id is invalid). */
-const traceIdIn = (value: unknown): string | undefined => {
-  const id = typeof value === 'string' ? TRACEPARENT.exec(value.trim().toLowerCase())?.[1] : undefined;
-  return id && !/^0+$/.test(id) ? id : undefined;
+/** A W3C traceparent, normalised, when it is one (an all-zero trace id is invalid). */
+const traceparentIn = (value: unknown): string | undefined => {
+  const text = typeof value === 'string' ? value.trim().toLowerCase() : undefined;
+  const id = text === undefined ? undefined : TRACEPARENT.exec(text)?.[1];
+  return id && !/^0+$/.test(id) ? text : undefined;
 };
 
-/** The trace a request belongs to: its own _meta first (it travels with the message), else its HTTP request's. */
-export const traceIdOf = (params: unknown, headers: IncomingHttpHeaders): string | undefined =>
-  traceIdIn(asRecord(asRecord(params)?._meta)?.traceparent) ?? traceIdIn(firstValue(headers.traceparent));
+/** The trace context a request carries: its own _meta first (it travels with the message), else its HTTP request's. */
+export const traceparentOf = (params: unknown, headers: IncomingHttpHeaders): string | undefined =>
+  traceparentIn(asRecord(asRecord(params)?._meta)?.traceparent) ?? traceparentIn(firstValue(headers.traceparent));
+
+/** The trace id of a (valid) traceparent. */
+export const traceIdOf = (traceparent: string | undefined): string | undefined => traceparent?.slice(3, 35);
 
 /** A clientInfo object's name and version (strings only). */
 export function clientInfoIn(value: unknown): ClientInfo | undefined {

@@ -31,8 +31,8 @@ export interface OpenRequest {
   owner?: string;
   /** Headers of the HTTP request that carried it. */
   headers: IncomingHttpHeaders;
-  /** The W3C trace it belongs to (its _meta traceparent, else its HTTP request's). */
-  traceId?: string;
+  /** The W3C trace context it carried (its _meta traceparent, else its HTTP request's). */
+  traceparent?: string;
   /** The client's network address. */
   peer?: string;
   /** The client's self-reported name and version. */

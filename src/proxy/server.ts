@@ -17,6 +17,7 @@ import { runtimeFactory } from '../config/runtime.ts';
 import { REWRITABLE } from '../rewrite/rewriters.ts';
 import { CaptureSink } from '../sinks/capture.ts';
 import { Metrics } from '../sinks/metrics.ts';
+import type { Tracing } from '../sinks/tracing.ts';
 import { recordJudged } from '../sinks/judged.ts';
 import { redactUrl } from '../sinks/redact.ts';
 import { BodyBudget } from '../transport/ingress.ts';
@@ -44,6 +45,8 @@ export interface ProxyOptions {
   hostHeader?: 'client' | 'upstream';
   /** Under audit, the policy whose actions each violation record reports as `shadow` (what enforcing it would do). */
   shadow?: Policy;
+  /** OpenTelemetry export: a span per exchange (the caller shuts it down). */
+  tracing?: Tracing;
   /** Which MCP transport the upstream speaks: learned per stream (auto, the default), the legacy HTTP+SSE, or Streamable HTTP only. */
   transport?: TransportMode;
 }
@@ -151,6 +154,7 @@ export function createProxy(options: ProxyOptions): Proxy {
     legacy,
     publicOrigin: (req) => publicOrigin(req, options.publicUrl),
     shadow: options.shadow,
+    tracing: options.tracing,
   });
 
   // Requests being served now (SSE streams included): a graceful shutdown waits for them.
@@ -246,7 +250,12 @@ export function createProxy(options: ProxyOptions): Proxy {
 
   const sweeper = setInterval(
     () => {
-      recordJudged({ logger, metrics, capture, shadow: options.shadow }, policy(), undefined, engine.tick(performance.now()));
+      recordJudged(
+        { logger, metrics, capture, shadow: options.shadow, tracing: options.tracing },
+        policy(),
+        undefined,
+        engine.tick(performance.now()),
+      );
     },
     Math.min(limits.requestIdleMs, limits.sessionIdleMs, limits.resumeWindowMs, 5_000),
   );

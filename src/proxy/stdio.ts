@@ -13,6 +13,7 @@ import { Engine } from '../engine/engine.ts';
 import { CaptureSink } from '../sinks/capture.ts';
 import { recordJudged, type JudgedSinks } from '../sinks/judged.ts';
 import { Metrics } from '../sinks/metrics.ts';
+import type { Tracing } from '../sinks/tracing.ts';
 import { StdioRelay } from '../transport/stdio-relay.ts';
 
 export interface StdioProxyOptions {
@@ -28,6 +29,8 @@ export interface StdioProxyOptions {
   stderr?: 'inherit' | 'ignore';
   /** Under audit, the policy whose actions each violation record reports as `shadow`. */
   shadow?: Policy;
+  /** OpenTelemetry export: a span per exchange (the caller shuts it down). */
+  tracing?: Tracing;
 }
 
 export interface StdioProxy {
@@ -58,6 +61,7 @@ export function createStdioProxy(o: StdioProxyOptions): StdioProxy {
     logger,
     metrics,
     shadow: o.shadow,
+    tracing: o.tracing,
     capture: (path) => {
       let sink = captures.get(path);
       if (!sink) captures.set(path, (sink = new CaptureSink(path, logger)));

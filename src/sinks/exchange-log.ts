@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { whereOf, type ExchangeHttp, type FindingContext, type JudgedExchange } from '../engine/plans.ts';
 import type { PolicedFinding } from '../rewrite/decide.ts';
 import type { Decision } from '../rewrite/types.ts';
+import { traceIdOf } from '../exchange/identity.ts';
 import type { OpenRequest } from '../exchange/table.ts';
 import type { Action } from '../verdicts.ts';
 import { excerpt } from '../redact/excerpt.ts';
@@ -97,7 +98,7 @@ export function logExchange(
       arguments: loggedArguments(request.params, args),
       from: request.from,
       // Who and which trace (self-reported client; User-Agent as the HTTP client sent it, masked).
-      traceId: request.traceId,
+      traceId: traceIdOf(request.traceparent),
       peer: request.peer,
       userAgent: userAgentOf(request.headers),
       clientName: request.client?.name,

@@ -8,6 +8,7 @@ import { excerpt } from '../redact/excerpt.ts';
 import { captureRecord, type CaptureSink } from './capture.ts';
 import { logDecision, logExchange, logFindings, type ShadowOf } from './exchange-log.ts';
 import { shadowAction } from './shadow.ts';
+import type { Tracing } from './tracing.ts';
 import type { Metrics } from './metrics.ts';
 import { loggedHeaders } from './redact.ts';
 
@@ -18,6 +19,8 @@ export interface JudgedSinks {
   capture: (path: string) => CaptureSink;
   /** The shadow policy: under audit, what it would do with each finding (`--shadow`). */
   shadow?: Policy;
+  /** OpenTelemetry export (`--otlp-endpoint`): a span per exchange. */
+  tracing?: Tracing;
 }
 
 /** Records what was judged under `policy` (its log.arguments, its capture); `session`: whose tool catalogue labels the metrics. */
@@ -40,6 +43,7 @@ export function recordJudged(sinks: JudgedSinks, policy: Policy, session: Sessio
         // tool is labelled without a catalogue, whoever's plan carries it.
         logExchange(logger, j.judged, j.http, j.detached ? 'redacted' : policy.log.arguments, shadowOf);
         if (j.http.proxyError) metrics.proxyError(j.http.proxyError);
+        sinks.tracing?.exchange(j.judged, j.http);
         metrics.exchange(j.judged, j.http.status, (tool) => !j.detached && (session?.tools.has(tool) ?? false));
         // The capture keeps what the rules judged (the server's status and body), not what a rewrite sent.
         if (policy.capture && j.judged.subject)
