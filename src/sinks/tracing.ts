@@ -4,7 +4,7 @@
 // semantic conventions for MCP (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/):
 // mcp.method.name, mcp.session.id, mcp.protocol.version, gen_ai.tool.name, jsonrpc.request.id,
 // error.type. With export off nothing here is created: the proxy pays nothing for it.
-import { context, defaultTextMapGetter, SpanKind, SpanStatusCode, type Attributes, type Tracer } from '@opentelemetry/api';
+import { context, defaultTextMapGetter, SpanKind, SpanStatusCode, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -20,9 +20,17 @@ export interface TracingOptions {
 
 const propagator = new W3CTraceContextPropagator();
 
+/** The context a W3C traceparent names, as a parent. */
+const parentOf = (traceparent: string) => propagator.extract(context.active(), { traceparent }, defaultTextMapGetter);
+
+/** Spans begun at forwarding and not yet ended, at most (past it the oldest is ended as it is). */
+const MAX_BEGUN = 10_000;
+
 export class Tracing {
   private readonly provider: BasicTracerProvider;
   private readonly tracer: Tracer;
+  /** Spans begun when their request went upstream, by the client's traceparent, until the exchange completes. */
+  private readonly begun = new Map<string, Span>();
 
   /** Tracing when export is asked for (--otlp-endpoint, OTEL_EXPORTER_OTLP_ENDPOINT or its traces variant), else undefined. */
   static fromOptions(o: TracingOptions): Tracing | undefined {
@@ -40,13 +48,28 @@ export class Tracing {
     this.tracer = this.provider.getTracer('mcp-warden', o.version);
   }
 
-  /** One span for a completed exchange, in the trace its request carried. */
+  /**
+   * A request goes upstream with the client's `traceparent` header: its span begins now, and the
+   * upstream gets the span's context in the client's place (it sees the proxy as its parent).
+   */
+  begin(clientTraceparent: string): string {
+    const span = this.tracer.startSpan('mcp-warden', { kind: SpanKind.SERVER }, parentOf(clientTraceparent));
+    if (this.begun.size >= MAX_BEGUN) {
+      const [oldest, stale] = this.begun.entries().next().value!;
+      this.begun.delete(oldest);
+      stale.end();
+    }
+    this.begun.set(clientTraceparent, span);
+    const { traceId, spanId, traceFlags } = span.spanContext();
+    return `00-${traceId}-${spanId}-${traceFlags.toString(16).padStart(2, '0')}`;
+  }
+
+  /** One span for a completed exchange, in the trace its request carried (the one begun when it went upstream, if any). */
   exchange(judged: JudgedExchange, http: ExchangeHttp): void {
     const c = judged.exchange;
     const r = c.request;
-    const parent = r.traceparent
-      ? propagator.extract(context.active(), { traceparent: r.traceparent }, defaultTextMapGetter)
-      : context.active();
+    const begun = r.traceparent === undefined ? undefined : this.begun.get(r.traceparent);
+    if (begun) this.begun.delete(r.traceparent!);
     const end = Date.now();
     const attributes: Attributes = {
       'mcp.method.name': r.method,
@@ -58,11 +81,14 @@ export class Tracing {
     if (r.protocolVersion) attributes['mcp.protocol.version'] = r.protocolVersion;
     if (r.tool) attributes['gen_ai.tool.name'] = r.tool;
     if (http.status !== undefined) attributes['http.response.status_code'] = http.status;
-    const span = this.tracer.startSpan(
-      r.tool ? `${r.method} ${r.tool}` : r.method,
-      { kind: r.from === 'client' ? SpanKind.SERVER : SpanKind.CLIENT, startTime: end - c.durationMs, attributes },
-      parent,
-    );
+    const name = r.tool ? `${r.method} ${r.tool}` : r.method;
+    const span =
+      begun?.updateName(name).setAttributes(attributes) ??
+      this.tracer.startSpan(
+        name,
+        { kind: r.from === 'client' ? SpanKind.SERVER : SpanKind.CLIENT, startTime: end - c.durationMs, attributes },
+        r.traceparent ? parentOf(r.traceparent) : context.active(),
+      );
     for (const f of [...r.verdict.findings, ...judged.findings])
       span.addEvent('mcp_warden.finding', { rule: f.rule, severity: f.severity, action: f.action }, end);
     const d = judged.decision;
@@ -76,8 +102,10 @@ export class Tracing {
     span.end(end);
   }
 
-  /** Sends what is batched and stops exporting. */
+  /** Sends what is batched and stops exporting (spans still waiting for their exchange end as they are). */
   shutdown(): Promise<void> {
+    for (const span of this.begun.values()) span.end();
+    this.begun.clear();
     return this.provider.shutdown();
   }
 }

@@ -12,6 +12,7 @@ import { H } from '../mcp/headers.ts';
 import { mediaType } from '../mcp/media-type.ts';
 import type { ResponseHttp } from '../rules/subjects.ts';
 import { redactTarget } from '../sinks/redact.ts';
+import { traceparentOf } from '../exchange/identity.ts';
 import { ClientGone } from './client-gone.ts';
 import { codingOf, undecodableDetail } from './content-coding.ts';
 import { clientHeaders, sendProxyError } from './egress.ts';
@@ -169,11 +170,18 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       logger.warn({ target: redactTarget(req.url ?? '/') }, 'legacy session unknown');
       return fail(h, new ProxyError('WARDEN_UNKNOWN_SESSION'));
     }
+    // With traces exported, the upstream sees the proxy's span as its parent, as the client sent it
+    // (the header; a message whose own _meta names its trace keeps it, and its span is made at the end).
+    const header = ctx.tracing ? traceparentOf(undefined, req.headers) : undefined;
+    const first = decoded.ok ? decoded.payload.messages[0] : undefined;
+    const clientTrace =
+      header && traceparentOf(first && 'params' in first ? first.params : undefined, req.headers) === header ? header : undefined;
+    const trace = clientTrace ? { traceparent: ctx.tracing!.begin(clientTrace) } : undefined;
     const forward = (headers: Record<string, string> | undefined) =>
       ctx.upstream.request({
         method: 'POST',
         path: legacy ? legacy.upstreamTarget : upstreamPath(req),
-        headers: { ...upstreamHeaders(req), ...headers },
+        headers: { ...upstreamHeaders(req), ...headers, ...trace },
         body: read.body,
         signal: gone,
         longLived: false,

@@ -1,7 +1,7 @@
 // OpenTelemetry export: the proxy in front of a server, export on, against a real OTLP/HTTP
 // receiver started here. What arrives is decoded and checked: the span's name and MCP attributes,
-// the client's trace continued (its trace id, its span as the parent), findings and rewrites as
-// events; with export off nothing is created.
+// the client's trace continued (its trace id, its span as the parent), the span's context seen by
+// the upstream, findings as events; with export off nothing is created.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { request } from 'undici';
@@ -78,6 +78,9 @@ describe('OpenTelemetry export', () => {
     const span = spans[0]!;
     assert.equal(span.traceId, TRACE, 'the client trace continues');
     assert.equal(span.parentSpanId, PARENT, "the client's span is the parent");
+    // The upstream saw the proxy's span as its parent, in the client's trace, as the client sent it (the header).
+    const seen = upstream.requests.at(-1)?.headers.traceparent;
+    assert.equal(seen, `00-${TRACE}-${span.spanId}-01`);
     assert.equal(span.name, 'tools/call nope');
     const attr = Object.fromEntries(span.attributes.map((a) => [a.key, a.value.stringValue ?? a.value.intValue]));
     assert.equal(attr['mcp.method.name'], 'tools/call');
