@@ -3,6 +3,8 @@
 // the POST's rules. Hot and alone it shows the floor of the judging's cost, to set beside the CPU
 // per request the proxy spends under load (ANALYSIS.md):
 //   node --import tsx test/bench/judging.ts [exchanges=100000]
+// BENCH_TRACES=1 adds an OpenTelemetry span per exchange (exported to a closed loopback port, so the
+// export fails and costs nothing here): the cost of --otlp-endpoint, against the run without it.
 import { Writable } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import { decodeJson } from '../../src/codec/json-body.ts';
@@ -19,6 +21,7 @@ import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { logExchange, logFindings } from '../../src/sinks/exchange-log.ts';
 import { createLogger } from '../../src/sinks/logger.ts';
 import { Metrics } from '../../src/sinks/metrics.ts';
+import { Tracing } from '../../src/sinks/tracing.ts';
 
 const VERSION = '2025-11-25';
 const SID = 'bench-session';
@@ -28,6 +31,9 @@ const table = new RequestTable(DEFAULT_LIMITS.maxOpenRequests, DEFAULT_LIMITS.re
 const correlator = new Correlator(table, sessions);
 const metrics = new Metrics({ sessions: () => sessions.size, openRequests: () => table.size });
 const policy = defaultPolicy(REWRITABLE);
+const tracing = process.env.BENCH_TRACES
+  ? Tracing.fromOptions({ endpoint: 'http://127.0.0.1:9/v1/traces', env: {}, version: 'bench' })
+  : undefined;
 const runtime = runtimeFactory(() => {})(policy);
 const headers = {
   host: '127.0.0.1',
@@ -94,6 +100,8 @@ function exchange(n: number): void {
   lap('log records');
   for (const c of answer.completed) metrics.exchange(c, 200, (tool) => flow.session.tools.has(tool));
   lap('metrics');
+  for (const c of answer.completed) tracing?.exchange(c, { status: 200, transport: 'json' });
+  lap('traces');
   const post = runtime.engine.evaluate(
     {
       kind: 'post',
@@ -130,3 +138,4 @@ process.stdout.write(
   `${count} small tools/call exchanges, hot, in-process: ${((cpu.user + cpu.system) / count).toFixed(1)} µs of CPU each (timing included)\n`,
 );
 for (const [section, ms] of spent) process.stdout.write(`  ${section.padEnd(24)} ${((ms * 1000) / count).toFixed(2)} µs\n`);
+await tracing?.shutdown();
