@@ -172,7 +172,8 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     }
     // With traces exported, the upstream sees the proxy's span as its parent, as the client sent it
     // (the header; a message whose own _meta names its trace keeps it, and its span is made at the end).
-    const header = ctx.tracing ? traceparentOf(undefined, req.headers) : undefined;
+    // Only a POST with a request has an exchange to end the span: notifications get none.
+    const header = ctx.tracing && h.x.requestIds.length > 0 ? traceparentOf(undefined, req.headers) : undefined;
     const first = decoded.ok ? decoded.payload.messages[0] : undefined;
     const clientTrace =
       header && traceparentOf(first && 'params' in first ? first.params : undefined, req.headers) === header ? header : undefined;

@@ -67,6 +67,17 @@ describe('OpenTelemetry export', () => {
     });
     await res.body.text();
     await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 9);
+    // A notification has no exchange to end a span: none is begun for it (none is exported).
+    const note = await request(proxy.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        traceparent: `00-${TRACE}-${PARENT}-01`,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    });
+    await note.body.text();
     await tracing.shutdown();
 
     const spans = bodies.flatMap((b) =>
@@ -74,12 +85,12 @@ describe('OpenTelemetry export', () => {
         r.scopeSpans.flatMap((s) => s.spans),
       ),
     );
-    assert.equal(spans.length, 1);
+    assert.equal(spans.length, 1, 'one span: the exchange, none for the notification');
     const span = spans[0]!;
     assert.equal(span.traceId, TRACE, 'the client trace continues');
     assert.equal(span.parentSpanId, PARENT, "the client's span is the parent");
     // The upstream saw the proxy's span as its parent, in the client's trace, as the client sent it (the header).
-    const seen = upstream.requests.at(-1)?.headers.traceparent;
+    const seen = upstream.requests.find((r) => r.body.toString().includes('"id":9'))?.headers.traceparent;
     assert.equal(seen, `00-${TRACE}-${span.spanId}-01`);
     assert.equal(span.name, 'tools/call nope');
     const attr = Object.fromEntries(span.attributes.map((a) => [a.key, a.value.stringValue ?? a.value.intValue]));
