@@ -73,7 +73,8 @@ export function applyBaseline(report: CheckReport, baseline: BaselineFile, file:
   }));
   const counted = probes.map((p) => ({ ...p, findings: p.findings.filter((f) => !f.accepted) }));
   const summary = { ...summarize(counted), accepted: count };
-  const fixed = baseline.findings.filter((e) => !seen.has(keyOf(e.probe, e)));
+  // A run that did not reach the server fixed nothing.
+  const fixed = report.reach.status === 'ok' ? baseline.findings.filter((e) => !seen.has(keyOf(e.probe, e))) : [];
   return {
     ...report,
     probes,

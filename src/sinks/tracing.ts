@@ -10,6 +10,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { ExchangeHttp, JudgedExchange } from '../engine/plans.ts';
+import { requestKey } from '../exchange/table.ts';
 
 export interface TracingOptions {
   /** --otlp-endpoint: the OTLP/HTTP traces URL (else the standard OTEL_EXPORTER_OTLP_* variables). */
@@ -29,7 +30,7 @@ const MAX_BEGUN = 10_000;
 export class Tracing {
   private readonly provider: BasicTracerProvider;
   private readonly tracer: Tracer;
-  /** Spans begun when their request went upstream, by the client's traceparent, until the exchange completes. */
+  /** Spans begun when their request went upstream, by the request's key (exchange/table.ts requestKey), until its exchange completes. */
   private readonly begun = new Map<string, Span>();
 
   /** Tracing when export is asked for (--otlp-endpoint, OTEL_EXPORTER_OTLP_ENDPOINT or its traces variant), else undefined. */
@@ -39,8 +40,10 @@ export class Tracing {
   }
 
   private constructor(o: TracingOptions) {
-    // Without --otlp-endpoint the exporter reads OTEL_EXPORTER_OTLP_* (endpoint, headers) itself.
-    const exporter = new OTLPTraceExporter(o.endpoint ? { url: o.endpoint } : {});
+    // The URL from the options given (the exporter itself would read process.env); headers from OTEL_EXPORTER_OTLP_HEADERS.
+    const base = o.env.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, '');
+    const url = o.endpoint ?? o.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base ? `${base}/v1/traces` : undefined);
+    const exporter = new OTLPTraceExporter({ url });
     this.provider = new BasicTracerProvider({
       resource: resourceFromAttributes({ 'service.name': o.env.OTEL_SERVICE_NAME ?? 'mcp-warden', 'service.version': o.version }),
       spanProcessors: [new BatchSpanProcessor(exporter)],
@@ -52,14 +55,15 @@ export class Tracing {
    * A request goes upstream with the client's `traceparent` header: its span begins now, and the
    * upstream gets the span's context in the client's place (it sees the proxy as its parent).
    */
-  begin(clientTraceparent: string): string {
+  begin(request: string, clientTraceparent: string): string {
     const span = this.tracer.startSpan('mcp-warden', { kind: SpanKind.SERVER }, parentOf(clientTraceparent));
     if (this.begun.size >= MAX_BEGUN) {
       const [oldest, stale] = this.begun.entries().next().value!;
       this.begun.delete(oldest);
       stale.end();
     }
-    this.begun.set(clientTraceparent, span);
+    this.begun.get(request)?.end();
+    this.begun.set(request, span);
     const { traceId, spanId, traceFlags } = span.spanContext();
     return `00-${traceId}-${spanId}-${traceFlags.toString(16).padStart(2, '0')}`;
   }
@@ -68,8 +72,9 @@ export class Tracing {
   exchange(judged: JudgedExchange, http: ExchangeHttp): void {
     const c = judged.exchange;
     const r = c.request;
-    const begun = r.traceparent === undefined ? undefined : this.begun.get(r.traceparent);
-    if (begun) this.begun.delete(r.traceparent!);
+    const key = requestKey(r.scope, r.from, r.id, r.idToken);
+    const begun = this.begun.get(key);
+    if (begun) this.begun.delete(key);
     const end = Date.now();
     const attributes: Attributes = {
       'mcp.method.name': r.method,
@@ -102,10 +107,20 @@ export class Tracing {
     span.end(end);
   }
 
-  /** Sends what is batched and stops exporting (spans still waiting for their exchange end as they are). */
-  shutdown(): Promise<void> {
+  /**
+   * Sends what is batched and stops exporting (spans still waiting for their exchange end as they
+   * are). Never rejects and takes at most `timeoutMs`: a collector that is down must not change how
+   * the process ends.
+   */
+  async shutdown(timeoutMs = 2_000): Promise<void> {
     for (const span of this.begun.values()) span.end();
     this.begun.clear();
-    return this.provider.shutdown();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+      timer.unref();
+    });
+    await Promise.race([this.provider.shutdown().catch(() => undefined), late]);
+    clearTimeout(timer);
   }
 }

@@ -13,6 +13,7 @@ import { mediaType } from '../mcp/media-type.ts';
 import type { ResponseHttp } from '../rules/subjects.ts';
 import { redactTarget } from '../sinks/redact.ts';
 import { traceparentOf } from '../exchange/identity.ts';
+import { requestKey } from '../exchange/table.ts';
 import { ClientGone } from './client-gone.ts';
 import { codingOf, undecodableDetail } from './content-coding.ts';
 import { clientHeaders, sendProxyError } from './egress.ts';
@@ -177,7 +178,9 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     const first = decoded.ok ? decoded.payload.messages[0] : undefined;
     const clientTrace =
       header && traceparentOf(first && 'params' in first ? first.params : undefined, req.headers) === header ? header : undefined;
-    const trace = clientTrace ? { traceparent: ctx.tracing!.begin(clientTrace) } : undefined;
+    const trace = clientTrace
+      ? { traceparent: ctx.tracing!.begin(requestKey(h.x.flow.scope, 'client', h.x.requestIds[0]!, h.x.requestTokens[0]), clientTrace) }
+      : undefined;
     const forward = (headers: Record<string, string> | undefined) =>
       ctx.upstream.request({
         method: 'POST',
