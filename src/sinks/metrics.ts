@@ -14,7 +14,15 @@ const MAX_TOOLS = 200;
 
 const methodLabel = (m: string): string => (KNOWN_METHODS.has(m) ? m : 'other');
 
-const { version: BUILD_VERSION } = createRequire(import.meta.url)('../../package.json') as { version: string };
+/** mcp-warden's version, from the package beside the sources; a bundle that moved them (the bench's children) says unknown. */
+function buildVersion(): string {
+  try {
+    return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+const BUILD_VERSION = buildVersion();
 
 export class Metrics {
   readonly registry = new Registry();
