@@ -1,12 +1,10 @@
 // `mcp-warden proxy`: settings from the command line, then the policy file, then the defaults;
 // the policy is watched and reloaded on SIGHUP; SIGINT/SIGTERM close the proxy and exit 0.
 import { DEFAULT_LIMITS } from '../config/defaults.ts';
-import { PolicyStore } from '../config/store.ts';
-import { REWRITABLE } from '../rewrite/rewriters.ts';
 import { createAdminServer } from '../proxy/admin.ts';
 import { createProxy } from '../proxy/server.ts';
 import { createLogger } from '../sinks/logger.ts';
-import { shadowPolicy, startupPolicy, VERSION } from './startup-policy.ts';
+import { policyStore, shadowPolicy, startupPolicy, VERSION } from './startup-policy.ts';
 import { Tracing } from '../sinks/tracing.ts';
 import type { TransportMode } from '../transport/legacy-sse.ts';
 
@@ -42,16 +40,8 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
 
   const tracing = Tracing.fromOptions({ endpoint: opts.otlpEndpoint, env: process.env, version: VERSION });
   const logger = createLogger({ level: opts.logLevel ?? policy.log.level ?? 'info', pretty: opts.pretty });
-  for (const warning of policy.warnings) logger.warn({ policy: policy.source, warning }, 'policy warning');
   // Reloads begin once the proxy below is up (the watch, SIGHUP): their results go to its metrics.
-  const store = new PolicyStore({
-    path: opts.policy,
-    logger,
-    initial: policy,
-    initialText: policyText,
-    rewritable: REWRITABLE,
-    onReload: (ok) => proxy.metrics.reloaded(ok),
-  });
+  const store = policyStore({ policy, text: policyText }, opts.policy, logger, (ok) => proxy.metrics.reloaded(ok));
   const proxy = createProxy({
     upstream,
     path: opts.path,

@@ -3,6 +3,8 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { formatPolicyError, readPolicyFile } from '../config/load.ts';
+import { PolicyStore } from '../config/store.ts';
+import type { Logger } from '../sinks/logger.ts';
 import { defaultPolicy } from '../config/compile.ts';
 import type { Policy } from '../config/types.ts';
 import { REWRITABLE } from '../rewrite/rewriters.ts';
@@ -22,6 +24,17 @@ export async function shadowPolicy(path: string | undefined): Promise<Policy> {
 export async function startupPolicy(path: string | undefined, command: string): Promise<{ policy: Policy; text: string | undefined }> {
   if (path === undefined) return { policy: defaultPolicy(REWRITABLE), text: undefined };
   return loadOrStop(path, `${path}: the policy does not validate (see above); the ${command} did not start`);
+}
+
+/** The store a command serves its policy from (its warnings logged); each reload's result goes to `onReload`. */
+export function policyStore(
+  start: { policy: Policy; text: string | undefined },
+  path: string | undefined,
+  logger: Logger,
+  onReload: (ok: boolean) => void,
+): PolicyStore {
+  for (const warning of start.policy.warnings) logger.warn({ policy: start.policy.source, warning }, 'policy warning');
+  return new PolicyStore({ path, logger, initial: start.policy, initialText: start.text, rewritable: REWRITABLE, onReload });
 }
 
 /** A policy file, or its errors on stderr as file:line:column and `stop` thrown. */

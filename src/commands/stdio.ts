@@ -4,11 +4,9 @@
 // SIGINT and SIGTERM go on to the child; SIGHUP reloads the policy; mcp-warden exits with the
 // child's exit code once the requests it left open are answered.
 import { DEFAULT_LIMITS } from '../config/defaults.ts';
-import { PolicyStore } from '../config/store.ts';
 import { createStdioProxy } from '../proxy/stdio.ts';
-import { REWRITABLE } from '../rewrite/rewriters.ts';
 import { createLogger, logDestination } from '../sinks/logger.ts';
-import { shadowPolicy, startupPolicy, VERSION } from './startup-policy.ts';
+import { policyStore, shadowPolicy, startupPolicy, VERSION } from './startup-policy.ts';
 import { Tracing } from '../sinks/tracing.ts';
 
 export interface StdioCommandOptions {
@@ -27,17 +25,9 @@ export async function runStdioCommand(command: string, args: readonly string[], 
   const destination = logDestination(opts.logFile ?? 2);
   const tracing = Tracing.fromOptions({ endpoint: opts.otlpEndpoint, env: process.env, version: VERSION });
   const logger = createLogger({ level: opts.logLevel ?? policy.log.level ?? 'info', destination });
-  for (const warning of policy.warnings) logger.warn({ policy: policy.source, warning }, 'policy warning');
-  logger.info({ policy: policy.source, mode: policy.mode }, 'policy in force');
   // Reloads begin once the child below is started (the watch, SIGHUP): their results go to its metrics.
-  const store = new PolicyStore({
-    path: opts.policy,
-    logger,
-    initial: policy,
-    initialText: text,
-    rewritable: REWRITABLE,
-    onReload: (ok) => proxy.metrics.reloaded(ok),
-  });
+  const store = policyStore({ policy, text }, opts.policy, logger, (ok) => proxy.metrics.reloaded(ok));
+  logger.info({ policy: policy.source, mode: policy.mode }, 'policy in force');
   const proxy = createStdioProxy({
     command,
     args,

@@ -4,6 +4,8 @@ import { STATUS_CODES, type IncomingHttpHeaders, type OutgoingHttpHeaders, type 
 import type { JsonRpcId } from '../codec/jsonrpc.ts';
 import type { ProxyError } from '../errors.ts';
 import { HOP_BY_HOP } from '../mcp/headers.ts';
+import type { StreamAnswer } from '../engine/plans.ts';
+import { messageText } from '../rewrite/encode.ts';
 import { connectionTokens } from './ingress.ts';
 
 /** Response headers for the client: end-to-end ones as they came, minus content-length when the body is re-framed. */
@@ -31,6 +33,9 @@ export function proxyErrorBody(err: ProxyError, ids: readonly JsonRpcId[], batch
   if (batch && ids.length > 0) return JSON.stringify(ids.map(one));
   return JSON.stringify(one(ids[0] ?? null));
 }
+
+/** The text of an answer the proxy writes for a request still waiting: the policy's message (with the request's id token), or its own error with the id. */
+export const answerText = (a: StreamAnswer): string => ('message' in a ? messageText(a.message) : proxyErrorBody(a.error, [a.id], false));
 
 function errorHeaders(err: ProxyError, body: string): Record<string, string> {
   const headers: Record<string, string> = {

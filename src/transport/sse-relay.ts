@@ -16,8 +16,8 @@ import type { ProxyError } from '../errors.ts';
 import { parseBlock, hasData } from '../codec/sse.ts';
 import { SseRelaySplitter, type SseRelayPiece } from '../codec/sse-splitter.ts';
 import { isDecodeError } from './content-coding.ts';
-import { messageText, sseEvent } from '../rewrite/encode.ts';
-import { proxyErrorBody, writeChunk } from './egress.ts';
+import { sseEvent } from '../rewrite/encode.ts';
+import { answerText, writeChunk } from './egress.ts';
 import { toProxyError } from './upstream.ts';
 
 export interface SseSummary {
@@ -60,7 +60,7 @@ export function closeCut(summary: SseSummary): string {
 /** The bytes that end a stream with answers of the proxy's own: one event each, after closing what the server left unfinished. */
 export function answerEvents(summary: SseSummary, answers: readonly StreamAnswer[]): Buffer {
   // A decided message goes out as the encoder writes it: with the request's id token (rewrite/encode.ts withIdToken).
-  const events = answers.map((a) => sseEvent('message' in a ? messageText(a.message) : proxyErrorBody(a.error, [a.id], false)));
+  const events = answers.map((a) => sseEvent(answerText(a)));
   const cut = closeCut(summary);
   return Buffer.concat(cut === '' ? events : [Buffer.from(cut), ...events]);
 }

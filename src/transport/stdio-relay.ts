@@ -11,11 +11,11 @@ import type { Limits } from '../config/defaults.ts';
 import type { Engine } from '../engine/engine.ts';
 import { STDIO_HTTP, type LineDelivery } from '../engine/line.ts';
 import type { ExchangeState } from '../engine/state.ts';
-import type { Judged, StreamAnswer } from '../engine/plans.ts';
+import type { Judged } from '../engine/plans.ts';
 import { ProxyError } from '../errors.ts';
 import type { Via } from '../exchange/flow.ts';
 import { recordJudged, type JudgedSinks } from '../sinks/judged.ts';
-import { proxyErrorBody } from './egress.ts';
+import { answerText } from './egress.ts';
 import { MessageJoiner, type LineUnit } from './stdio-joiner.ts';
 
 const NEWLINE = Buffer.from('\n');
@@ -187,5 +187,3 @@ function corked(out: Writable, chunk: Buffer, relay: () => void): void {
     out.uncork();
   }
 }
-
-const answerText = (a: StreamAnswer): string => ('message' in a ? JSON.stringify(a.message) : proxyErrorBody(a.error, [a.id], false));

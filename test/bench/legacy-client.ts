@@ -2,39 +2,22 @@
 // endpoint from its first (`endpoint`) event, each request POSTed there (202 Accepted) and its
 // answer read on the stream, matched by id. A call is done when both have come. undici, with an
 // Agent of its own (keep-alive, as many connections as requests in flight) closed with the session.
-import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
-import type { RpcMessage } from './stdio-client.ts';
-
-interface Waiting {
-  at: number;
-  resolve(m: RpcMessage): void;
-  reject(e: Error): void;
-}
+import { AwaitedAnswers, type RpcMessage } from './answers.ts';
 
 export class LegacyClient {
   private readonly agent = new Agent({ keepAliveTimeout: 60_000 });
-  private readonly waiting = new Map<number, Waiting>();
-  private readonly watchdog: NodeJS.Timeout;
+  private readonly answers: AwaitedAnswers;
   private endpoint: URL | undefined;
   private onEndpoint: (() => void) | undefined;
   private pending = '';
   private seq = 0;
-  private failed: Error | undefined;
 
   private constructor(
     private readonly sse: URL,
     private readonly timeoutMs: number,
   ) {
-    this.watchdog = setInterval(() => {
-      const now = performance.now();
-      for (const [id, w] of this.waiting)
-        if (now - w.at > this.timeoutMs) {
-          this.waiting.delete(id);
-          w.reject(new Error(`${this.sse.href}: no answer to request ${id} on the stream within ${this.timeoutMs} ms`));
-        }
-    }, 500);
-    this.watchdog.unref();
+    this.answers = new AwaitedAnswers(timeoutMs, (id) => `${sse.href}: no answer to request ${id} on the stream within ${timeoutMs} ms`);
   }
 
   /** Opens the GET stream at `sse` and waits for its endpoint event. */
@@ -52,8 +35,8 @@ export class LegacyClient {
       const body = res.body;
       body.setEncoding('utf8');
       body.on('data', (chunk: string) => client.read(chunk));
-      body.on('error', (err: Error) => client.fail(err));
-      body.on('end', () => client.fail(new Error(`${sse.href}: the stream ended`)));
+      body.on('error', (err: Error) => client.answers.fail(err));
+      body.on('end', () => client.answers.fail(new Error(`${sse.href}: the stream ended`)));
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`${sse.href}: no endpoint event within ${timeoutMs} ms`)), timeoutMs);
         client.onEndpoint = () => {
@@ -101,19 +84,9 @@ export class LegacyClient {
     try {
       msg = JSON.parse(data.join('\n')) as RpcMessage;
     } catch {
-      return void this.fail(new Error(`${this.sse.href}: an event that is not JSON: ${block.slice(0, 200)}`));
+      return void this.answers.fail(new Error(`${this.sse.href}: an event that is not JSON: ${block.slice(0, 200)}`));
     }
-    if (typeof msg.id !== 'number' || msg.method !== undefined) return;
-    const w = this.waiting.get(msg.id);
-    if (!w) return;
-    this.waiting.delete(msg.id);
-    w.resolve(msg);
-  }
-
-  private fail(err: Error): void {
-    this.failed ??= err;
-    for (const w of this.waiting.values()) w.reject(err);
-    this.waiting.clear();
+    this.answers.settle(msg);
   }
 
   private async post(body: string): Promise<void> {
@@ -131,14 +104,13 @@ export class LegacyClient {
 
   /** POSTs a request (`paramsJson`: its params, already JSON); resolves with its answer from the stream once the POST was accepted too. */
   async request(method: string, paramsJson: string): Promise<RpcMessage> {
-    if (this.failed) throw this.failed;
     const id = ++this.seq;
-    const answer = new Promise<RpcMessage>((resolve, reject) => this.waiting.set(id, { at: performance.now(), resolve, reject }));
+    const answer = this.answers.wait(id);
     try {
       const [, msg] = await Promise.all([this.post(`{"jsonrpc":"2.0","id":${id},"method":"${method}","params":${paramsJson}}`), answer]);
       return msg;
     } catch (err) {
-      this.waiting.delete(id);
+      this.answers.forget(id);
       throw err;
     }
   }
@@ -149,8 +121,8 @@ export class LegacyClient {
 
   /** Closes the stream and every connection of the session. */
   async close(): Promise<void> {
-    clearInterval(this.watchdog);
-    this.fail(new Error(`${this.sse.href}: closed`));
+    this.answers.stop();
+    this.answers.fail(new Error(`${this.sse.href}: closed`));
     await this.agent.destroy();
   }
 }

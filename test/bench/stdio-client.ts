@@ -2,34 +2,22 @@
 // stdio server, or `mcp-warden stdio` in front of one), each answer matched to its request by id.
 // A request not answered within `timeoutMs` fails, as does anything on stdout that is not JSON:
 // nothing but JSON-RPC may reach the client's pipe.
-import { performance } from 'node:perf_hooks';
+import { AwaitedAnswers, type RpcMessage } from './answers.ts';
 import type { Child } from './procs.ts';
 
-export interface RpcMessage {
-  id?: unknown;
-  method?: string;
-  result?: unknown;
-  error?: unknown;
-}
-
-interface Waiting {
-  at: number;
-  resolve(m: RpcMessage): void;
-  reject(e: Error): void;
-}
+export type { RpcMessage };
 
 export class StdioClient {
-  private readonly waiting = new Map<number, Waiting>();
-  private readonly watchdog: NodeJS.Timeout;
+  private readonly answers: AwaitedAnswers;
   private readonly exited: Promise<void>;
   private pending = '';
   private seq = 0;
-  private failed: Error | undefined;
 
   constructor(
     readonly child: Child,
-    private readonly timeoutMs = 10_000,
+    timeoutMs = 10_000,
   ) {
+    this.answers = new AwaitedAnswers(timeoutMs, (id) => `pid ${child.pid}: no answer to request ${id} within ${timeoutMs} ms`);
     const { proc } = child;
     proc.stdout!.setEncoding('utf8');
     proc.stdout!.on('data', (chunk: string) => this.read(chunk));
@@ -37,19 +25,10 @@ export class StdioClient {
     this.exited = new Promise((resolve) => {
       if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
       proc.once('exit', (code, signal) => {
-        this.fail(new Error(`pid ${child.pid} exited (${signal ?? code})`));
+        this.answers.fail(new Error(`pid ${child.pid} exited (${signal ?? code})`));
         resolve();
       });
     });
-    this.watchdog = setInterval(() => {
-      const now = performance.now();
-      for (const [id, w] of this.waiting)
-        if (now - w.at > this.timeoutMs) {
-          this.waiting.delete(id);
-          w.reject(new Error(`pid ${child.pid}: no answer to request ${id} within ${this.timeoutMs} ms`));
-        }
-    }, 500);
-    this.watchdog.unref();
   }
 
   private read(chunk: string): void {
@@ -68,29 +47,17 @@ export class StdioClient {
     try {
       msg = JSON.parse(line) as RpcMessage;
     } catch {
-      return void this.fail(new Error(`pid ${this.child.pid} wrote a line that is not JSON: ${line.slice(0, 200)}`));
+      return void this.answers.fail(new Error(`pid ${this.child.pid} wrote a line that is not JSON: ${line.slice(0, 200)}`));
     }
-    if (typeof msg.id !== 'number' || msg.method !== undefined) return;
-    const w = this.waiting.get(msg.id);
-    if (!w) return;
-    this.waiting.delete(msg.id);
-    w.resolve(msg);
-  }
-
-  private fail(err: Error): void {
-    this.failed ??= err;
-    for (const w of this.waiting.values()) w.reject(err);
-    this.waiting.clear();
+    this.answers.settle(msg);
   }
 
   /** Sends a request (`paramsJson`: its params, already JSON); resolves with the answer. */
   request(method: string, paramsJson: string): Promise<RpcMessage> {
-    if (this.failed) return Promise.reject(this.failed);
     const id = ++this.seq;
-    return new Promise((resolve, reject) => {
-      this.waiting.set(id, { at: performance.now(), resolve, reject });
-      this.child.proc.stdin!.write(`{"jsonrpc":"2.0","id":${id},"method":"${method}","params":${paramsJson}}\n`);
-    });
+    const answer = this.answers.wait(id);
+    if (!this.answers.failed) this.child.proc.stdin!.write(`{"jsonrpc":"2.0","id":${id},"method":"${method}","params":${paramsJson}}\n`);
+    return answer;
   }
 
   notify(method: string): void {
@@ -99,7 +66,7 @@ export class StdioClient {
 
   /** Ends the child's stdin (a stdio server exits when it ends, and mcp-warden with it); stops it by PID if it has not exited within 3 s. */
   async close(): Promise<void> {
-    clearInterval(this.watchdog);
+    this.answers.stop();
     this.child.proc.stdin!.end();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.exited, new Promise<void>((resolve) => (timer = setTimeout(resolve, 3000)))]);

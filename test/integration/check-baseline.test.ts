@@ -6,33 +6,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Command } from 'commander';
-import { registerCheckCommand } from '../../src/commands/check.ts';
 import { startCheckServer, type CheckServer } from '../fixtures/check-servers.ts';
+import { checkInProcess as check } from '../helpers/check.ts';
 
 const FAST = ['--probe-timeout', '2s', '--timeout', '20s'];
-
-interface Ran {
-  code: number | undefined;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `check ...args` on a fresh program, in this process. */
-async function check(...args: string[]): Promise<Ran> {
-  const ran: Ran = { code: undefined, stdout: '', stderr: '' };
-  const program = new Command('mcp-warden')
-    .exitOverride()
-    .configureOutput({ writeOut: () => undefined, writeErr: (t) => void (ran.stderr += t) });
-  registerCheckCommand(program, {
-    stdout: (t) => void (ran.stdout += t),
-    stderr: (t) => void (ran.stderr += t),
-    exit: (c) => void (ran.code = c),
-    isTTY: false,
-  });
-  await program.parseAsync(['node', 'mcp-warden', 'check', ...args]);
-  return ran;
-}
 
 let good: CheckServer;
 let broken: CheckServer;

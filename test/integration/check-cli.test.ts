@@ -9,40 +9,18 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command, CommanderError } from 'commander';
+import { CommanderError } from 'commander';
 import { buildProgram } from '../../src/cli-program.ts';
-import { registerCheckCommand } from '../../src/commands/check.ts';
 import { startCheckServer, type CheckServer } from '../fixtures/check-servers.ts';
 import { sarifValidator } from '../fixtures/sarif-schema.ts';
 import { cliArgs } from '../helpers/bundle.ts';
+import { checkInProcess as inProcess, type Ran } from '../helpers/check.ts';
 
 /** `node ...CLI <command>` runs src/cli.ts (a bundle of it: test/helpers/bundle.ts). */
 const CLI = await cliArgs();
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CHALLENGE = 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"';
-
-interface Ran {
-  code: number | undefined;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `check ...args` on a fresh program, in this process. */
-async function inProcess(...args: string[]): Promise<Ran> {
-  const ran: Ran = { code: undefined, stdout: '', stderr: '' };
-  const program = new Command('mcp-warden')
-    .exitOverride()
-    .configureOutput({ writeOut: () => undefined, writeErr: (t) => void (ran.stderr += t) });
-  registerCheckCommand(program, {
-    stdout: (t) => void (ran.stdout += t),
-    stderr: (t) => void (ran.stderr += t),
-    exit: (c) => void (ran.code = c),
-    isTTY: false,
-  });
-  await program.parseAsync(['node', 'mcp-warden', 'check', ...args]);
-  return ran;
-}
 
 function child(...args: string[]): Promise<Ran> {
   return new Promise((resolve) => {

@@ -5,29 +5,15 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
-import { CHECK_DEFAULTS, runCheck, type CheckOptions } from '../../src/check/run.ts';
 import { renderSarif } from '../../src/check/report-sarif.ts';
 import type { CheckReport, Verdict } from '../../src/check/report.ts';
 import { CHECK_FAULTS, startCheckServer, type CheckFault, type CheckServer, type CheckServerOptions } from '../fixtures/check-servers.ts';
 import { startRawServer } from '../fixtures/raw-server.ts';
 import { sarifValidator } from '../fixtures/sarif-schema.ts';
+import { check } from '../helpers/check.ts';
 
 const LEGACY = '2025-11-25';
 const MODERN = '2026-07-28';
-
-function check(url: URL, over: Partial<CheckOptions> = {}): Promise<CheckReport> {
-  return runCheck({
-    url,
-    headers: {},
-    safeTools: [],
-    toolCalls: true,
-    ...CHECK_DEFAULTS,
-    probeTimeoutMs: 2000,
-    timeoutMs: 20_000,
-    clientVersion: '0.0.0-test',
-    ...over,
-  });
-}
 
 async function withServer<T>(opts: CheckServerOptions, run: (s: CheckServer) => Promise<T>): Promise<T> {
   const server = await startCheckServer(opts);

@@ -6,10 +6,11 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, describe, test } from 'node:test';
 import type { CheckReport } from '../../src/check/report.ts';
-import { CHECK_DEFAULTS, runCheck, type CheckOptions } from '../../src/check/run.ts';
+import type { CheckOptions } from '../../src/check/run.ts';
 import { startEverythingServer } from '../fixtures/everything-server.ts';
 import { startLegacyServer } from '../fixtures/legacy-sse-server.ts';
 import { cliArgs } from '../helpers/bundle.ts';
+import { check as checkWith } from '../helpers/check.ts';
 import { EVERYTHING, fixtureServer } from '../helpers/stdio.ts';
 
 const closers: Array<() => Promise<void>> = [];
@@ -17,19 +18,9 @@ after(async () => {
   for (const close of closers) await close();
 });
 
-function check(url: CheckOptions['url'], over: Partial<CheckOptions> = {}): Promise<CheckReport> {
-  return runCheck({
-    url,
-    headers: {},
-    safeTools: [],
-    toolCalls: true,
-    ...CHECK_DEFAULTS,
-    probeTimeoutMs: 3000,
-    timeoutMs: 30_000,
-    clientVersion: '0.0.0-test',
-    ...over,
-  });
-}
+/** Children and streams start slower than a hand-written server answers: longer bounds. */
+const check = (url: CheckOptions['url'], over: Partial<CheckOptions> = {}): Promise<CheckReport> =>
+  checkWith(url, { probeTimeoutMs: 3000, timeoutMs: 30_000, ...over });
 const verdict = (r: CheckReport, probe: string) => r.probes.find((p) => p.probe === probe)?.verdict;
 const rules = (r: CheckReport, probe: string) => r.probes.find((p) => p.probe === probe)?.findings.map((f) => f.rule) ?? [];
 

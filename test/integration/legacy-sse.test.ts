@@ -16,7 +16,8 @@ import { startEverythingServer } from '../fixtures/everything-server.ts';
 import { startLegacyServer, type LegacyServer } from '../fixtures/legacy-sse-server.ts';
 import { startRawServer } from '../fixtures/raw-server.ts';
 import { startProxy, type TestProxy } from '../helpers/proxy.ts';
-import { sseReader, type SseReader } from '../helpers/sse-reader.ts';
+import { openLegacySession } from '../helpers/legacy-session.ts';
+import { sseReader } from '../helpers/sse-reader.ts';
 
 const loaded = await loadPolicyFile(new URL('../../config/enforce.yaml', import.meta.url).pathname, { rewritable: REWRITABLE });
 assert.ok(loaded.ok);
@@ -37,25 +38,7 @@ async function legacyServer(endpoint?: 'relative' | 'absolute'): Promise<LegacyS
   return server;
 }
 
-/** A raw legacy client: the GET stream, its endpoint, and POSTs to it. */
-async function openSession(proxy: TestProxy): Promise<{ events: SseReader; endpoint: string; post(message: unknown): Promise<Response> }> {
-  const res = await fetch(proxy.url, { headers: { accept: 'text/event-stream' } });
-  assert.equal(res.status, 200);
-  const events = sseReader(res.body);
-  closers.push(() => events.cancel());
-  const first = await events.next();
-  assert.equal(first.event, 'endpoint');
-  return {
-    events,
-    endpoint: first.data,
-    post: (message) =>
-      fetch(new URL(first.data, proxy.url), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(message),
-      }),
-  };
-}
+const openSession = (proxy: TestProxy) => openLegacySession(proxy, closers);
 const call = (id: number, name: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: { message: 'm' } } });
 const init = {
   jsonrpc: '2.0',

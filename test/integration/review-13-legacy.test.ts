@@ -9,7 +9,7 @@ import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { startLegacyServer } from '../fixtures/legacy-sse-server.ts';
 import { startRawServer } from '../fixtures/raw-server.ts';
 import { startProxy, type TestProxy } from '../helpers/proxy.ts';
-import { sseReader } from '../helpers/sse-reader.ts';
+import { openLegacySession } from '../helpers/legacy-session.ts';
 
 const closers: Array<() => Promise<void>> = [];
 after(async () => {
@@ -29,16 +29,9 @@ describe('review #13: legacy HTTP+SSE through the proxy', () => {
     const server = await startLegacyServer();
     closers.push(() => server.close());
     const proxy = await proxyFor(server.sse, { policy: () => policy });
-    const res = await fetch(proxy.url, { headers: { accept: 'text/event-stream' } });
-    const events = sseReader(res.body);
-    closers.push(() => events.cancel());
-    const endpoint = new URL((await events.next()).data, proxy.url);
+    const { events, post } = await openLegacySession(proxy, closers);
     // A notification method sent with an id: request-envelope, blocked by the policy.
-    const posted = await fetch(endpoint, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 'b', method: 'notifications/progress', params: { progressToken: 'p', progress: 1 } }),
-    });
+    const posted = await post({ jsonrpc: '2.0', id: 'b', method: 'notifications/progress', params: { progressToken: 'p', progress: 1 } });
     // The SDK's SSEClientTransport only checks response.ok, then waits for the answer on the stream.
     assert.equal(posted.ok, true, 'precondition: the POST looks accepted to a legacy client');
     await posted.text();
@@ -58,15 +51,8 @@ describe('review #13: legacy HTTP+SSE through the proxy', () => {
     });
     closers.push(() => server.close());
     const proxy = await proxyFor(new URL('/sse', server.url), { policy: () => enforce });
-    const res = await fetch(proxy.url, { headers: { accept: 'text/event-stream' } });
-    const events = sseReader(res.body);
-    closers.push(() => events.cancel());
-    const endpoint = new URL((await events.next()).data, proxy.url);
-    const posted = await fetch(endpoint, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }),
-    });
+    const { events, post } = await openLegacySession(proxy, closers);
+    const posted = await post({ jsonrpc: '2.0', id: 3, method: 'tools/list' });
     const body = await posted.text();
     // Either the POST fails (the SDK client then rejects the request), or the answer comes on the stream.
     if (posted.ok) {

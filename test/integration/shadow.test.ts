@@ -8,7 +8,7 @@ import { loadPolicyFile } from '../../src/config/load.ts';
 import { defaultPolicy } from '../../src/config/compile.ts';
 import type { Policy } from '../../src/config/types.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
-import { startRawServer } from '../fixtures/raw-server.ts';
+import { jsonRpcResult, startRawServer } from '../fixtures/raw-server.ts';
 import { startProxy } from '../helpers/proxy.ts';
 import { fixtureServer, initialize, startStdio, toolCall } from '../helpers/stdio.ts';
 
@@ -20,18 +20,8 @@ after(async () => {
   for (const close of closers) await close();
 });
 
-/** An upstream that answers every tools/call with an isError "Unknown tool" result (unknown-tool-as-iserror). */
-const upstream = await startRawServer((_req, res, body) => {
-  const msg = JSON.parse(body.toString()) as { id: number; params?: { name?: string } };
-  res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id: msg.id,
-      result: { content: [{ type: 'text', text: `Unknown tool: ${msg.params?.name}` }], isError: true },
-    }),
-  );
-});
+/** An upstream that answers every request with an isError "Unknown tool: nope" result (the tests call nope: unknown-tool-as-iserror). */
+const upstream = await startRawServer(jsonRpcResult({ content: [{ type: 'text', text: 'Unknown tool: nope' }], isError: true }));
 closers.push(() => upstream.close());
 
 async function callThrough(policy: Policy) {

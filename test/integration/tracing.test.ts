@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { request } from 'undici';
 import { Tracing } from '../../src/sinks/tracing.ts';
-import { startRawServer } from '../fixtures/raw-server.ts';
+import { jsonRpcResult, startRawServer } from '../fixtures/raw-server.ts';
 import { startProxy } from '../helpers/proxy.ts';
 
 const closers: Array<() => Promise<void>> = [];
@@ -40,17 +40,7 @@ describe('OpenTelemetry export', () => {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
     closers.push(() => receiver.close());
-    const upstream = await startRawServer((_req, res, body) => {
-      const msg = JSON.parse(body.toString()) as { id: number; params?: { name?: string } };
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: msg.id,
-          result: { content: [{ type: 'text', text: `Unknown tool: ${msg.params?.name}` }], isError: true },
-        }),
-      );
-    });
+    const upstream = await startRawServer(jsonRpcResult({ content: [{ type: 'text', text: 'Unknown tool: nope' }], isError: true }));
     closers.push(() => upstream.close());
     const tracing = Tracing.fromOptions({ endpoint: new URL('/v1/traces', receiver.url).href, env: {}, version: '0.0.0-test' });
     assert.ok(tracing);
