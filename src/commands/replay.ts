@@ -2,12 +2,11 @@
 // through a policy (src/replay/replay.ts) and prints what the proxy would have flagged, rewritten
 // and blocked: a table (text) or the report (json). Exit 1 only when the capture cannot be read or
 // the policy does not validate; bad lines in the capture are reported, not fatal.
-import { open } from 'node:fs/promises';
-import { StringDecoder } from 'node:string_decoder';
 import { defaultPolicy } from '../config/compile.ts';
 import { formatPolicyError, loadPolicyFile } from '../config/load.ts';
 import type { Policy } from '../config/types.ts';
-import { replayCapture, type ReplayedExchange, type ReplayReport } from '../replay/replay.ts';
+import { Replayer, type ReplayedExchange, type ReplayReport } from '../replay/replay.ts';
+import { inputLines, MAX_LINE, OVERSIZE } from '../report/input.ts';
 import { REWRITABLE } from '../rewrite/rewriters.ts';
 
 export interface ReplayCommandOptions {
@@ -19,25 +18,14 @@ interface Output {
   write(text: string): unknown;
 }
 
-/** The lines of a file, read as a stream (a capture may be large), without their line ends. */
-export async function* fileLines(path: string): AsyncGenerator<string> {
-  const handle = await open(path, 'r');
-  try {
-    const decoder = new StringDecoder('utf8');
-    let pending = '';
-    for await (const chunk of handle.createReadStream({ autoClose: false }) as AsyncIterable<Buffer>) {
-      pending += decoder.write(chunk);
-      let nl: number;
-      while ((nl = pending.indexOf('\n')) >= 0) {
-        yield pending.slice(0, nl).replace(/\r$/, '');
-        pending = pending.slice(nl + 1);
-      }
-    }
-    pending += decoder.end();
-    if (pending !== '') yield pending.replace(/\r$/, '');
-  } finally {
-    await handle.close();
+/** Replays a capture file (plain or gzip; `-`: stdin) as a stream, line by line: a capture may be large. */
+export async function replayFile(path: string, policy: Policy): Promise<ReplayReport> {
+  const replayer = new Replayer(policy);
+  for await (const line of inputLines(path)) {
+    if (line === OVERSIZE) replayer.skipped(`a line over ${MAX_LINE} bytes, skipped unread`);
+    else replayer.line(line);
   }
+  return replayer.report();
 }
 
 function readError(path: string, err: unknown): string {
@@ -75,7 +63,7 @@ export async function runReplayCommand(
 
   let report: ReplayReport;
   try {
-    report = await replayCapture(fileLines(capture), policy);
+    report = await replayFile(capture, policy);
   } catch (e) {
     err.write(`${readError(capture, e)}\n`);
     return 1;

@@ -69,6 +69,14 @@ export class Replayer {
   private readonly maxBadLines: number;
   private readonly sessionKeys = new Set<string>();
   private readonly exchanges: ReplayedExchange[] = [];
+  private readonly keepExchanges: boolean;
+  private readonly onExchange: ((x: ReplayedExchange) => void) | undefined;
+  private readonly byRule = new Map<string, RuleCount>();
+  private readonly byAction: Partial<Record<Action, number>> = {};
+  private readonly decisions = { pass: 0, rewrite: 0, block: 0 };
+  private replayed = 0;
+  private findings = 0;
+  private flagged = 0;
   private readonly badLines: BadLine[] = [];
   private readonly ruleErrors: ReplayReport['ruleErrors'] = [];
   private total = 0;
@@ -83,6 +91,8 @@ export class Replayer {
   ) {
     const limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.maxBadLines = options.maxBadLines ?? 100;
+    this.keepExchanges = options.keepExchanges ?? true;
+    this.onExchange = options.onExchange;
     // A request and its response are replayed together, so nothing stays open: the table never evicts.
     this.table = new RequestTable(limits.maxOpenRequests, Number.MAX_SAFE_INTEGER, () => {});
     // Sessions are not forgotten when idle (a replay has no idle time); the count bound is the proxy's.
@@ -115,6 +125,11 @@ export class Replayer {
     } catch (err) {
       this.badLine(line, `could not be replayed: ${err instanceof Error ? err.message : String(err)}`);
     }
+  }
+
+  /** A line that could not be read at all (over the reader's size bound): counted as bad. */
+  skipped(reason: string): void {
+    this.badLine(++this.total, reason);
   }
 
   private badLine(line: number, reason: string): void {
@@ -168,7 +183,7 @@ export class Replayer {
     // The capture was masked when it was written, but a capture from elsewhere (an older
     // mcp-warden, a hand-made file) may not be: what the report echoes is masked again.
     const protocolVersion = c.request.protocolVersion ?? null;
-    this.exchanges.push({
+    this.record({
       line,
       time: record.time,
       from,
@@ -193,6 +208,23 @@ export class Replayer {
     return undefined;
   }
 
+  /** Counts a replayed exchange, hands it on, and keeps it when the report lists exchanges. */
+  private record(x: ReplayedExchange): void {
+    this.replayed++;
+    this.decisions[x.decision.kind]++;
+    if (x.findings.length > 0) this.flagged++;
+    for (const f of x.findings) {
+      this.findings++;
+      bump(this.byAction, f.action);
+      let entry = this.byRule.get(f.rule);
+      if (!entry) this.byRule.set(f.rule, (entry = { rule: f.rule, severity: f.severity, count: 0, actions: {} }));
+      entry.count++;
+      bump(entry.actions, f.action);
+    }
+    this.onExchange?.(x);
+    if (this.keepExchanges) this.exchanges.push(x);
+  }
+
   /**
    * The subject as the proxy judged it. An answered exchange was judged on the frame that carried
    * the answer (no body problem, no unmatched responses); an unanswered one with what the HTTP
@@ -213,30 +245,20 @@ export class Replayer {
   }
 
   report(): ReplayReport {
-    const byRule = new Map<string, RuleCount>();
-    const byAction: Partial<Record<Action, number>> = {};
-    const decisions = { pass: 0, rewrite: 0, block: 0 };
-    let findings = 0;
-    let flagged = 0;
-    for (const x of this.exchanges) {
-      decisions[x.decision.kind]++;
-      if (x.findings.length > 0) flagged++;
-      for (const f of x.findings) {
-        findings++;
-        bump(byAction, f.action);
-        let entry = byRule.get(f.rule);
-        if (!entry) byRule.set(f.rule, (entry = { rule: f.rule, severity: f.severity, count: 0, actions: {} }));
-        entry.count++;
-        bump(entry.actions, f.action);
-      }
-    }
     return {
       policy: { source: this.original.source, mode: this.original.mode, judgedAs: 'enforce', warnings: [...this.original.warnings] },
-      lines: { total: this.total, blank: this.blank, exchanges: this.exchanges.length, bad: this.bad },
+      lines: { total: this.total, blank: this.blank, exchanges: this.replayed, bad: this.bad },
       badLines: [...this.badLines],
       sessions: this.sessionKeys.size,
       exchanges: [...this.exchanges],
-      summary: { exchanges: this.exchanges.length, flagged, findings, byRule: [...byRule.values()], byAction, decisions },
+      summary: {
+        exchanges: this.replayed,
+        flagged: this.flagged,
+        findings: this.findings,
+        byRule: [...this.byRule.values()].map((r) => ({ ...r, actions: { ...r.actions } })),
+        byAction: { ...this.byAction },
+        decisions: { ...this.decisions },
+      },
       coverage: replayCoverage(this.runtime.engine.rules),
       ruleErrors: [...this.ruleErrors],
     };

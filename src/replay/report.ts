@@ -106,6 +106,10 @@ export interface ReplayOptions {
   limits?: Partial<Pick<Limits, 'maxSessions' | 'maxOpenRequests' | 'maxToolsPerSession'>>;
   /** Bad lines kept with their reason (default 100); all are counted. */
   maxBadLines?: number;
+  /** Called with each replayed exchange as it is judged (a report over a large capture reads them as they come). */
+  onExchange?: (exchange: ReplayedExchange) => void;
+  /** Whether the report lists every exchange (default true); false keeps memory bounded: only the counts grow. */
+  keepExchanges?: boolean;
 }
 
 /** Which rules a replay judges and which it cannot, for a rule catalogue. */

@@ -11,10 +11,10 @@ import { fileURLToPath } from 'node:url';
 import { startSdkServer, type SdkServer } from '../fixtures/sdk-server.ts';
 import { startProxy, type TestProxy } from '../helpers/proxy.ts';
 import { connectSdkClient } from '../helpers/sdk-client.ts';
-import { fileLines } from '../../src/commands/replay.ts';
+import { replayFile } from '../../src/commands/replay.ts';
 import { loadPolicyFile } from '../../src/config/load.ts';
 import type { Policy } from '../../src/config/types.ts';
-import { replayCapture, type ReplayReport } from '../../src/replay/replay.ts';
+import type { ReplayReport } from '../../src/replay/replay.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { cliArgs } from '../helpers/bundle.ts';
 
@@ -163,7 +163,7 @@ describe('capture, then mcp-warden replay', () => {
   });
 
   test('replay under the capturing policy finds what the proxy found', async () => {
-    const report = await replayCapture(fileLines(captured.file), await loadPolicy(join(dir, 'staging-json.yaml')));
+    const report = await replayFile(captured.file, await loadPolicy(join(dir, 'staging-json.yaml')));
     const judged = new Set(report.coverage.judged.rules);
     const proxyFound = captured.violations.filter((v) => judged.has(String(v.rule))).map((v) => [v.rule, v.id, v.action]);
     const replayFound = report.exchanges.flatMap((x) => x.findings.map((f) => [f.rule, x.id, f.action]));
@@ -177,7 +177,7 @@ test('an SSE session with a server-to-client request replays like a JSON one', a
   const captured = await captureSession(dir, 'sse', { elicit: true });
   const text = await readFile(captured.file, 'utf8');
   for (const canary of CANARIES) assert.equal(text.includes(canary), false);
-  const report = await replayCapture(fileLines(captured.file), await loadPolicy(join(ROOT, 'config/enforce.yaml')));
+  const report = await replayFile(captured.file, await loadPolicy(join(ROOT, 'config/enforce.yaml')));
   assert.equal(report.lines.bad, 0);
   assert.equal(report.exchanges.length, captured.exchanges.length);
   assert.deepEqual(

@@ -1,0 +1,180 @@
+// The report's tables, filled one exchange at a time in bounded memory: totals, methods, rules
+// with a few examples, tools, sessions, clients, versions, the timeline and the worst exchanges.
+import { BoundedTally } from './tally.ts';
+import { Timeline } from './timeline.ts';
+import {
+  isErrorOutcome,
+  SEVERITIES,
+  type Action,
+  type CountRow,
+  type LooseFinding,
+  type ReportData,
+  type ReportExchange,
+  type ReportFinding,
+  type Severity,
+} from './model.ts';
+
+/** How many rows a table shows, and how many keys it tracks (a peer chooses the keys). */
+export const TABLE_ROWS = 50;
+const TRACKED_KEYS = 5000;
+const EXAMPLES_PER_RULE = 3;
+const WORST = 20;
+
+const iso = (time: number | undefined): string | null => (time === undefined ? null : new Date(time).toISOString());
+const countRow = (key: string): CountRow => ({ key, exchanges: 0, errors: 0, findings: 0 });
+const byFindings = (r: CountRow): number => r.findings * 1e6 + r.exchanges;
+
+interface RuleRow {
+  rule: string;
+  severity: Severity;
+  count: number;
+  actions: Partial<Record<Action, number>>;
+  examples: ReportData['rules'][number]['examples'];
+}
+
+interface SessionRow extends CountRow {
+  client: string | null;
+  protocolVersion: string | null;
+  first: number | undefined;
+  last: number | undefined;
+}
+
+/** Severity first, then how many findings, then a failed outcome, then duration. */
+function worseThan(a: ReportExchange, b: ReportExchange): boolean {
+  const rank = (x: ReportExchange) => Math.max(0, ...x.findings.map((f) => 3 - SEVERITIES.indexOf(f.severity)));
+  return (
+    rank(a) - rank(b) ||
+    a.findings.length - b.findings.length ||
+    Number(isErrorOutcome(a.outcome)) - Number(isErrorOutcome(b.outcome)) ||
+    (a.durationMs ?? 0) - (b.durationMs ?? 0)
+  ) > 0;
+}
+
+export class ReportTables {
+  exchanges = 0;
+  private flagged = 0;
+  private errors = 0;
+  private readonly findings: Record<Severity, number> = { error: 0, warning: 0, info: 0 };
+  private readonly verdicts = { rewrite: 0, block: 0 };
+  private first: number | undefined;
+  private last: number | undefined;
+  private readonly timeline = new Timeline();
+  private readonly rules = new Map<string, RuleRow>();
+  private readonly methods = new BoundedTally(TRACKED_KEYS, countRow, (r) => r.exchanges);
+  private readonly tools = new BoundedTally(TRACKED_KEYS, (key) => ({ ...countRow(key), rewritten: 0, blocked: 0 }), byFindings);
+  private readonly clients = new BoundedTally(TRACKED_KEYS, countRow, byFindings);
+  private readonly versions = new BoundedTally(TRACKED_KEYS, countRow, (r) => r.exchanges);
+  private readonly sessions = new BoundedTally<SessionRow>(
+    TRACKED_KEYS,
+    (key) => ({ ...countRow(key), client: null, protocolVersion: null, first: undefined, last: undefined }),
+    byFindings,
+  );
+  private readonly worst: ReportExchange[] = [];
+
+  exchange(x: ReportExchange): void {
+    this.exchanges++;
+    const failed = isErrorOutcome(x.outcome);
+    if (failed) this.errors++;
+    if (x.findings.length > 0) this.flagged++;
+    if (x.verdict) this.verdicts[x.verdict]++;
+    this.seen(x.time);
+    if (x.time !== undefined) this.timeline.exchange(x.time);
+    const count = (row: CountRow) => {
+      row.exchanges++;
+      if (failed) row.errors++;
+      row.findings += x.findings.length;
+    };
+    count(this.methods.row(x.method));
+    if (x.tool !== undefined) {
+      const tool = this.tools.row(x.tool);
+      count(tool);
+      if (x.verdict === 'rewrite') tool.rewritten++;
+      if (x.verdict === 'block') tool.blocked++;
+    }
+    count(this.clients.row(x.client ?? '(unknown)'));
+    count(this.versions.row(x.protocolVersion ?? '(unknown)'));
+    if (x.session !== null) {
+      const session = this.sessions.row(x.session);
+      count(session);
+      session.client = x.client ?? session.client;
+      session.protocolVersion = x.protocolVersion ?? session.protocolVersion;
+      if (x.time !== undefined) {
+        session.first = Math.min(session.first ?? x.time, x.time);
+        session.last = Math.max(session.last ?? x.time, x.time);
+      }
+    }
+    for (const f of x.findings) this.finding(f, x.time, x.method, x.tool);
+    this.keepIfWorst(x);
+  }
+
+  /** A finding on no exchange (a whole POST, a stream): counted by rule, severity and time. */
+  loose(f: LooseFinding): void {
+    this.seen(f.time);
+    this.finding(f, f.time, f.method, f.tool);
+  }
+
+  private seen(time: number | undefined): void {
+    if (time === undefined) return;
+    this.first = Math.min(this.first ?? time, time);
+    this.last = Math.max(this.last ?? time, time);
+  }
+
+  private finding(f: ReportFinding, time: number | undefined, method: string | undefined, tool: string | undefined): void {
+    this.findings[f.severity]++;
+    if (time !== undefined) this.timeline.finding(time, f.severity);
+    let row = this.rules.get(f.rule);
+    if (!row) this.rules.set(f.rule, (row = { rule: f.rule, severity: f.severity, count: 0, actions: {}, examples: [] }));
+    row.count++;
+    if (f.action) row.actions[f.action] = (row.actions[f.action] ?? 0) + 1;
+    if (row.examples.length < EXAMPLES_PER_RULE && !row.examples.some((e) => e.message === f.message))
+      row.examples.push({ time: iso(time), method: method ?? null, tool: tool ?? null, message: f.message, evidence: f.evidence });
+  }
+
+  private keepIfWorst(x: ReportExchange): void {
+    if (x.findings.length === 0 && !isErrorOutcome(x.outcome)) return;
+    if (this.worst.length === WORST && !worseThan(x, this.worst[WORST - 1]!)) return;
+    let at = this.worst.findIndex((w) => worseThan(x, w));
+    if (at === -1) at = this.worst.length;
+    this.worst.splice(at, 0, x);
+    if (this.worst.length > WORST) this.worst.pop();
+  }
+
+  data(): Pick<ReportData, 'summary' | 'methods' | 'timeline' | 'rules' | 'tools' | 'sessions' | 'clients' | 'versions' | 'worst' | 'dropped'> {
+    const plain = <T extends CountRow>({ key, exchanges, errors, findings }: T): CountRow => ({ key, exchanges, errors, findings });
+    return {
+      summary: {
+        exchanges: this.exchanges,
+        flagged: this.flagged,
+        findings: { ...this.findings },
+        errors: this.errors,
+        verdicts: { ...this.verdicts },
+        first: iso(this.first),
+        last: iso(this.last),
+      },
+      methods: this.methods.top(TABLE_ROWS).map((r) => ({ ...plain(r), errorShare: r.exchanges === 0 ? 0 : r.errors / r.exchanges })),
+      timeline: this.timeline.data(),
+      rules: [...this.rules.values()].sort((a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) || b.count - a.count),
+      tools: this.tools.top(TABLE_ROWS).map((r) => ({ ...plain(r), rewritten: r.rewritten, blocked: r.blocked })),
+      sessions: this.sessions.top(TABLE_ROWS).map((r) => ({
+        ...plain(r),
+        client: r.client,
+        protocolVersion: r.protocolVersion,
+        first: iso(r.first),
+        last: iso(r.last),
+      })),
+      clients: this.clients.top(TABLE_ROWS).map(plain),
+      versions: this.versions.top(TABLE_ROWS).map((r) => ({ version: r.key, exchanges: r.exchanges })),
+      worst: this.worst.map((x) => ({
+        time: iso(x.time),
+        method: x.method,
+        tool: x.tool ?? null,
+        session: x.session,
+        client: x.client ?? null,
+        outcome: x.outcome,
+        status: x.status ?? null,
+        findings: x.findings.map(({ rule, severity, message }) => ({ rule, severity, message })),
+      })),
+      dropped: { sessions: this.sessions.dropped, tools: this.tools.dropped, clients: this.clients.dropped, methods: this.methods.dropped },
+    };
+  }
+}

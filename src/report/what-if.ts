@@ -1,0 +1,44 @@
+// What a policy would have changed, counted in bounded memory: each exchange's decision, each
+// finding's action by rule, and the first few rewrites and blocks as examples.
+import type { Action, ReportData, WhatIfExchange, WouldDo } from './model.ts';
+
+const EXAMPLES = 10;
+
+export class WhatIfTally {
+  exchanges = 0;
+  private readonly decisions: Record<WouldDo, number> = { pass: 0, rewrite: 0, block: 0 };
+  private readonly byRule = new Map<string, Partial<Record<Action, number>>>();
+  private readonly examples: ReportData['whatIf']['examples'] = [];
+
+  add(x: WhatIfExchange): void {
+    this.exchanges++;
+    this.decisions[x.would.kind]++;
+    for (const { rule, action } of x.actions) {
+      let actions = this.byRule.get(rule);
+      if (!actions) this.byRule.set(rule, (actions = {}));
+      actions[action] = (actions[action] ?? 0) + 1;
+    }
+    const { would } = x;
+    if (would.kind !== 'pass' && this.examples.length < EXAMPLES)
+      this.examples.push({
+        time: x.time === undefined ? null : new Date(x.time).toISOString(),
+        method: x.method,
+        tool: x.tool ?? null,
+        kind: would.kind,
+        rules: would.rules,
+        before: would.before ?? null,
+        after: would.after ?? null,
+      });
+  }
+
+  data(source: ReportData['whatIf']['source'], policy: string | null): ReportData['whatIf'] {
+    return {
+      source,
+      policy,
+      exchanges: this.exchanges,
+      decisions: { ...this.decisions },
+      byRule: [...this.byRule.entries()].map(([rule, actions]) => ({ rule, actions: { ...actions } })),
+      examples: [...this.examples],
+    };
+  }
+}
