@@ -1,5 +1,6 @@
 // The mcp-warden command line: `proxy` runs the proxy, `check` audits a server from outside, `rules`
 // lists the rules, `policy` checks a policy file, `replay` runs a capture through a policy offline,
+// `report` turns logs and captures into an HTML report,
 // `demo` shows it all on a built-in broken server.
 // Built by a function so tests (and the README check) can read it without running it.
 import { Command, Option } from 'commander';
@@ -262,6 +263,31 @@ export function buildProgram(): Command {
       const { runReplayCommand } = await import('./commands/replay.ts');
       process.exitCode = await runReplayCommand(capture, opts);
     });
+
+  program
+    .command('report')
+    .argument('[files...]', 'exchange logs and captures, plain or gzip; - (or a pipe, when none is named) for stdin')
+    .description(
+      'read exchange logs and captures into one self-contained HTML report: findings by rule, tool, session and client, over time, and what a policy would change',
+    )
+    .option('-o, --output <file>', 'where to write the report, - for stdout (default: report.html; stdout for --format json)')
+    .option(
+      '-p, --policy <file>',
+      'the policy captures are replayed under, for what it would change (default: the shipped config/enforce.yaml)',
+    )
+    .addOption(
+      new Option('--format <format>', "the page, or its data as JSON (the admin port's /report.json)")
+        .choices(['html', 'json'])
+        .default('html'),
+    )
+    .option('--title <text>', "the page's title", 'mcp-warden report')
+    .option('--no-progress', 'no progress lines on stderr for large inputs')
+    .action(
+      async (files: string[], opts: { output?: string; policy?: string; format: 'html' | 'json'; progress: boolean; title: string }) => {
+        const { runReportCommand } = await import('./commands/report.ts');
+        process.exitCode = await runReportCommand(files, opts);
+      },
+    );
 
   program
     .command('demo')

@@ -3,11 +3,11 @@
 // and blocked: a table (text) or the report (json). Exit 1 only when the capture cannot be read or
 // the policy does not validate; bad lines in the capture are reported, not fatal.
 import { defaultPolicy } from '../config/compile.ts';
-import { formatPolicyError, loadPolicyFile } from '../config/load.ts';
 import type { Policy } from '../config/types.ts';
 import { Replayer, type ReplayedExchange, type ReplayReport } from '../replay/replay.ts';
-import { inputLines, MAX_LINE, OVERSIZE } from '../report/input.ts';
+import { inputLines, MAX_LINE, OVERSIZE, whyUnreadable } from '../report/input.ts';
 import { REWRITABLE } from '../rewrite/rewriters.ts';
+import { policyOrErrors } from './startup-policy.ts';
 
 export interface ReplayCommandOptions {
   policy?: string;
@@ -28,19 +28,6 @@ export async function replayFile(path: string, policy: Policy): Promise<ReplayRe
   return replayer.report();
 }
 
-function readError(path: string, err: unknown): string {
-  const e = err as NodeJS.ErrnoException;
-  const why =
-    e.code === 'ENOENT'
-      ? 'no such file'
-      : e.code === 'EISDIR'
-        ? 'it is a directory'
-        : e.code === 'EACCES'
-          ? 'permission denied'
-          : e.message;
-  return `${path}: cannot read the capture: ${why}`;
-}
-
 /** Runs the command; returns the exit code. */
 export async function runReplayCommand(
   capture: string,
@@ -48,24 +35,15 @@ export async function runReplayCommand(
   out: Output = process.stdout,
   err: Output = process.stderr,
 ): Promise<number> {
-  let policy: Policy = defaultPolicy(REWRITABLE);
-  if (opts.policy !== undefined) {
-    const loaded = await loadPolicyFile(opts.policy, { rewritable: REWRITABLE });
-    if (!loaded.ok) {
-      for (const e of loaded.errors) err.write(`${formatPolicyError(e)}\n`);
-      const n = loaded.errors.length;
-      err.write(`${opts.policy}: ${n} ${n === 1 ? 'error' : 'errors'}\n`);
-      return 1;
-    }
-    policy = loaded.policy;
-  }
-  for (const w of policy.warnings) err.write(`warning: ${w}\n`);
+  const policy = opts.policy === undefined ? defaultPolicy(REWRITABLE) : await policyOrErrors(opts.policy, err);
+  if (!policy) return 1;
+  if (opts.policy === undefined) for (const w of policy.warnings) err.write(`warning: ${w}\n`);
 
   let report: ReplayReport;
   try {
     report = await replayFile(capture, policy);
   } catch (e) {
-    err.write(`${readError(capture, e)}\n`);
+    err.write(`${capture}: cannot read the capture: ${whyUnreadable(e)}\n`);
     return 1;
   }
   out.write(opts.format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : renderReplayText(report, capture));

@@ -2,7 +2,7 @@
 // not validate stops the start, its errors on stderr as file:line:column.
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { formatPolicyError, readPolicyFile } from '../config/load.ts';
+import { formatPolicyError, loadPolicyFile, readPolicyFile } from '../config/load.ts';
 import { PolicyStore } from '../config/store.ts';
 import type { Logger } from '../sinks/logger.ts';
 import { defaultPolicy } from '../config/compile.ts';
@@ -45,4 +45,17 @@ async function loadOrStop(file: string, stop: string): Promise<{ policy: Policy;
     throw new Error(stop);
   }
   return { policy: result.policy, text };
+}
+
+/** For a one-shot command: the policy file (its warnings on `err`), or undefined with its errors on `err` as file:line:column. */
+export async function policyOrErrors(path: string, err: { write(text: string): unknown }): Promise<Policy | undefined> {
+  const loaded = await loadPolicyFile(path, { rewritable: REWRITABLE });
+  if (!loaded.ok) {
+    for (const e of loaded.errors) err.write(`${formatPolicyError(e)}\n`);
+    const n = loaded.errors.length;
+    err.write(`${path}: ${n} ${n === 1 ? 'error' : 'errors'}\n`);
+    return undefined;
+  }
+  for (const w of loaded.policy.warnings) err.write(`warning: ${w}\n`);
+  return loaded.policy;
 }

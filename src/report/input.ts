@@ -64,3 +64,13 @@ export async function* inputLines(
   splitter.end();
   yield* ready.splice(0);
 }
+
+/** Why a source could not be read, in a few words. */
+export function whyUnreadable(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  if (e.code === 'ENOENT') return 'no such file';
+  if (e.code === 'EISDIR') return 'it is a directory';
+  if (e.code === 'EACCES') return 'permission denied';
+  if (e.code === 'Z_DATA_ERROR' || e.code === 'Z_BUF_ERROR') return `broken gzip (${e.message})`;
+  return e.message;
+}

@@ -55,9 +55,7 @@ export interface WhatIfExchange {
   actions: Array<{ rule: string; action: Action }>;
 }
 
-export type WhatIfDecision =
-  | { kind: 'pass' }
-  | { kind: 'rewrite' | 'block'; rules: string[]; before?: string; after?: string };
+export type WhatIfDecision = { kind: 'pass' } | { kind: 'rewrite' | 'block'; rules: string[]; before?: string; after?: string };
 
 /** An error outcome: the request failed, as a request or as a tool call, or got no answer that could be read. */
 export const isErrorOutcome = (outcome: string): boolean =>
@@ -127,7 +125,15 @@ export interface ReportData {
     exchanges: number;
     decisions: Record<WouldDo, number>;
     byRule: Array<{ rule: string; actions: Partial<Record<Action, number>> }>;
-    examples: Array<{ time: string | null; method: string; tool: string | null; kind: 'rewrite' | 'block'; rules: string[]; before: string | null; after: string | null }>;
+    examples: Array<{
+      time: string | null;
+      method: string;
+      tool: string | null;
+      kind: 'rewrite' | 'block';
+      rules: string[];
+      before: string | null;
+      after: string | null;
+    }>;
   };
   /** Keys dropped from a table when it was full (its counts are then lower bounds). */
   dropped: { sessions: number; tools: number; clients: number; methods: number };

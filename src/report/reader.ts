@@ -32,7 +32,8 @@ export const clientLabel = (name: string | undefined, version: string | undefine
   name !== undefined ? (version !== undefined ? `${name} ${version}` : name) : userAgent;
 
 /** Which exchange a violation record is about: the fields it shares with its exchange record. */
-const exchangeKey = (r: Record<string, unknown>): string => `${String(r.session ?? '')}\u0000${JSON.stringify(r.id ?? null)}\u0000${String(r.method ?? '')}`;
+const exchangeKey = (r: Record<string, unknown>): string =>
+  `${String(r.session ?? '')}\u0000${JSON.stringify(r.id ?? null)}\u0000${String(r.method ?? '')}`;
 
 /** Whatever a report shows is masked again: a log from elsewhere may not have been. */
 export const maskReport = (data: ReportData): ReportData =>
@@ -70,12 +71,12 @@ export class ReportReader {
       return;
     }
     if (!isObject(value)) return void this.bad++;
-    if ('v' in value && isObject(value.request) && isObject(value.response)) return this.capture(text, value);
+    if ('v' in value && isObject(value.request) && isObject(value.response)) return void this.capture(text, value);
     switch (value.msg) {
       case 'exchange':
-        return this.exchange(value);
+        return void this.exchange(value);
       case 'violation':
-        return this.violation(value);
+        return void this.violation(value);
       case 'rewrite':
       case 'block':
         this.records.decision++;

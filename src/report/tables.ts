@@ -43,11 +43,11 @@ interface SessionRow extends CountRow {
 function worseThan(a: ReportExchange, b: ReportExchange): boolean {
   const rank = (x: ReportExchange) => Math.max(0, ...x.findings.map((f) => 3 - SEVERITIES.indexOf(f.severity)));
   return (
-    rank(a) - rank(b) ||
-    a.findings.length - b.findings.length ||
-    Number(isErrorOutcome(a.outcome)) - Number(isErrorOutcome(b.outcome)) ||
-    (a.durationMs ?? 0) - (b.durationMs ?? 0)
-  ) > 0;
+    (rank(a) - rank(b) ||
+      a.findings.length - b.findings.length ||
+      Number(isErrorOutcome(a.outcome)) - Number(isErrorOutcome(b.outcome)) ||
+      (a.durationMs ?? 0) - (b.durationMs ?? 0)) > 0
+  );
 }
 
 export class ReportTables {
@@ -139,7 +139,10 @@ export class ReportTables {
     if (this.worst.length > WORST) this.worst.pop();
   }
 
-  data(): Pick<ReportData, 'summary' | 'methods' | 'timeline' | 'rules' | 'tools' | 'sessions' | 'clients' | 'versions' | 'worst' | 'dropped'> {
+  data(): Pick<
+    ReportData,
+    'summary' | 'methods' | 'timeline' | 'rules' | 'tools' | 'sessions' | 'clients' | 'versions' | 'worst' | 'dropped'
+  > {
     const plain = <T extends CountRow>({ key, exchanges, errors, findings }: T): CountRow => ({ key, exchanges, errors, findings });
     return {
       summary: {

@@ -1,12 +1,40 @@
-// Counts over time in at most `maxBuckets` buckets whatever the span: buckets start at one second
-// and double in width (merging pairs) whenever the span would need more. Order of arrival is free.
+// Counts over time in at most `maxBuckets` buckets whatever the span: buckets start at 10 ms and
+// widen along a ladder of round widths, each a multiple of the one before (so merging is exact),
+// whenever the span would need more. Order of arrival is free.
 import { SEVERITIES, type Severity } from './model.ts';
 
 /** Exchanges, then findings by severity, in SEVERITIES order. */
 type Counts = [number, number, number, number];
 
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+const WIDTHS = [
+  10,
+  50,
+  100,
+  500,
+  1000,
+  5000,
+  10_000,
+  30_000,
+  MINUTE,
+  5 * MINUTE,
+  10 * MINUTE,
+  30 * MINUTE,
+  HOUR,
+  3 * HOUR,
+  6 * HOUR,
+  12 * HOUR,
+  DAY,
+  7 * DAY,
+];
+
+/** The next width on the ladder; past its end, doubling. */
+const wider = (ms: number): number => WIDTHS.find((w) => w > ms) ?? ms * 2;
+
 export class Timeline {
-  private bucketMs = 1000;
+  private bucketMs = WIDTHS[0]!;
   private readonly buckets = new Map<number, Counts>();
   private min = Number.POSITIVE_INFINITY;
   private max = Number.NEGATIVE_INFINITY;
@@ -31,15 +59,17 @@ export class Timeline {
     return counts;
   }
 
-  /** Doubles the bucket width, adding each pair of buckets into one. */
+  /** The next width: the buckets that fall into one wider bucket are added together. */
   private widen(): void {
-    this.bucketMs *= 2;
+    const factor = wider(this.bucketMs) / this.bucketMs;
+    this.bucketMs *= factor;
     const old = [...this.buckets.entries()];
     this.buckets.clear();
     for (const [key, counts] of old) {
-      const merged = this.buckets.get(Math.floor(key / 2));
+      const to = Math.floor(key / factor);
+      const merged = this.buckets.get(to);
       if (merged) for (let i = 0; i < 4; i++) merged[i]! += counts[i]!;
-      else this.buckets.set(Math.floor(key / 2), counts);
+      else this.buckets.set(to, counts);
     }
   }
 
@@ -53,7 +83,9 @@ export class Timeline {
     for (let key = first; key <= last; key++) {
       const counts = this.buckets.get(key) ?? [0, 0, 0, 0];
       exchanges.push(counts[0]);
-      SEVERITIES.forEach((s, i) => findings[s].push(counts[1 + i]!));
+      SEVERITIES.forEach((s, i) => {
+        findings[s].push(counts[1 + i]!);
+      });
     }
     return { start: first * this.bucketMs, bucketMs: this.bucketMs, exchanges, findings };
   }
