@@ -59,7 +59,12 @@ export function buildProgram(): Command {
       ),
     )
     .addOption(
-      opt('--admin <host:port>', 'serve /healthz, /readyz and /metrics on this address (default: off)', 'MCP_WARDEN_ADMIN', parseListen),
+      opt(
+        '--admin <host:port>',
+        "serve /healthz, /readyz, /metrics, and the last hour's /report (HTML) and /report.json on this address (default: off)",
+        'MCP_WARDEN_ADMIN',
+        parseListen,
+      ),
     )
     .addOption(
       opt('--timeout <duration>', 'time the upstream has to send response headers (default: 60s)', 'MCP_WARDEN_TIMEOUT', parseDuration),

@@ -6,6 +6,7 @@ import { createProxy } from '../proxy/server.ts';
 import { createLogger } from '../sinks/logger.ts';
 import { policyStore, shadowPolicy, startupPolicy, VERSION } from './startup-policy.ts';
 import { Tracing } from '../sinks/tracing.ts';
+import { LiveReport } from '../report/live.ts';
 import type { TransportMode } from '../transport/legacy-sse.ts';
 
 /** The proxy command's options as commander parsed them: undefined where the user gave nothing. */
@@ -42,6 +43,8 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
   const logger = createLogger({ level: opts.logLevel ?? policy.log.level ?? 'info', pretty: opts.pretty });
   // Reloads begin once the proxy below is up (the watch, SIGHUP): their results go to its metrics.
   const store = policyStore({ policy, text: policyText }, opts.policy, logger, (ok) => proxy.metrics.reloaded(ok));
+  // The admin port's report: fed only when there is an admin port to serve it.
+  const report = opts.admin ? new LiveReport() : undefined;
   const proxy = createProxy({
     upstream,
     path: opts.path,
@@ -55,6 +58,7 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
     transport: opts.transport ?? policy.upstream.transport,
     shadow: await shadowPolicy(opts.shadow),
     tracing,
+    report,
     policy: () => store.current(),
     limits: {
       upstreamHeadersTimeoutMs: opts.timeout ?? policy.upstream.headersTimeoutMs ?? DEFAULT_LIMITS.upstreamHeadersTimeoutMs,
@@ -69,7 +73,7 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
   });
   await proxy.listen(opts.listen.port, opts.listen.host);
   logger.info({ policy: policy.source, mode: policy.mode }, 'policy in force');
-  const admin = opts.admin ? createAdminServer({ metrics: proxy.metrics, upstream, draining: proxy.draining }) : undefined;
+  const admin = opts.admin ? createAdminServer({ metrics: proxy.metrics, upstream, draining: proxy.draining, report }) : undefined;
   if (admin && opts.admin) logger.info({ admin: (await admin.listen(opts.admin.port, opts.admin.host)).href }, 'admin listening');
   if (opts.policy !== undefined) store.watch();
   const reload = () => void store.reload('signal');

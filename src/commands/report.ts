@@ -15,6 +15,8 @@ export interface ReportCommandOptions {
   format: 'html' | 'json';
   progress: boolean;
   title?: string;
+  /** How often progress is written once a read is under way (default 1 s; tests shorten it). */
+  progressEveryMs?: number;
 }
 
 export interface ReportIo {
@@ -24,10 +26,9 @@ export interface ReportIo {
   stdinIsTTY: boolean;
 }
 
-const PROGRESS_EVERY_MS = 1000;
 const mib = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MiB`;
 
-/** Progress on stderr: silent for a read under a second, then a line a second. */
+/** Progress on stderr: silent for a read shorter than `everyMs`, then a line every `everyMs`. */
 class Progress {
   private bytes = 0;
   private readonly timer: NodeJS.Timeout | undefined;
@@ -36,13 +37,13 @@ class Progress {
     private readonly total: number | undefined,
     private readonly lines: () => number,
     err: ReportIo['err'],
-    on: boolean,
+    everyMs: number | undefined,
   ) {
-    if (!on) return;
+    if (everyMs === undefined) return;
     this.timer = setInterval(() => {
       const of = this.total ? ` of ${mib(this.total)} (${Math.floor((100 * this.bytes) / this.total)}%)` : '';
       err.write(`report: ${mib(this.bytes)}${of} read, ${this.lines().toLocaleString('en-US')} lines\n`);
-    }, PROGRESS_EVERY_MS);
+    }, everyMs);
     this.timer.unref();
   }
 
@@ -84,7 +85,12 @@ export async function runReportCommand(
   if (!policy) return 1;
 
   const reader = new ReportReader(policy);
-  const progress = new Progress(await totalSize(sources), () => reader.lines, err, opts.progress);
+  const progress = new Progress(
+    await totalSize(sources),
+    () => reader.lines,
+    err,
+    opts.progress ? (opts.progressEveryMs ?? 1000) : undefined,
+  );
   let failed = false;
   for (const source of sources) {
     try {

@@ -1,10 +1,13 @@
 // The admin port: /healthz (the process is up), /readyz (the upstream accepts connections and the
-// proxy is not shutting down), /metrics (Prometheus). Separate from the proxy's port so probes and
-// scrapes never mix with MCP traffic.
+// proxy is not shutting down), /metrics (Prometheus), /report and /report.json (the last hour's
+// report, src/report/live.ts). Separate from the proxy's port so probes, scrapes and reports never
+// mix with MCP traffic.
 import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { listenOn } from './listen.ts';
 import type { Metrics } from '../sinks/metrics.ts';
+import type { LiveReport } from '../report/live.ts';
+import { renderReportHtml } from '../report/html.ts';
 
 /** Whether a TCP connection to the upstream opens within `timeoutMs`. */
 export function upstreamReachable(url: URL, timeoutMs: number): Promise<boolean> {
@@ -25,7 +28,11 @@ export interface AdminOptions {
   upstream: URL;
   /** True once the proxy is draining: readiness goes false so balancers stop sending. */
   draining: () => boolean;
+  /** The live report (/report, /report.json). */
+  report?: LiveReport;
 }
+
+const PATHS = ['/healthz', '/readyz', '/metrics', '/report', '/report.json'];
 
 export function createAdminServer(options: AdminOptions) {
   const json = (res: import('node:http').ServerResponse, status: number, body: unknown) => {
@@ -44,6 +51,18 @@ export function createAdminServer(options: AdminOptions) {
       );
       return;
     }
+    if (options.report && (path === '/report' || path === '/report.json')) {
+      const data = options.report.data();
+      if (path === '/report.json') return json(res, 200, data);
+      const html = renderReportHtml(data, 'mcp-warden report: the last hour');
+      res.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'content-length': Buffer.byteLength(html),
+        'cache-control': 'no-store',
+      });
+      res.end(req.method === 'HEAD' ? undefined : html);
+      return;
+    }
     if (path === '/metrics') {
       void options.metrics.registry.metrics().then((text) => {
         res.writeHead(200, { 'content-type': options.metrics.registry.contentType });
@@ -51,7 +70,7 @@ export function createAdminServer(options: AdminOptions) {
       });
       return;
     }
-    json(res, 404, { error: 'not found', paths: ['/healthz', '/readyz', '/metrics'] });
+    json(res, 404, { error: 'not found', paths: options.report ? PATHS : PATHS.slice(0, 3) });
   });
   return {
     server,

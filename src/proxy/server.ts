@@ -18,6 +18,7 @@ import { REWRITABLE } from '../rewrite/rewriters.ts';
 import { CaptureSink } from '../sinks/capture.ts';
 import { Metrics } from '../sinks/metrics.ts';
 import type { Tracing } from '../sinks/tracing.ts';
+import type { LiveReport } from '../report/live.ts';
 import { recordJudged } from '../sinks/judged.ts';
 import { redactUrl } from '../sinks/redact.ts';
 import { BodyBudget } from '../transport/ingress.ts';
@@ -47,6 +48,8 @@ export interface ProxyOptions {
   shadow?: Policy;
   /** OpenTelemetry export: a span per exchange (the caller shuts it down). */
   tracing?: Tracing;
+  /** The live report the admin port serves (/report, /report.json). */
+  report?: LiveReport;
   /** Which MCP transport the upstream speaks: learned per stream (auto, the default), the legacy HTTP+SSE, or Streamable HTTP only. */
   transport?: TransportMode;
 }
@@ -155,6 +158,7 @@ export function createProxy(options: ProxyOptions): Proxy {
     publicOrigin: (req) => publicOrigin(req, options.publicUrl),
     shadow: options.shadow,
     tracing: options.tracing,
+    report: options.report,
   });
 
   // Requests being served now (SSE streams included): a graceful shutdown waits for them.
@@ -251,7 +255,7 @@ export function createProxy(options: ProxyOptions): Proxy {
   const sweeper = setInterval(
     () => {
       recordJudged(
-        { logger, metrics, capture, shadow: options.shadow, tracing: options.tracing },
+        { logger, metrics, capture, shadow: options.shadow, tracing: options.tracing, report: options.report },
         policy(),
         undefined,
         engine.tick(performance.now()),

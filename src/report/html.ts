@@ -110,7 +110,9 @@ function whatIf(d: ReportData): string {
   const from =
     w.source === 'replay'
       ? `Replayed from the capture under <code>${esc(w.policy)}</code>, judged as enforce mode (as <code>mcp-warden replay</code> does).`
-      : 'From the shadow decisions the proxy logged under audit (the <code>--shadow</code> policy it ran with).';
+      : w.source === 'shadow'
+        ? `From the shadow decisions the proxy made under audit (the <code>--shadow</code> policy${w.policy ? ` <code>${esc(w.policy)}</code>` : ' it ran with'}).`
+        : 'The policy in force was enforce: what it changed.';
   const rows = w.byRule.map(
     (r) =>
       `<tr>${cell(r.rule, 'k')}${(['rewrite', 'block', 'log'] as const).map((a) => num(`whatIf.${r.rule}.${a}`, r.actions[a] ?? 0)).join('')}</tr>`,
@@ -120,7 +122,7 @@ function whatIf(d: ReportData): string {
       `<tr>${cell(e.time ?? '', 'muted')}${cell(`${e.method}${e.tool ? ` ${e.tool}` : ''}`, 'k')}${cell(e.kind)}${cell(e.rules.join(', '))}<td>${e.before ? `<code>${esc(e.before)}</code><br>→ ` : ''}${e.after ? `<code>${esc(e.after)}</code>` : ''}</td></tr>`,
   );
   return `<div id="what-if"><p>${from}</p>
-<section class="cards">${card('whatIf.exchanges', 'exchanges judged', w.exchanges)}${card('whatIf.rewrite', 'would be rewritten', w.decisions.rewrite)}${card('whatIf.block', 'would be blocked', w.decisions.block)}${card('whatIf.pass', 'would pass as they came', w.decisions.pass)}</section>
+<section class="cards">${card('whatIf.exchanges', 'exchanges judged', w.exchanges)}${card('whatIf.rewrite', w.source === 'enforced' ? 'rewritten' : 'would be rewritten', w.decisions.rewrite)}${card('whatIf.block', w.source === 'enforced' ? 'blocked' : 'would be blocked', w.decisions.block)}${card('whatIf.pass', w.source === 'enforced' ? 'passed as they came' : 'would pass as they came', w.decisions.pass)}</section>
 ${table('what-if-rules', ['rule', 'rewrite', 'block', 'log'], rows, 'No findings.')}
 ${examples.length > 0 ? `<h3>First changes</h3>${table('what-if-examples', ['time', 'exchange', 'would', 'rules', 'what the client would receive'], examples, '')}` : ''}</div>`;
 }

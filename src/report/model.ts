@@ -119,8 +119,9 @@ export interface ReportData {
     findings: Array<{ rule: string; severity: Severity; message: string }>;
   }>;
   whatIf: {
-    source: 'replay' | 'shadow' | 'none';
-    /** The policy it describes: the replayed one, or the shadow policy the proxy logged against. */
+    /** replay: captures replayed under a policy; shadow: the shadow decisions logged under audit; enforced: what the policy in force changed. */
+    source: 'replay' | 'shadow' | 'enforced' | 'none';
+    /** The policy it describes: the replayed one, or the shadow policy (when known). */
     policy: string | null;
     exchanges: number;
     decisions: Record<WouldDo, number>;

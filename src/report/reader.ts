@@ -9,7 +9,7 @@ import { Replayer, type ReplayedExchange } from '../replay/replay.ts';
 import { mapDeep, shapeVisit } from '../redact/values.ts';
 import type { Action, LooseFinding, ReportData, ReportExchange, ReportFinding, Severity } from './model.ts';
 import { ReportTables } from './tables.ts';
-import { WhatIfTally } from './what-if.ts';
+import { whatIfOf, WhatIfTally } from './what-if.ts';
 
 const PENDING_MAX = 10_000;
 const SESSIONS_REMEMBERED = 10_000;
@@ -47,6 +47,8 @@ export class ReportReader {
   private readonly fromCapture = new ReportTables();
   private readonly shadow = new WhatIfTally();
   private shadowSeen = false;
+  private readonly enforced = new WhatIfTally();
+  private enforcedSeen = false;
   private readonly replayed = new WhatIfTally();
   private readonly replayer: Replayer;
   /** Violations waiting for their exchange record (the proxy writes them just before it). */
@@ -115,11 +117,10 @@ export class ReportReader {
       findings,
     };
     this.fromLog.exchange(x);
-    // Under audit each violation says what the shadow policy would do: the exchange's would-be decision.
-    const shadows = findings.flatMap((f) => (f.shadow ? [{ rule: f.rule, action: f.shadow }] : []));
-    const worst = shadows.some((s) => s.action === 'block') ? 'block' : shadows.some((s) => s.action === 'rewrite') ? 'rewrite' : undefined;
-    const rules = shadows.filter((s) => s.action === worst).map((s) => s.rule);
-    this.shadow.add({ time: x.time, method, tool: x.tool, would: worst ? { kind: worst, rules } : { kind: 'pass' }, actions: shadows });
+    // Under audit each violation says what the shadow policy would do; under enforce, the verdict says what was done.
+    this.shadow.add(whatIfOf(x, true));
+    this.enforced.add(whatIfOf(x, false));
+    if (verdict) this.enforcedSeen = true;
   }
 
   private violation(r: Record<string, unknown>): void {
@@ -205,7 +206,9 @@ export class ReportReader {
         ? this.replayed.data('replay', this.policy.source)
         : this.shadowSeen
           ? this.shadow.data('shadow', null)
-          : new WhatIfTally().data('none', null);
+          : this.enforcedSeen
+            ? this.enforced.data('enforced', null)
+            : new WhatIfTally().data('none', null);
     return maskReport({
       v: 1,
       generatedAt: generatedAt.toISOString(),

@@ -1,6 +1,6 @@
 // What a policy would have changed, counted in bounded memory: each exchange's decision, each
 // finding's action by rule, and the first few rewrites and blocks as examples.
-import type { Action, ReportData, WhatIfExchange, WouldDo } from './model.ts';
+import type { Action, ReportData, ReportExchange, WhatIfExchange, WouldDo } from './model.ts';
 
 const EXAMPLES = 10;
 
@@ -41,4 +41,24 @@ export class WhatIfTally {
       examples: [...this.examples],
     };
   }
+}
+
+/**
+ * What an exchange says a policy would do. From its shadow actions (audit): block if a finding's is
+ * block, else rewrite if one's is rewrite. Else from what the policy in force did (its verdict).
+ */
+export function whatIfOf(x: ReportExchange, fromShadow: boolean): WhatIfExchange {
+  const actions = x.findings.flatMap((f) => {
+    const action = fromShadow ? f.shadow : f.action;
+    return action ? [{ rule: f.rule, action }] : [];
+  });
+  const kind = fromShadow
+    ? actions.some((a) => a.action === 'block')
+      ? 'block'
+      : actions.some((a) => a.action === 'rewrite')
+        ? 'rewrite'
+        : undefined
+    : x.verdict;
+  const rules = actions.filter((a) => a.action === kind).map((a) => a.rule);
+  return { time: x.time, method: x.method, tool: x.tool, would: kind ? { kind, rules } : { kind: 'pass' }, actions };
 }

@@ -9,6 +9,7 @@ import { captureRecord, type CaptureSink } from './capture.ts';
 import { logDecision, logExchange, logFindings, type ShadowOf } from './exchange-log.ts';
 import { shadowAction } from './shadow.ts';
 import type { Tracing } from './tracing.ts';
+import type { LiveReport } from '../report/live.ts';
 import type { Metrics } from './metrics.ts';
 import { loggedHeaders } from './redact.ts';
 
@@ -21,6 +22,8 @@ export interface JudgedSinks {
   shadow?: Policy;
   /** OpenTelemetry export (`--otlp-endpoint`): a span per exchange. */
   tracing?: Tracing;
+  /** The live report the admin port serves (`/report`): on only with the admin port. */
+  report?: LiveReport;
 }
 
 /** Records what was judged under `policy` (its log.arguments, its capture); `session`: whose tool catalogue labels the metrics. */
@@ -44,6 +47,7 @@ export function recordJudged(sinks: JudgedSinks, policy: Policy, session: Sessio
         logExchange(logger, j.judged, j.http, j.detached ? 'redacted' : policy.log.arguments, shadowOf);
         if (j.http.proxyError) metrics.proxyError(j.http.proxyError);
         sinks.tracing?.exchange(j.judged, j.http);
+        sinks.report?.exchange(j.judged, j.http.status, policy, shadow);
         metrics.exchange(j.judged, j.http.status, (tool) => !j.detached && (session?.tools.has(tool) ?? false));
         // The capture keeps what the rules judged (the server's status and body), not what a rewrite sent.
         if (policy.capture && j.judged.subject)
@@ -51,6 +55,7 @@ export function recordJudged(sinks: JudgedSinks, policy: Policy, session: Sessio
         break;
       case 'findings':
         logFindings(logger, j.findings, j.where, j.applied, shadowOf);
+        sinks.report?.findings(j.findings, j.where);
         if (j.counted) metrics.found(j.findings);
         break;
       case 'decision':
