@@ -11,7 +11,7 @@ import { createProxy } from '../../src/proxy/server.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { createLogger } from '../../src/sinks/logger.ts';
 
-const shipped = async (name: string): Promise<Policy> => {
+export const shipped = async (name: string): Promise<Policy> => {
   const loaded = await loadPolicyFile(new URL(`../../config/${name}`, import.meta.url).pathname, { rewritable: REWRITABLE });
   if (!loaded.ok) throw new Error(`config/${name} does not validate`);
   return loaded.policy;
@@ -32,7 +32,24 @@ const CLIENTS = [
   { name: 'cursor', version: '0.52.1' },
 ];
 
-/** Runs the traffic; returns the log and capture paths. `rounds`: how many times each client calls each tool. */
+/** Each client's session through the proxy at `url`: initialize, tools/list, each tool `rounds` times, resources/list, DELETE. */
+export async function driveTraffic(url: URL, rounds = 1): Promise<void> {
+  for (const clientInfo of CLIENTS) {
+    const client = createClient(url);
+    try {
+      await client.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo });
+      await client.notify('notifications/initialized');
+      await client.request('tools/list');
+      for (let i = 0; i < rounds; i++) for (const [name, args] of CALLS) await client.request('tools/call', { name, arguments: args });
+      await client.request('resources/list');
+      await client.end();
+    } finally {
+      await client.close();
+    }
+  }
+}
+
+/** Runs the traffic through a proxy that logs to a file; returns the log and capture paths. `rounds`: how many times each client calls each tool. */
 export async function recordTraffic(dir: string, rounds = 1): Promise<{ log: string; capture: string }> {
   const log = join(dir, 'proxy.log');
   const capture = join(dir, 'capture.jsonl');
@@ -47,19 +64,7 @@ export async function recordTraffic(dir: string, rounds = 1): Promise<{ log: str
     shadow: await shipped('enforce.yaml'),
   }).listen(0, '127.0.0.1');
   try {
-    for (const clientInfo of CLIENTS) {
-      const client = createClient(proxy.url);
-      try {
-        await client.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo });
-        await client.notify('notifications/initialized');
-        await client.request('tools/list');
-        for (let i = 0; i < rounds; i++) for (const [name, args] of CALLS) await client.request('tools/call', { name, arguments: args });
-        await client.request('resources/list');
-        await client.end();
-      } finally {
-        await client.close();
-      }
-    }
+    await driveTraffic(proxy.url, rounds);
   } finally {
     await proxy.close();
     await server.close();

@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'undici';
 import { createAdminServer } from '../../src/proxy/admin.ts';
+import { LiveReport } from '../../src/report/live.ts';
 import { createProxy } from '../../src/proxy/server.ts';
 import { createLogger } from '../../src/sinks/logger.ts';
 import { startRawServer, type RawServer } from '../fixtures/raw-server.ts';
@@ -106,6 +107,36 @@ describe('admin port', () => {
     const down = await request(new URL('/readyz', adminUrl));
     assert.equal(down.statusCode, 503);
     assert.match(await down.body.text(), /upstream unreachable/);
+  });
+});
+
+describe('admin port: the live report', () => {
+  test('/report and /report.json only where a live report is fed; HEAD without a body; other methods 405', async () => {
+    const { proxy, adminUrl } = await setup((_req, res) => void res.end());
+    const off = await request(new URL('/report.json', adminUrl));
+    assert.equal(off.statusCode, 404);
+    assert.deepEqual(((await off.body.json()) as { paths: string[] }).paths, ['/healthz', '/readyz', '/metrics']);
+
+    const admin = createAdminServer({
+      metrics: proxy.metrics,
+      upstream: new URL('http://127.0.0.1:9/'),
+      draining: () => false,
+      report: new LiveReport(),
+    });
+    const on = await admin.listen(0, '127.0.0.1');
+    closers.push(() => admin.close());
+    const head = await request(new URL('/report', on), { method: 'HEAD' });
+    assert.equal(head.statusCode, 200);
+    assert.equal(head.headers['content-type'], 'text/html; charset=utf-8');
+    assert.equal(await head.body.text(), '');
+    const data = await request(new URL('/report.json', on));
+    assert.equal(data.statusCode, 200);
+    const body = (await data.body.json()) as { summary: { exchanges: number }; input: { window: { maxExchanges: number } } };
+    assert.equal(body.summary.exchanges, 0);
+    assert.equal(body.input.window.maxExchanges, 10_000);
+    const post = await request(new URL('/report', on), { method: 'POST' });
+    assert.equal(post.statusCode, 405);
+    await post.body.text();
   });
 });
 

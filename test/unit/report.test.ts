@@ -289,3 +289,36 @@ test('whatever the report shows is masked, by name and by shape, even from a log
   assert.ok(!text.includes(token), text);
   assert.match(text, /REDACTED/);
 });
+
+test('the live report keeps the newest findings of its window, in a fixed ring', async () => {
+  const { LiveReport } = await import('../../src/report/live.ts');
+  let clock = T0;
+  const live = new LiveReport(1000, 3, () => clock);
+  const where = { method: 'tools/call', id: 1, tool: 't', session: 's', protocolVersion: undefined };
+  const f = (rule: string) => ({
+    rule,
+    severity: 'warning' as const,
+    message: 'm',
+    evidence: '',
+    pointer: '',
+    fix: '',
+    versions: [],
+    action: 'log' as const,
+  });
+  live.findings([f('old')], where);
+  clock += 900;
+  live.findings([f('a'), f('b')], where);
+  clock += 200; // 'old' is now 1100 ms old: out of the window
+  assert.deepEqual(
+    live
+      .data()
+      .rules.map((r) => r.rule)
+      .sort(),
+    ['a', 'b'],
+  );
+  live.findings([f('c'), f('d')], where); // the ring holds 3: 'old' and 'a' are overwritten
+  const d = live.data();
+  assert.deepEqual(d.rules.map((r) => r.rule).sort(), ['b', 'c', 'd']);
+  assert.equal(d.input.tablesFrom, 'live');
+  assert.deepEqual(d.input.window, { from: new Date(clock - 1000).toISOString(), to: new Date(clock).toISOString(), maxExchanges: 3 });
+});
