@@ -6,7 +6,7 @@ import { chartAssets } from './assets.ts';
 import { SEVERITIES, type ReportData } from './model.ts';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-export const esc = (v: unknown): string => String(v ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+const esc = (v: unknown): string => String(v ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 const sha256 = (text: string): string => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
 const pct = (share: number): string => `${(share * 100).toFixed(1)}%`;
 const n = (v: number): string => v.toLocaleString('en-US');
@@ -150,10 +150,10 @@ const CHART = `(() => {
   const span = (ms) => ms < 1000 ? ms + ' ms' : ms < 60000 ? ms / 1000 + ' s' : ms < 3600000 ? ms / 60000 + ' min' : ms < 86400000 ? ms / 3600000 + ' h' : ms / 86400000 + ' d';
   const opts = {
     width: Math.max(320, el.clientWidth - 16), height: 260,
-    scales: { x: { time: true }, n: {}, f: {} },
+    scales: { x: { time: true }, n: { range: (u, min, max) => [0, Math.max(1, max)] }, f: { range: (u, min, max) => [0, Math.max(1, max)] } },
     series: [
       {},
-      { label: 'exchanges', scale: 'n', stroke: '#9aa3b2', width: 1, paths: step, points: { show: false } },
+      { label: 'exchanges', scale: 'n', stroke: '#9aa3b2', fill: 'rgba(154,163,178,0.15)', width: 1, paths: step, points: { show: false } },
       { label: 'error findings', scale: 'f', stroke: '#c62828', width: 2, paths: step, points: { show: false } },
       { label: 'warning findings', scale: 'f', stroke: '#d98200', width: 2, paths: step, points: { show: false } },
       { label: 'info findings', scale: 'f', stroke: '#4a6fa5', width: 2, paths: step, points: { show: false } },

@@ -11,8 +11,8 @@ import type { LooseFinding, ReportData, ReportExchange, ReportFinding } from './
 import { ReportTables } from './tables.ts';
 import { whatIfOf, WhatIfTally } from './what-if.ts';
 
-export const LIVE_WINDOW_MS = 60 * 60 * 1000;
-export const LIVE_MAX = 10_000;
+const LIVE_WINDOW_MS = 60 * 60 * 1000;
+const LIVE_MAX = 10_000;
 
 /** The newest `size` items, oldest first; a full ring overwrites its oldest. */
 class Ring<T> {

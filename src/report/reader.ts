@@ -21,7 +21,7 @@ const num = (v: unknown): number | undefined => (typeof v === 'number' && Number
 const action = (v: unknown): Action | undefined => (ACTIONS.has(v) ? (v as Action) : undefined);
 
 /** A record's time (pino's ISO string, or epoch milliseconds). */
-export function timeOf(v: unknown): number | undefined {
+function timeOf(v: unknown): number | undefined {
   if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
   const t = typeof v === 'string' ? Date.parse(v) : Number.NaN;
   return Number.isNaN(t) ? undefined : t;

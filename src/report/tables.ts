@@ -15,7 +15,7 @@ import {
 } from './model.ts';
 
 /** How many rows a table shows, and how many keys it tracks (a peer chooses the keys). */
-export const TABLE_ROWS = 50;
+const TABLE_ROWS = 50;
 const TRACKED_KEYS = 5000;
 const EXAMPLES_PER_RULE = 3;
 const WORST = 20;

@@ -39,7 +39,7 @@ export class Timeline {
   private min = Number.POSITIVE_INFINITY;
   private max = Number.NEGATIVE_INFINITY;
 
-  constructor(private readonly maxBuckets = 600) {}
+  constructor(private readonly maxBuckets = 120) {}
 
   exchange(time: number): void {
     this.at(time)[0]++;

@@ -32,15 +32,19 @@ const CLIENTS = [
   { name: 'cursor', version: '0.52.1' },
 ];
 
-/** Each client's session through the proxy at `url`: initialize, tools/list, each tool `rounds` times, resources/list, DELETE. */
-export async function driveTraffic(url: URL, rounds = 1): Promise<void> {
+/** Each client's session through the proxy at `url`: initialize, tools/list, each tool `rounds` times (`pauseMs` apart), resources/list, DELETE. */
+export async function driveTraffic(url: URL, rounds = 1, pauseMs = 0): Promise<void> {
   for (const clientInfo of CLIENTS) {
     const client = createClient(url);
     try {
       await client.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo });
       await client.notify('notifications/initialized');
       await client.request('tools/list');
-      for (let i = 0; i < rounds; i++) for (const [name, args] of CALLS) await client.request('tools/call', { name, arguments: args });
+      for (let i = 0; i < rounds; i++)
+        for (const [name, args] of CALLS) {
+          await client.request('tools/call', { name, arguments: args });
+          if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
+        }
       await client.request('resources/list');
       await client.end();
     } finally {
@@ -50,7 +54,7 @@ export async function driveTraffic(url: URL, rounds = 1): Promise<void> {
 }
 
 /** Runs the traffic through a proxy that logs to a file; returns the log and capture paths. `rounds`: how many times each client calls each tool. */
-export async function recordTraffic(dir: string, rounds = 1): Promise<{ log: string; capture: string }> {
+export async function recordTraffic(dir: string, rounds = 1, pauseMs = 0): Promise<{ log: string; capture: string }> {
   const log = join(dir, 'proxy.log');
   const capture = join(dir, 'capture.jsonl');
   const destination = pino.destination({ dest: log, sync: true });
@@ -64,7 +68,7 @@ export async function recordTraffic(dir: string, rounds = 1): Promise<{ log: str
     shadow: await shipped('enforce.yaml'),
   }).listen(0, '127.0.0.1');
   try {
-    await driveTraffic(proxy.url, rounds);
+    await driveTraffic(proxy.url, rounds, pauseMs);
   } finally {
     await proxy.close();
     await server.close();
