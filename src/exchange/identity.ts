@@ -22,6 +22,12 @@ const traceparentIn = (value: unknown): string | undefined => {
   return id && !/^0+$/.test(id) ? text : undefined;
 };
 
+/** A message's own `_meta.traceparent`, as written (any string; traceparentOf says whether it is valid). */
+export const metaTraceparent = (params: unknown): string | undefined => {
+  const value = asRecord(asRecord(params)?._meta)?.traceparent;
+  return typeof value === 'string' ? value : undefined;
+};
+
 /** The trace context a request carries: its own _meta first (it travels with the message), else its HTTP request's. */
 export const traceparentOf = (params: unknown, headers: IncomingHttpHeaders): string | undefined =>
   traceparentIn(asRecord(asRecord(params)?._meta)?.traceparent) ?? traceparentIn(firstValue(headers.traceparent));

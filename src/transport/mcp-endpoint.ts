@@ -12,8 +12,6 @@ import { H } from '../mcp/headers.ts';
 import { mediaType } from '../mcp/media-type.ts';
 import type { ResponseHttp } from '../rules/subjects.ts';
 import { redactTarget } from '../sinks/redact.ts';
-import { traceparentOf } from '../exchange/identity.ts';
-import { requestKey } from '../exchange/table.ts';
 import { ClientGone } from './client-gone.ts';
 import { codingOf, undecodableDetail } from './content-coding.ts';
 import { clientHeaders, sendProxyError } from './egress.ts';
@@ -21,6 +19,7 @@ import { recorder, type EndpointContext, type Http } from './endpoint-context.ts
 import { createStreamRelay } from './endpoint-stream.ts';
 import { readBody, upstreamHeaders } from './ingress.ts';
 import { answerLegacyPost, failureTexts, messageTexts } from './legacy-sse.ts';
+import { upstreamTrace } from './trace-context.ts';
 import { collect, streamRest } from './relay.ts';
 import { decodedRequestBody } from './request-coding.ts';
 import { toProxyError, type UpstreamResponse } from './upstream.ts';
@@ -171,22 +170,15 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       logger.warn({ target: redactTarget(req.url ?? '/') }, 'legacy session unknown');
       return fail(h, new ProxyError('WARDEN_UNKNOWN_SESSION'));
     }
-    // With traces exported, the upstream sees the proxy's span as its parent, as the client sent it
-    // (the header; a message whose own _meta names its trace keeps it, and its span is made at the end).
-    // Only a POST with a request has an exchange to end the span: notifications get none.
-    const header = ctx.tracing && h.x.requestIds.length > 0 ? traceparentOf(undefined, req.headers) : undefined;
-    const first = decoded.ok ? decoded.payload.messages[0] : undefined;
-    const clientTrace =
-      header && traceparentOf(first && 'params' in first ? first.params : undefined, req.headers) === header ? header : undefined;
-    const trace = clientTrace
-      ? { traceparent: ctx.tracing!.begin(requestKey(h.x.flow.scope, 'client', h.x.requestIds[0]!, h.x.requestTokens[0]), clientTrace) }
-      : undefined;
+    // With traces exported, the upstream sees the proxy's span as its parent, the way the client
+    // sent its own (trace-context.ts). Only a POST with a request has an exchange to end the span.
+    const trace = upstreamTrace(ctx.tracing, h.x, decoded, req.headers, read.body === read.plain ? read.body : undefined);
     const forward = (headers: Record<string, string> | undefined) =>
       ctx.upstream.request({
         method: 'POST',
         path: legacy ? legacy.upstreamTarget : upstreamPath(req),
-        headers: { ...upstreamHeaders(req), ...headers, ...trace },
-        body: read.body,
+        headers: { ...upstreamHeaders(req), ...headers, ...trace?.header },
+        body: trace?.body ?? read.body,
         signal: gone,
         longLived: false,
       });

@@ -15,6 +15,7 @@ import type { Judged } from '../engine/plans.ts';
 import { ProxyError } from '../errors.ts';
 import type { Via } from '../exchange/flow.ts';
 import { recordJudged, type JudgedSinks } from '../sinks/judged.ts';
+import { upstreamTrace } from './trace-context.ts';
 import { answerText } from './egress.ts';
 import { MessageJoiner, type LineUnit } from './stdio-joiner.ts';
 
@@ -97,8 +98,10 @@ export class StdioRelay {
     const { engine } = this.o;
     const decoded = decodeJson(raw);
     const x = engine.openPost({}, decoded, this.via);
+    // With traces exported, the child sees the proxy's span in the line's _meta.traceparent.
+    const trace = upstreamTrace(this.o.sinks.tracing, x, decoded, {}, raw);
     const plan = engine.clientBody(x, raw, raw.length + 1, decoded);
-    if (plan.deliver.kind === 'forward') this.toServer(raw);
+    if (plan.deliver.kind === 'forward') this.toServer(trace?.body ?? raw);
     else this.ownToClient(plan.deliver.body);
     this.record(x, plan.judged());
   }
