@@ -8,11 +8,12 @@ import { summarize, exitCodeOf } from './report.ts';
 
 export const BASELINE_VERSION = 1;
 
-/** One accepted finding, as the baseline file holds it (`message` and `severity` for people). */
+/** One accepted finding, as the baseline file holds it (`message` and `severity` for people; `place`, when given, is what is matched instead of `pointer`). */
 export interface BaselineEntry {
   probe: string;
   rule: string;
   pointer: string;
+  place?: string;
   severity: string;
   message: string;
 }
@@ -24,14 +25,23 @@ export interface BaselineFile {
   findings: BaselineEntry[];
 }
 
-const keyOf = (probe: string, f: Pick<CheckFinding, 'rule' | 'pointer'>): string => `${probe}\u0000${f.rule}\u0000${f.pointer}`;
+/** A finding is known by its probe, rule and place (a tool by its name: a reordered list keeps what it accepted). */
+const keyOf = (probe: string, f: Pick<CheckFinding, 'rule' | 'pointer' | 'place'>): string =>
+  `${probe}\u0000${f.rule}\u0000${f.place ?? f.pointer}`;
 
 /** The baseline of a report: its error and warning findings. */
 export function baselineOf(report: CheckReport, now: Date): BaselineFile {
   const findings = report.probes.flatMap((p) =>
     p.findings
       .filter((f) => f.severity !== 'info')
-      .map((f) => ({ probe: p.probe, rule: f.rule, pointer: f.pointer, severity: f.severity, message: f.message })),
+      .map((f) => ({
+        probe: p.probe,
+        rule: f.rule,
+        pointer: f.pointer,
+        ...(f.place ? { place: f.place } : {}),
+        severity: f.severity,
+        message: f.message,
+      })),
   );
   return { 'mcp-warden-baseline': BASELINE_VERSION, target: report.target, createdAt: now.toISOString(), findings };
 }

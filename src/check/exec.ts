@@ -1,6 +1,7 @@
 // Runs one probe: builds its request, sends it, has the exchange correlated and judged like proxy
 // traffic, holds the answer against the probe's expectation, and turns all of it into a result.
 import type { IncomingHttpHeaders } from 'node:http';
+import { pointer as jsonPointer } from '../codec/json-pointer.ts';
 import { asRecord } from '../codec/json-value.ts';
 import { excerpt } from '../redact/excerpt.ts';
 import type { Finding, Report } from '../rules/types.ts';
@@ -29,8 +30,27 @@ const toCheck = (f: Pick<Finding, 'rule' | 'severity' | 'message' | 'pointer' | 
   fix: f.fix,
 });
 
-/** The rules' findings on an observed exchange: every judged exchange, then the POST as a whole. */
-export const ruleFindings = (o: Observed): CheckFinding[] => [...o.exchanges.flatMap((j) => j.findings), ...o.postFindings].map(toCheck);
+const TOOL_AT = /^\/response\/result\/tools\/(\d+)(?=\/|$)/;
+
+/** A pointer into a tools list with the tool named instead of counted (`/response/result/tools/name=echo/...`), if it points into one. */
+export function placeOf(pointer: string, response: unknown): string | undefined {
+  const at = TOOL_AT.exec(pointer);
+  if (!at) return undefined;
+  const tools = asRecord(asRecord(response)?.result)?.tools;
+  const name = Array.isArray(tools) ? asRecord(tools[Number(at[1])])?.name : undefined;
+  return typeof name === 'string' ? pointer.replace(TOOL_AT, jsonPointer('response', 'result', 'tools', `name=${name}`)) : undefined;
+}
+
+/** The rules' findings on an observed exchange (each placed in its answer): every judged exchange, then the POST as a whole. */
+export const ruleFindings = (o: Observed): CheckFinding[] => [
+  ...o.exchanges.flatMap((j) =>
+    j.findings.map((f) => {
+      const place = placeOf(f.pointer, j.completed.response?.value);
+      return place ? { ...toCheck(f), place } : toCheck(f);
+    }),
+  ),
+  ...o.postFindings.map(toCheck),
+];
 
 /** A finding of the probe's own expectation. */
 export const probeFinding = (probe: string, r: Report): CheckFinding =>

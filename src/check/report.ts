@@ -7,8 +7,13 @@ import { maskShapes, redactText } from '../sinks/redact.ts';
 /** A probe's verdict: `timeout` is a failure without an answer; `skip` a probe that did not apply or was not allowed. */
 export type Verdict = 'pass' | 'warn' | 'fail' | 'timeout' | 'skip';
 
-/** A finding of a probe: what a rule finding says, without the rule's version list; `accepted`: listed in the --baseline given (it fails nothing). */
-export type CheckFinding = Omit<Finding, 'versions'> & { accepted?: true };
+/**
+ * A finding of a probe: what a rule finding says, without the rule's version list. `place`: where
+ * it is, named to outlast a reordered list (a tool by its name, not its index), when that differs
+ * from `pointer`; a baseline knows findings by it. `accepted`: listed in the --baseline given (it
+ * fails nothing).
+ */
+export type CheckFinding = Omit<Finding, 'versions'> & { place?: string; accepted?: true };
 
 /** The request a probe sent, as a user can replay it (the user's own `--header` values left out). */
 export interface SentRequest {

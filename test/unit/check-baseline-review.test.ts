@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { applyBaseline, baselineOf } from '../../src/check/baseline.ts';
+import { placeOf } from '../../src/check/exec.ts';
 import { exitCodeOf, summarize, type CheckFinding, type CheckReport, type ProbeResult, type Reach } from '../../src/check/report.ts';
 
 const probe = (findings: CheckFinding[]): ProbeResult => ({
@@ -24,6 +25,9 @@ const noSchema = (tool: string, index: number): CheckFinding => ({
   severity: 'error',
   message: `tools/list tool "${tool}" has no inputSchema`,
   pointer: `/response/result/tools/${index}/inputSchema`,
+  place: placeOf(`/response/result/tools/${index}/inputSchema`, {
+    result: { tools: [...Array(index).fill({ name: 'other' }), { name: tool }] },
+  }),
   evidence: '(absent)',
   fix: 'give every tool an inputSchema',
 });
@@ -52,11 +56,29 @@ describe('review-14: check --baseline', () => {
     assert.deepEqual(applied.baseline?.fixed, []);
   });
 
-  test('a tool newly broken at the index of an accepted (since fixed) tool is a new finding', {
-    todo: 'bug: the baseline keys a finding by probe, rule and pointer, and tools-list-shape points by array index (/response/result/tools/1/...): another tool broken at that index is accepted, and a reordered tools list makes accepted findings new',
-  }, () => {
+  test('a tool newly broken at the index of an accepted (since fixed) tool is a new finding', () => {
     const baseline = baselineOf(report('ok', [probe([noSchema('alpha', 1)])]), new Date(0));
     const applied = applyBaseline(report('ok', [probe([noSchema('beta', 1)])]), baseline, 'baseline.json');
     assert.equal(applied.exitCode, 1, 'beta was never accepted');
+    assert.deepEqual(applied.baseline?.fixed, [
+      { probe: 'tools-list', rule: 'tools-list-shape', pointer: '/response/result/tools/1/inputSchema' },
+    ]);
+  });
+
+  test('a reordered tools list keeps what the baseline accepted: a tool is known by its name', () => {
+    const baseline = baselineOf(report('ok', [probe([noSchema('alpha', 1)])]), new Date(0));
+    assert.equal(baseline.findings[0]!.place, '/response/result/tools/name=alpha/inputSchema');
+    const applied = applyBaseline(report('ok', [probe([noSchema('alpha', 4)])]), baseline, 'baseline.json');
+    assert.equal(applied.exitCode, 0);
+    assert.equal(applied.summary.accepted, 1);
+  });
+
+  test('a tool name with a slash is escaped in its place (RFC 6901)', () => {
+    assert.equal(
+      placeOf('/response/result/tools/0/name', { result: { tools: [{ name: 'a/b~c' }] } }),
+      '/response/result/tools/name=a~1b~0c/name',
+    );
+    assert.equal(placeOf('/response/result/tools', { result: { tools: [] } }), undefined, 'the list itself has no tool to name');
+    assert.equal(placeOf('/response/result/tools/3/name', { result: { tools: [] } }), undefined, 'no tool at that index');
   });
 });
