@@ -39,13 +39,20 @@ export function recordJudged(sinks: JudgedSinks, policy: Policy, session: Sessio
           return action;
         }
       : undefined;
+  // One answer the proxy gave itself counts once, however many requests it answered (a batch).
+  let answered: Set<string> | undefined;
   for (const j of judged) {
     switch (j.kind) {
       case 'exchange':
         // A detached record belongs to no exchange in progress: its arguments stay redacted and its
         // tool is labelled without a catalogue, whoever's plan carries it.
         logExchange(logger, j.judged, j.http, j.detached ? 'redacted' : policy.log.arguments, shadowOf);
-        if (j.http.proxyError) metrics.proxyError(j.http.proxyError);
+        if (j.http.proxyError) {
+          const { scope, exchange } = j.judged.exchange.request;
+          const key = exchange === undefined ? undefined : `${scope}\u0000${exchange}`;
+          if (key === undefined || !answered?.has(key)) metrics.proxyError(j.http.proxyError);
+          if (key !== undefined) (answered ??= new Set()).add(key);
+        }
         sinks.tracing?.exchange(j.judged, j.http);
         sinks.report?.exchange(j.judged, j.http.status, policy, shadow);
         metrics.exchange(j.judged, j.http.status, (tool) => !j.detached && (session?.tools.has(tool) ?? false));

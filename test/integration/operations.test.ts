@@ -110,6 +110,26 @@ describe('admin port', () => {
   });
 });
 
+describe('admin port: proxy errors count answers', () => {
+  test('a batch the proxy answers itself (the upstream is down) counts once, not once per request', async () => {
+    const proxy = createProxy({
+      upstream: new URL('http://127.0.0.1:9/mcp'),
+      logger: createLogger({ destination: createLogCapture().stream }),
+    });
+    const running = await proxy.listen(0, '127.0.0.1');
+    closers.push(() => running.close());
+    const batch = [1, 2, 3].map((id) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: {} } }));
+    const res = await post(running.url, batch);
+    assert.equal(res.statusCode, 502);
+    assert.equal(((await res.body.json()) as unknown[]).length, 3, 'each request has its error');
+    const text = await proxy.metrics.registry.metrics();
+    assert.match(text, /^mcp_warden_proxy_errors_total\{reason="WARDEN_UPSTREAM_UNREACHABLE"\} 1$/m);
+    const single = await post(running.url, batch[0]);
+    await single.body.text();
+    assert.match(await proxy.metrics.registry.metrics(), /^mcp_warden_proxy_errors_total\{reason="WARDEN_UPSTREAM_UNREACHABLE"\} 2$/m);
+  });
+});
+
 describe('admin port: the live report', () => {
   test('/report and /report.json only where a live report is fed; HEAD without a body; other methods 405', async () => {
     const { proxy, adminUrl } = await setup((_req, res) => void res.end());
