@@ -61,20 +61,22 @@ function rules(d: ReportData): string {
   return table('rules', ['rule', 'severity', 'findings', 'actions', 'examples (redacted)'], rows, 'No findings.');
 }
 
-/** Rows of a count table: key, exchanges, failed, findings, then the extra cells. */
+/** Rows of a count table: key, exchanges, failed, findings, the extra cells, then the first finding (masked). */
 function countRows(id: string, list: ReportData['clients'], extra?: (i: number) => string[]): string[] {
   return list.map(
     (r, i) =>
-      `<tr>${cell(r.key, 'k')}${num(`${id}.${r.key}.exchanges`, r.exchanges)}${num(`${id}.${r.key}.errors`, r.errors)}${num(`${id}.${r.key}.findings`, r.findings)}${(extra?.(i) ?? []).join('')}</tr>`,
+      `<tr>${cell(r.key, 'k')}${num(`${id}.${r.key}.exchanges`, r.exchanges)}${num(`${id}.${r.key}.errors`, r.errors)}${num(`${id}.${r.key}.findings`, r.findings)}${(extra?.(i) ?? []).join('')}${cell(r.example ?? '', 'muted')}</tr>`,
   );
 }
+
+const EXAMPLE = 'first finding (redacted)';
 
 function tools(d: ReportData): string {
   const rows = countRows('tools', d.tools, (i) => [
     num(`tools.${d.tools[i]!.key}.rewritten`, d.tools[i]!.rewritten),
     num(`tools.${d.tools[i]!.key}.blocked`, d.tools[i]!.blocked),
   ]);
-  return table('tools', ['tool', 'calls', 'failed', 'findings', 'rewritten', 'blocked'], rows, 'No tool calls.');
+  return table('tools', ['tool', 'calls', 'failed', 'findings', 'rewritten', 'blocked', EXAMPLE], rows, 'No tool calls.');
 }
 
 function sessions(d: ReportData): string {
@@ -84,7 +86,7 @@ function sessions(d: ReportData): string {
   });
   return table(
     'sessions',
-    ['session', 'exchanges', 'failed', 'findings', 'client', 'version', 'seen'],
+    ['session', 'exchanges', 'failed', 'findings', 'client', 'version', 'seen', EXAMPLE],
     rows,
     'No sessions (stateless servers and stdio have none).',
   );
@@ -186,7 +188,7 @@ ${summary(d)}
 <h2>What the policy would change</h2>${whatIf(d)}
 <h2>Worst exchanges</h2>${worst(d)}
 <h2>Tools</h2>${tools(d)}
-<h2>Clients</h2>${table('clients', ['client', 'exchanges', 'failed', 'findings'], countRows('clients', d.clients), 'No exchanges.')}
+<h2>Clients</h2>${table('clients', ['client', 'exchanges', 'failed', 'findings', EXAMPLE], countRows('clients', d.clients), 'No exchanges.')}
 <h2>Sessions</h2>${sessions(d)}
 <h2>Protocol versions</h2>${table(
     'versions',

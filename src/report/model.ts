@@ -68,6 +68,8 @@ export interface CountRow {
   exchanges: number;
   errors: number;
   findings: number;
+  /** The first finding seen under this key (`rule: message`, masked), or null. */
+  example: string | null;
 }
 
 export interface ReportData {

@@ -21,7 +21,7 @@ const EXAMPLES_PER_RULE = 3;
 const WORST = 20;
 
 const iso = (time: number | undefined): string | null => (time === undefined ? null : new Date(time).toISOString());
-const countRow = (key: string): CountRow => ({ key, exchanges: 0, errors: 0, findings: 0 });
+const countRow = (key: string): CountRow => ({ key, exchanges: 0, errors: 0, findings: 0, example: null });
 const byFindings = (r: CountRow): number => r.findings * 1e6 + r.exchanges;
 
 interface RuleRow {
@@ -83,6 +83,7 @@ export class ReportTables {
       row.exchanges++;
       if (failed) row.errors++;
       row.findings += x.findings.length;
+      if (row.example === null && x.findings[0]) row.example = `${x.findings[0].rule}: ${x.findings[0].message}`;
     };
     count(this.methods.row(x.method));
     if (x.tool !== undefined) {
@@ -143,7 +144,13 @@ export class ReportTables {
     ReportData,
     'summary' | 'methods' | 'timeline' | 'rules' | 'tools' | 'sessions' | 'clients' | 'versions' | 'worst' | 'dropped'
   > {
-    const plain = <T extends CountRow>({ key, exchanges, errors, findings }: T): CountRow => ({ key, exchanges, errors, findings });
+    const plain = <T extends CountRow>({ key, exchanges, errors, findings, example }: T): CountRow => ({
+      key,
+      exchanges,
+      errors,
+      findings,
+      example,
+    });
     return {
       summary: {
         exchanges: this.exchanges,

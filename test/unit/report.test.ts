@@ -141,6 +141,8 @@ test('tables: error share per method, worst exchanges by severity then count, ex
     [['2025-11-25', 10]],
   );
   assert.equal(d.sessions[0]!.client, 'cursor 1.0');
+  assert.equal(d.tools[0]!.example, 'silent-success: m', 'each row keeps the first finding seen under it');
+  assert.equal(d.methods.find((m) => m.key === 'tools/list')!.example, null);
 });
 
 test('the reader joins each violation to the exchange record after it, and keeps the rest as loose findings', () => {
