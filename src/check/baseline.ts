@@ -68,15 +68,22 @@ export const writeBaseline = (path: string, baseline: BaselineFile): Promise<voi
  * (summary, exit code); entries no finding matched any more are reported as fixed.
  */
 export function applyBaseline(report: CheckReport, baseline: BaselineFile, file: string): CheckReport {
-  const accepted = new Set(baseline.findings.map((e) => keyOf(e.probe, e)));
-  const seen = new Set<string>();
+  const accepted = new Map(baseline.findings.map((e) => [keyOf(e.probe, e), e]));
+  // An entry written before places existed (no `place`) still accepts the finding at its pointer.
+  const entryOf = (probe: string, f: CheckFinding): BaselineEntry | undefined => {
+    const entry = accepted.get(keyOf(probe, f));
+    if (entry || f.place === undefined) return entry;
+    const unplaced = accepted.get(keyOf(probe, { rule: f.rule, pointer: f.pointer }));
+    return unplaced?.place === undefined ? unplaced : undefined;
+  };
+  const seen = new Set<BaselineEntry>();
   let count = 0;
   const probes: ProbeResult[] = report.probes.map((p) => ({
     ...p,
     findings: p.findings.map((f): CheckFinding => {
-      const key = keyOf(p.probe, f);
-      if (!accepted.has(key)) return f;
-      seen.add(key);
+      const entry = entryOf(p.probe, f);
+      if (!entry) return f;
+      seen.add(entry);
       count++;
       return { ...f, accepted: true as const };
     }),
@@ -84,7 +91,7 @@ export function applyBaseline(report: CheckReport, baseline: BaselineFile, file:
   const counted = probes.map((p) => ({ ...p, findings: p.findings.filter((f) => !f.accepted) }));
   const summary = { ...summarize(counted), accepted: count };
   // A run that did not reach the server fixed nothing.
-  const fixed = report.reach.status === 'ok' ? baseline.findings.filter((e) => !seen.has(keyOf(e.probe, e))) : [];
+  const fixed = report.reach.status === 'ok' ? baseline.findings.filter((e) => !seen.has(e)) : [];
   return {
     ...report,
     probes,

@@ -38,7 +38,8 @@ export function placeOf(pointer: string, response: unknown): string | undefined 
   if (!at) return undefined;
   const tools = asRecord(asRecord(response)?.result)?.tools;
   const name = Array.isArray(tools) ? asRecord(tools[Number(at[1])])?.name : undefined;
-  return typeof name === 'string' ? pointer.replace(TOOL_AT, jsonPointer('response', 'result', 'tools', `name=${name}`)) : undefined;
+  // A function, not a string: a name's `$1` or `$&` must not be read as a replacement pattern.
+  return typeof name === 'string' ? pointer.replace(TOOL_AT, () => jsonPointer('response', 'result', 'tools', `name=${name}`)) : undefined;
 }
 
 /** The rules' findings on an observed exchange (each placed in its answer): every judged exchange, then the POST as a whole. */

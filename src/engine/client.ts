@@ -54,12 +54,12 @@ function judgeBody(
   const where = postWhere(x);
   const postApplied = new Set(opened.flatMap((o) => [...appliedIn(o)]));
   if (derived) postApplied.add('header-mismatch');
-  judged.push({ kind: 'findings', findings: inbound.postFindings, where, applied: postApplied, counted: true });
+  judged.push({ kind: 'findings', findings: inbound.postFindings, where, applied: postApplied, counted: true, on: 'post' });
   for (const open of opened) {
     const applied = appliedIn(open);
     if (derived) applied.add('header-mismatch');
     // Counted with the exchange, when it completes.
-    judged.push({ kind: 'findings', findings: open.verdict.findings, where: whereOf(open), applied, counted: false });
+    judged.push({ kind: 'findings', findings: open.verdict.findings, where: whereOf(open), applied, counted: false, on: 'request' });
   }
 
   const blocking = opened.find((o) => o.verdict.decision.kind === 'reject');

@@ -40,7 +40,7 @@ function judgeLine(core: EngineCore, x: ExchangeState, line: ServerLine): { deli
   const block = enforce ? findings.find((f) => f.action === 'block') : undefined;
   const oneLine = enforce && !block && findings.some((f) => f.action === 'rewrite');
   const applied = new Set(block ? [block.rule] : oneLine ? findings.filter((f) => f.action === 'rewrite').map((f) => f.rule) : []);
-  if (findings.length > 0) judged.push({ kind: 'findings', findings, where: postWhere(x), applied, counted: true });
+  if (findings.length > 0) judged.push({ kind: 'findings', findings, where: postWhere(x), applied, counted: true, on: 'line' });
   // Raw newlines in valid JSON are whitespace between tokens: a space in their place keeps the message as it was.
   const deliver: LineDelivery = block
     ? { kind: 'drop' }

@@ -47,10 +47,21 @@ export const whereOf = (request: OpenRequest): FindingContext => ({
 });
 
 /** One thing the engine judged, for the sinks (log, metrics, capture). `counted`: the metrics count it now (else with its exchange). */
+/** What a findings record judges (the `on` field of its violation records). */
+export type FindingsOn = 'request' | 'post' | 'line';
+
 export type Judged =
   /** `detached`: a request the proxy gave up on (evicted, expired), recorded by whichever plan or tick comes next, not by its own exchange. */
   | { kind: 'exchange'; judged: JudgedExchange; http: ExchangeHttp; detached?: true }
-  | { kind: 'findings'; findings: readonly PolicedFinding[]; where: FindingContext; applied: ReadonlySet<string>; counted: boolean }
+  /** `on`: what they judge: a request as it came (its exchange's record comes later), a POST as a whole, a stdio line. */
+  | {
+      kind: 'findings';
+      findings: readonly PolicedFinding[];
+      where: FindingContext;
+      applied: ReadonlySet<string>;
+      counted: boolean;
+      on: FindingsOn;
+    }
   | { kind: 'decision'; decision: Decision; where: FindingContext; counted: boolean }
   /** 2026-07-28 headers the policy re-derived from the body before forwarding (header-mismatch). */
   | { kind: 'headers-rewritten'; where: FindingContext; before: Record<string, string | undefined>; after: Record<string, string> }

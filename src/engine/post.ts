@@ -53,5 +53,7 @@ export function postDecision(
 export function postFindings(core: EngineCore, x: ExchangeState, reply: Frame | undefined): Judged[] {
   if (x.kind !== 'post' || !x.inbound || !x.upstream) return [];
   const post = x.judgedPost ?? judgedPost(core, x, reply);
-  return [{ kind: 'findings', findings: post.findings, where: postWhere(x), applied: post.applied ?? new Set(), counted: true }];
+  return [
+    { kind: 'findings', findings: post.findings, where: postWhere(x), applied: post.applied ?? new Set(), counted: true, on: 'post' },
+  ];
 }

@@ -52,6 +52,9 @@ export {
   type RuleCount,
 } from './report.ts';
 
+/** Distinct sessions counted at most. */
+const MAX_COUNTED_SESSIONS = 100_000;
+
 const bump = <K extends string>(counts: Partial<Record<K, number>>, key: K): void => {
   counts[key] = (counts[key] ?? 0) + 1;
 };
@@ -176,7 +179,8 @@ export class Replayer {
       if (!completed) return 'the request could not be replayed';
     }
     const c = completed;
-    this.sessionKeys.add(issued ? `sid:${issued}` : flow.session.key);
+    // Counted exactly up to a bound (a capture may hold any number): past it, a lower bound.
+    if (this.sessionKeys.size < MAX_COUNTED_SESSIONS) this.sessionKeys.add(issued ? `sid:${issued}` : flow.session.key);
 
     const judged = judgeExchange(c, this.subjectOf(c, record, flow), { ...this.runtime, policy: this.policy });
 

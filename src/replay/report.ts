@@ -83,7 +83,7 @@ export interface ReplayReport {
   };
   /** The first bad lines (at most `maxBadLines`); `lines.bad` counts them all. */
   badLines: BadLine[];
-  /** Distinct sessions seen (the anonymous one counts once). */
+  /** Distinct sessions seen (the anonymous one counts once; counted up to 100,000, then a lower bound). */
   sessions: number;
   exchanges: ReplayedExchange[];
   summary: {

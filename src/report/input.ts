@@ -15,9 +15,16 @@ const isGzip = (chunk: Buffer): boolean => chunk.length >= 2 && chunk[0] === 0x1
 async function* decodedChunks(source: string, onBytes: (n: number) => void): AsyncGenerator<Buffer> {
   const raw = source === '-' ? process.stdin : createReadStream(source);
   const chunks = (raw as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
-  const first = await chunks.next();
+  // Two bytes tell gzip: a pipe may hand them over one at a time.
+  let first = await chunks.next();
   if (first.done) return;
   onBytes(first.value.length);
+  while (first.value.length < 2) {
+    const next = await chunks.next();
+    if (next.done) break;
+    onBytes(next.value.length);
+    first = { done: false, value: Buffer.concat([first.value, next.value]) };
+  }
   async function* rest(): AsyncGenerator<Buffer> {
     for (;;) {
       const next = await chunks.next();

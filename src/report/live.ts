@@ -78,13 +78,14 @@ export class LiveReport {
         status,
         durationMs: judged.exchange.durationMs,
         verdict: d.kind === 'mutate' ? 'rewrite' : d.kind === 'reject' ? 'block' : undefined,
-        findings: judged.findings.map((f) => finding(f, where, underShadow)),
+        // As its record counts them (`violations`): the request's findings, then the answer's.
+        findings: [...request.verdict.findings, ...judged.findings].map((f) => finding(f, where, underShadow)),
       },
       shadow: underShadow,
     });
   }
 
-  /** Findings on no exchange (a whole POST, a stream). */
+  /** Findings on no exchange (a whole POST, a stdio line). */
   findings(findings: readonly PolicedFinding[], where: FindingContext): void {
     const time = this.now();
     for (const f of findings)

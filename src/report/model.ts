@@ -139,5 +139,5 @@ export interface ReportData {
     }>;
   };
   /** Keys dropped from a table when it was full (its counts are then lower bounds). */
-  dropped: { sessions: number; tools: number; clients: number; methods: number };
+  dropped: { sessions: number; tools: number; clients: number; methods: number; versions: number; rules: number };
 }

@@ -12,6 +12,10 @@ import { ReportTables } from './tables.ts';
 import { whatIfOf, WhatIfTally } from './what-if.ts';
 
 const PENDING_MAX = 10_000;
+/** Findings held for one exchange record at most (past it, they count as findings on no exchange). */
+const PENDING_PER_KEY = 256;
+/** The widest time a Date holds (ms from the epoch, either way). */
+const MAX_TIME = 8.64e15;
 const SESSIONS_REMEMBERED = 10_000;
 const SEVERITY: ReadonlySet<unknown> = new Set(['error', 'warning', 'info']);
 const ACTIONS: ReadonlySet<unknown> = new Set(['off', 'log', 'rewrite', 'block']);
@@ -22,9 +26,8 @@ const action = (v: unknown): Action | undefined => (ACTIONS.has(v) ? (v as Actio
 
 /** A record's time (pino's ISO string, or epoch milliseconds). */
 function timeOf(v: unknown): number | undefined {
-  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
-  const t = typeof v === 'string' ? Date.parse(v) : Number.NaN;
-  return Number.isNaN(t) ? undefined : t;
+  const t = typeof v === 'number' ? v : typeof v === 'string' ? Date.parse(v) : Number.NaN;
+  return Math.abs(t) <= MAX_TIME ? t : undefined;
 }
 
 /** `name version`, else the User-Agent. */
@@ -141,9 +144,11 @@ export class ReportReader {
       tool: str(r.tool),
       session: str(r.session) ?? null,
     };
+    // A POST as a whole or a stdio line has no exchange record; older logs say nothing (held, as the rest).
+    if (r.on === 'post' || r.on === 'line') return void this.fromLog.loose(f);
     const key = exchangeKey(r);
     const list = this.pending.get(key);
-    if (list) return void list.push(f);
+    if (list) return void (list.length < PENDING_PER_KEY ? list.push(f) : this.fromLog.loose(f));
     if (this.pending.size >= PENDING_MAX) this.flushOldest();
     this.pending.set(key, [f]);
   }

@@ -18,6 +18,8 @@ import {
 const TABLE_ROWS = 50;
 const TRACKED_KEYS = 5000;
 const EXAMPLES_PER_RULE = 3;
+/** Rules tracked at most (a log from elsewhere may name any): the catalogue has ~60. */
+const TRACKED_RULES = 1000;
 const WORST = 20;
 
 const iso = (time: number | undefined): string | null => (time === undefined ? null : new Date(time).toISOString());
@@ -39,9 +41,11 @@ interface SessionRow extends CountRow {
   last: number | undefined;
 }
 
+/** The highest severity among an exchange's findings, as a rank (0: none, 3: error). */
+const rank = (x: ReportExchange): number => x.findings.reduce((r, f) => Math.max(r, 3 - SEVERITIES.indexOf(f.severity)), 0);
+
 /** Severity first, then how many findings, then a failed outcome, then duration. */
 function worseThan(a: ReportExchange, b: ReportExchange): boolean {
-  const rank = (x: ReportExchange) => Math.max(0, ...x.findings.map((f) => 3 - SEVERITIES.indexOf(f.severity)));
   return (
     (rank(a) - rank(b) ||
       a.findings.length - b.findings.length ||
@@ -59,7 +63,11 @@ export class ReportTables {
   private first: number | undefined;
   private last: number | undefined;
   private readonly timeline = new Timeline();
-  private readonly rules = new Map<string, RuleRow>();
+  private readonly rules = new BoundedTally<RuleRow>(
+    TRACKED_RULES,
+    (rule) => ({ rule, severity: 'info', count: 0, actions: {}, examples: [] }),
+    (r) => r.count,
+  );
   private readonly methods = new BoundedTally(TRACKED_KEYS, countRow, (r) => r.exchanges);
   private readonly tools = new BoundedTally(TRACKED_KEYS, (key) => ({ ...countRow(key), rewritten: 0, blocked: 0 }), byFindings);
   private readonly clients = new BoundedTally(TRACKED_KEYS, countRow, byFindings);
@@ -123,9 +131,8 @@ export class ReportTables {
   private finding(f: ReportFinding, time: number | undefined, method: string | undefined, tool: string | undefined): void {
     this.findings[f.severity]++;
     if (time !== undefined) this.timeline.finding(time, f.severity);
-    let row = this.rules.get(f.rule);
-    if (!row) this.rules.set(f.rule, (row = { rule: f.rule, severity: f.severity, count: 0, actions: {}, examples: [] }));
-    row.count++;
+    const row = this.rules.row(f.rule);
+    if (row.count++ === 0) row.severity = f.severity;
     if (f.action) row.actions[f.action] = (row.actions[f.action] ?? 0) + 1;
     if (row.examples.length < EXAMPLES_PER_RULE && !row.examples.some((e) => e.message === f.message))
       row.examples.push({ time: iso(time), method: method ?? null, tool: tool ?? null, message: f.message, evidence: f.evidence });
@@ -163,7 +170,9 @@ export class ReportTables {
       },
       methods: this.methods.top(TABLE_ROWS).map((r) => ({ ...plain(r), errorShare: r.exchanges === 0 ? 0 : r.errors / r.exchanges })),
       timeline: this.timeline.data(),
-      rules: [...this.rules.values()].sort((a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) || b.count - a.count),
+      rules: this.rules
+        .top(TRACKED_RULES)
+        .sort((a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) || b.count - a.count),
       tools: this.tools.top(TABLE_ROWS).map((r) => ({ ...plain(r), rewritten: r.rewritten, blocked: r.blocked })),
       sessions: this.sessions.top(TABLE_ROWS).map((r) => ({
         ...plain(r),
@@ -184,7 +193,14 @@ export class ReportTables {
         status: x.status ?? null,
         findings: x.findings.map(({ rule, severity, message }) => ({ rule, severity, message })),
       })),
-      dropped: { sessions: this.sessions.dropped, tools: this.tools.dropped, clients: this.clients.dropped, methods: this.methods.dropped },
+      dropped: {
+        sessions: this.sessions.dropped,
+        tools: this.tools.dropped,
+        clients: this.clients.dropped,
+        methods: this.methods.dropped,
+        versions: this.versions.dropped,
+        rules: this.rules.dropped,
+      },
     };
   }
 }

@@ -1,21 +1,28 @@
 // What a policy would have changed, counted in bounded memory: each exchange's decision, each
 // finding's action by rule, and the first few rewrites and blocks as examples.
 import type { Action, ReportData, ReportExchange, WhatIfExchange, WouldDo } from './model.ts';
+import { BoundedTally } from './tally.ts';
 
 const EXAMPLES = 10;
+/** Rules tracked at most (a log from elsewhere may name any). */
+const TRACKED_RULES = 1000;
+type RuleActions = { rule: string; actions: Partial<Record<Action, number>> };
 
 export class WhatIfTally {
   exchanges = 0;
   private readonly decisions: Record<WouldDo, number> = { pass: 0, rewrite: 0, block: 0 };
-  private readonly byRule = new Map<string, Partial<Record<Action, number>>>();
+  private readonly byRule = new BoundedTally<RuleActions>(
+    TRACKED_RULES,
+    (rule) => ({ rule, actions: {} }),
+    (r) => Object.values(r.actions).reduce((a, b) => a + b, 0),
+  );
   private readonly examples: ReportData['whatIf']['examples'] = [];
 
   add(x: WhatIfExchange): void {
     this.exchanges++;
     this.decisions[x.would.kind]++;
     for (const { rule, action } of x.actions) {
-      let actions = this.byRule.get(rule);
-      if (!actions) this.byRule.set(rule, (actions = {}));
+      const { actions } = this.byRule.row(rule);
       actions[action] = (actions[action] ?? 0) + 1;
     }
     const { would } = x;
@@ -37,7 +44,7 @@ export class WhatIfTally {
       policy,
       exchanges: this.exchanges,
       decisions: { ...this.decisions },
-      byRule: [...this.byRule.entries()].map(([rule, actions]) => ({ rule, actions: { ...actions } })),
+      byRule: this.byRule.top(TRACKED_RULES).map(({ rule, actions }) => ({ rule, actions: { ...actions } })),
       examples: [...this.examples],
     };
   }

@@ -1,7 +1,7 @@
 // Turns completed exchanges, their findings and stream ends into log records. Field names are an
 // interface: dashboards and scripts read them (README, "Log records").
 import type { Logger } from 'pino';
-import { whereOf, type ExchangeHttp, type FindingContext, type JudgedExchange } from '../engine/plans.ts';
+import { whereOf, type ExchangeHttp, type FindingContext, type FindingsOn, type JudgedExchange } from '../engine/plans.ts';
 import type { PolicedFinding } from '../rewrite/decide.ts';
 import type { Decision } from '../rewrite/types.ts';
 import { traceIdOf } from '../exchange/identity.ts';
@@ -29,10 +29,16 @@ const whereFields = (where: FindingContext) => ({
 /** What the shadow policy would do with a finding (audit only; undefined: no shadow). */
 export type ShadowOf = ((f: PolicedFinding, where: FindingContext) => Action) | undefined;
 
+/**
+ * `violation` records. `on`: what was judged: the exchange's answer (its `exchange` record follows
+ * at once), the request as it came (its exchange record comes when it completes), a POST as a
+ * whole or a stdio line (no exchange record is theirs).
+ */
 export function logFindings(
   logger: Logger,
   findings: readonly PolicedFinding[],
   where: FindingContext,
+  on: 'exchange' | FindingsOn = 'exchange',
   applied: ReadonlySet<string> = NONE,
   shadowOf?: ShadowOf,
 ): void {
@@ -49,6 +55,7 @@ export function logFindings(
       action: f.action,
       applied: applied.has(f.rule),
       shadow: shadowOf?.(f, where),
+      on,
     };
     // Findings are the product: --log-level warn keeps every violation of severity warning or error.
     if (f.severity === 'info') logger.info(record, 'violation');
@@ -88,7 +95,7 @@ export function logExchange(
   const { exchange: c, decision } = judged;
   const { request } = c;
   const where = whereOf(request);
-  logFindings(logger, judged.findings, where, appliedRules(decision), shadowOf);
+  logFindings(logger, judged.findings, where, 'exchange', appliedRules(decision), shadowOf);
   logDecision(logger, decision, where);
   logger.info(
     {

@@ -61,8 +61,9 @@ export function recordJudged(sinks: JudgedSinks, policy: Policy, session: Sessio
           sinks.capture(policy.capture.path).write(captureRecord(j.judged.exchange, j.judged.subject, new Date()));
         break;
       case 'findings':
-        logFindings(logger, j.findings, j.where, j.applied, shadowOf);
-        sinks.report?.findings(j.findings, j.where);
+        logFindings(logger, j.findings, j.where, j.on, j.applied, shadowOf);
+        // A request's own findings reach the live report with its exchange.
+        if (j.on !== 'request') sinks.report?.findings(j.findings, j.where);
         if (j.counted) metrics.found(j.findings);
         break;
       case 'decision':

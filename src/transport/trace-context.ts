@@ -2,8 +2,9 @@
 // way the client sent its own: in the HTTP `traceparent` header, in the message's
 // `_meta.traceparent`, or both. The span is begun here and ended with its exchange (sinks/tracing.ts).
 // The body is edited in place only where that cannot change anything else: the client's value
-// occurs once in the bytes and the proxy's has the same length, so the body's size, its other
-// bytes and its Content-Length stay as they were.
+// occurs once in the bytes, the proxy's has the same length (the body's size, its other bytes and
+// its Content-Length stay as they were), and the edited body, read back, differs from the original
+// in that one value (a value written with escapes in _meta and plainly elsewhere is left alone).
 import type { Decoded } from '../codec/json-body.ts';
 import { metaTraceparent, traceparentOf } from '../exchange/identity.ts';
 import { requestKey } from '../exchange/table.ts';
@@ -37,7 +38,24 @@ export function upstreamTrace(
   const own = tracing.begin(requestKey(x.flow.scope, 'client', x.requestIds[0]!, x.requestTokens[0]), parent);
   const header = traceparentOf(undefined, headers) === parent ? { traceparent: own } : undefined;
   const written = metaTraceparent(params);
-  return { header, body: written && traceparentOf(params, {}) === parent && editable ? replacedOnce(editable, written, own) : undefined };
+  const edited = written && traceparentOf(params, {}) === parent && editable ? replacedOnce(editable, written, own) : undefined;
+  const at = decoded.payload.messages.indexOf(first!);
+  return {
+    header,
+    body: edited && onlyTraceparentChanged(editable!, edited, decoded.payload.batch ? at : undefined, own) ? edited : undefined,
+  };
+}
+
+/** Whether `edited`, read back, is `original` with the request's (at `at` in a batch) _meta.traceparent set to `own`, and nothing else changed. */
+function onlyTraceparentChanged(original: Buffer, edited: Buffer, at: number | undefined, own: string): boolean {
+  try {
+    const expected = JSON.parse(original.toString('utf8')) as unknown;
+    const message = (at === undefined ? expected : (expected as unknown[])[at]) as { params: { _meta: { traceparent: string } } };
+    message.params._meta.traceparent = own;
+    return JSON.stringify(JSON.parse(edited.toString('utf8'))) === JSON.stringify(expected);
+  } catch {
+    return false;
+  }
 }
 
 /** `bytes` with its one occurrence of `from` replaced by `to` (same length), else undefined. */

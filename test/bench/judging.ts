@@ -84,8 +84,8 @@ function exchange(n: number): void {
   const frame = (from: Frame['from'], bytes: Buffer, http: Frame['http'], known?: Frame['decoded']): Frame =>
     runFrame({ from, body: bytes, size: bytes.length, http, issuedSessionId: undefined, decoded: known, flow }, ctx);
   const inbound = frame('client', body, { status: undefined, contentType: undefined, transport: 'none' }, decoded);
-  logFindings(logger, inbound.postFindings, where);
-  for (const open of inbound.opened) logFindings(logger, open.verdict.findings, where);
+  logFindings(logger, inbound.postFindings, where, 'post');
+  for (const open of inbound.opened) logFindings(logger, open.verdict.findings, where, 'request');
   lap('pipeline: request');
   const reply = Buffer.from(
     JSON.stringify({
@@ -121,6 +121,7 @@ function exchange(n: number): void {
     logger,
     police(post, policy, where, (r) => runtime.engine.groupOf(r)),
     where,
+    'post',
   );
   lap('POST rules');
   if (answer.completed.length !== 1 || answer.completed[0]!.findings.length + post.length > 0)

@@ -141,6 +141,7 @@ describe('the HTML report in headless Chromium', { skip }, () => {
       const data = (await res.json()) as ReportData;
       assert.equal(data.input.tablesFrom, 'live');
       assert.equal(data.summary.exchanges, exchanges.length);
+      assert.equal(data.summary.flagged, exchanges.filter((r) => (r.violations as number) > 0).length, 'as the log records count them');
       assert.equal(data.summary.findings.error + data.summary.findings.warning + data.summary.findings.info, violations.length);
       assert.equal(data.whatIf.source, 'shadow');
       assert.match(data.whatIf.policy ?? '', /enforce\.yaml$/);
