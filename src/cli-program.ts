@@ -10,6 +10,7 @@ import { registerCheckCommand } from './commands/check.ts';
 import { runProxyCommand, type ProxyCommandOptions } from './commands/proxy.ts';
 import { runStdioCommand, type StdioCommandOptions } from './commands/stdio.ts';
 import { TRANSPORT_MODES } from './transport/legacy-sse.ts';
+import { parseWorkers } from './proxy/workers.ts';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -159,6 +160,14 @@ export function buildProgram(): Command {
     )
     .addOption(opt('--pretty', 'human-readable logs (default when stdout is a terminal and pino-pretty is installed)', 'MCP_WARDEN_PRETTY'))
     .addOption(opt('--no-pretty', 'JSON lines even on a terminal', 'MCP_WARDEN_NO_PRETTY'))
+    .addOption(
+      opt(
+        '--workers <n>',
+        'processes serving the port, sharing what they learn of each session; auto: one per core (default: 1)',
+        'MCP_WARDEN_WORKERS',
+        parseWorkers,
+      ),
+    )
     .action(async (opts: ProxyCommandOptions) => runProxyCommand(opts));
 
   program

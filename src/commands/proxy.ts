@@ -1,5 +1,7 @@
 // `mcp-warden proxy`: settings from the command line, then the policy file, then the defaults;
-// the policy is watched and reloaded on SIGHUP; SIGINT/SIGTERM close the proxy and exit 0.
+// the policy is watched and reloaded on SIGHUP; SIGINT/SIGTERM close the proxy and exit 0. With
+// `--workers N` (N > 1) this process is the primary (proxy/workers.ts): the admin port, the workers'
+// life and their shared session knowledge; each worker runs this same command as the proxy.
 import { DEFAULT_LIMITS } from '../config/defaults.ts';
 import { createAdminServer } from '../proxy/admin.ts';
 import { createProxy } from '../proxy/server.ts';
@@ -8,6 +10,9 @@ import { policyStore, shadowPolicy, startupPolicy, VERSION } from './startup-pol
 import { Tracing } from '../sinks/tracing.ts';
 import { LiveReport } from '../report/live.ts';
 import type { TransportMode } from '../transport/legacy-sse.ts';
+import cluster from 'node:cluster';
+import { AggregatorRegistry } from 'prom-client';
+import { isWorker, shareSessions, startWorkers } from '../proxy/workers.ts';
 
 /** The proxy command's options as commander parsed them: undefined where the user gave nothing. */
 export interface ProxyCommandOptions {
@@ -32,19 +37,27 @@ export interface ProxyCommandOptions {
   otlpEndpoint?: string;
   maxConnections?: number;
   headerTimeout?: number;
+  workers?: number;
 }
 
 export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> {
   const { policy, text: policyText } = await startupPolicy(opts.policy, 'proxy');
   const upstream = opts.upstream ?? policy.upstream.url;
   if (!upstream) throw new Error('no upstream: give --upstream <url>, or upstream.url in the policy file');
+  const level = opts.logLevel ?? policy.log.level ?? 'info';
+  if ((opts.workers ?? 1) > 1 && !isWorker()) return runPrimary(opts.workers!, opts, upstream, level);
 
+  const worker = isWorker();
   const tracing = Tracing.fromOptions({ endpoint: opts.otlpEndpoint, env: process.env, version: VERSION });
-  const logger = createLogger({ level: opts.logLevel ?? policy.log.level ?? 'info', pretty: opts.pretty });
+  const logger = createLogger({
+    level,
+    pretty: opts.pretty,
+    ...(worker ? { fields: { worker: cluster.worker?.id, pid: process.pid }, lineAtATime: true } : {}),
+  });
   // Reloads begin once the proxy below is up (the watch, SIGHUP): their results go to its metrics.
   const store = policyStore({ policy, text: policyText }, opts.policy, logger, (ok) => proxy.metrics.reloaded(ok));
-  // The admin port's report: fed only when there is an admin port to serve it.
-  const report = opts.admin ? new LiveReport() : undefined;
+  // The admin port's report: fed only when there is an admin port to serve it (a worker has none).
+  const report = opts.admin && !worker ? new LiveReport() : undefined;
   const proxy = createProxy({
     upstream,
     path: opts.path,
@@ -71,14 +84,25 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
       clientHeadersTimeoutMs: opts.headerTimeout ?? DEFAULT_LIMITS.clientHeadersTimeoutMs,
     },
   });
+  if (worker) {
+    shareSessions(proxy.sessions, () => performance.now());
+    // The primary's /metrics sums the workers' registries: each worker answers its requests.
+    new AggregatorRegistry();
+    AggregatorRegistry.setRegistries([proxy.metrics.registry]);
+  }
   await proxy.listen(opts.listen.port, opts.listen.host);
   logger.info({ policy: policy.source, mode: policy.mode }, 'policy in force');
-  const admin = opts.admin ? createAdminServer({ metrics: proxy.metrics, upstream, draining: proxy.draining, report }) : undefined;
+  const admin =
+    opts.admin && !worker ? createAdminServer({ metrics: proxy.metrics, upstream, draining: proxy.draining, report }) : undefined;
   if (admin && opts.admin) logger.info({ admin: (await admin.listen(opts.admin.port, opts.admin.host)).href }, 'admin listening');
   if (opts.policy !== undefined) store.watch();
   const reload = () => void store.reload('signal');
   process.on('SIGHUP', reload);
+  let stopping = false;
   const stop = (signal: string) => {
+    // A terminal's Ctrl-C reaches the workers and the primary, which passes it on: one stop.
+    if (stopping) return;
+    stopping = true;
     const deadlineMs = opts.shutdownTimeout ?? DEFAULT_LIMITS.shutdownTimeoutMs;
     logger.info({ signal, deadlineMs }, 'shutting down: no new connections, waiting for in-flight exchanges');
     process.off('SIGHUP', reload);
@@ -94,4 +118,50 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
       });
   };
   process.once('SIGINT', stop).once('SIGTERM', stop);
+}
+
+/**
+ * `--workers N`: this process starts and watches the workers, and serves the admin port (/metrics
+ * summed over the workers; /report is each worker's own and is not served here).
+ */
+async function runPrimary(n: number, opts: ProxyCommandOptions, upstream: URL, level: string): Promise<void> {
+  const logger = createLogger({ level, pretty: opts.pretty, fields: { worker: 'primary' }, lineAtATime: true });
+  let stopping = false;
+  let code = 0;
+  const primary = startWorkers(n, logger, (reason) => {
+    code = 1;
+    stop('SIGTERM', reason);
+  });
+  const aggregator = new AggregatorRegistry();
+  const admin = opts.admin
+    ? createAdminServer({
+        metrics: { registry: { metrics: () => aggregator.clusterMetrics(), contentType: aggregator.contentType } },
+        upstream,
+        draining: () => stopping,
+      })
+    : undefined;
+  if (admin && opts.admin) logger.info({ admin: (await admin.listen(opts.admin.port, opts.admin.host)).href }, 'admin listening');
+  const reload = () => primary.reload();
+  process.on('SIGHUP', reload);
+  const deadlineMs = opts.shutdownTimeout ?? DEFAULT_LIMITS.shutdownTimeoutMs;
+  function stop(signal: NodeJS.Signals, reason?: string): void {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal, reason, workers: primary.count }, 'stopping the workers');
+    process.off('SIGHUP', reload);
+    primary.stop(signal);
+    // A worker that outlives its own deadline is killed.
+    const late = setTimeout(() => {
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
+    }, deadlineMs + 5_000);
+    late.unref();
+    void primary.stopped.finally(async () => {
+      clearTimeout(late);
+      await admin?.close();
+      logger.info({ code }, 'stopped');
+      logger.flush();
+      process.exit(code);
+    });
+  }
+  process.once('SIGINT', () => stop('SIGINT')).once('SIGTERM', () => stop('SIGTERM'));
 }

@@ -127,11 +127,8 @@ export class Correlator {
 
   /** A notification can change what the session knows: a changed tool list makes the catalogue stale. */
   notification(msg: Extract<Message, { kind: 'notification' }>, from: Sender, flow: Flow): void {
-    if (from === 'server' && msg.method === 'notifications/tools/list_changed') {
-      flow.session.toolsComplete = false;
-      flow.session.toolsFromFirstPage = false;
-      flow.session.toolsChangeAnnounced = true;
-    }
+    if (from === 'server' && msg.method === 'notifications/tools/list_changed')
+      this.sessions.learn({ kind: 'tools-changed', key: flow.session.key }, 0, flow.session);
   }
 
   /**
@@ -204,20 +201,33 @@ export class Correlator {
       // A modern request (its version in _meta) negotiates nothing, whatever the server answers.
       if (typeof asRecord(asRecord(request.params)?._meta)?.[META.protocolVersion] === 'string') return;
       const session = newSessionId ? this.sessions.open(`sid:${newSessionId}`, newSessionId, now) : flow.session;
-      this.sessions.keep(session, now);
-      if (typeof result.protocolVersion === 'string') this.sessions.setVersion(session, result.protocolVersion);
-      session.serverCapabilities = asRecord(result.capabilities);
-      session.clientCapabilities = asRecord(asRecord(request.params)?.capabilities);
-      session.clientInfo = clientInfoIn(asRecord(request.params)?.clientInfo);
+      this.sessions.learn(
+        {
+          kind: 'initialized',
+          key: session.key,
+          sessionId: session.sessionId,
+          version: typeof result.protocolVersion === 'string' ? result.protocolVersion : undefined,
+          serverCapabilities: asRecord(result.capabilities),
+          clientCapabilities: asRecord(asRecord(request.params)?.capabilities),
+          clientInfo: clientInfoIn(asRecord(request.params)?.clientInfo),
+        },
+        now,
+        session,
+      );
       request.sessionId ??= newSessionId;
       request.protocolVersion = session.protocolVersion ?? request.protocolVersion;
     } else if (request.method === 'server/discover') {
-      this.sessions.keep(flow.session, now);
-      flow.session.serverCapabilities = asRecord(result.capabilities);
+      const { key, sessionId } = flow.session;
+      this.sessions.learn({ kind: 'discovered', key, sessionId, serverCapabilities: asRecord(result.capabilities) }, now, flow.session);
     } else if (request.method === 'tools/list') {
       // The server answered on this session: its id (or the credential) is one it accepts.
-      this.sessions.keep(flow.session, now);
-      this.sessions.addTools(flow.session, result.tools, asRecord(request.params)?.cursor === undefined, result.nextCursor === undefined);
+      const { key, sessionId } = flow.session;
+      const firstPage = asRecord(request.params)?.cursor === undefined;
+      this.sessions.learn(
+        { kind: 'tools', key, sessionId, tools: result.tools, firstPage, lastPage: result.nextCursor === undefined },
+        now,
+        flow.session,
+      );
     }
   }
 }

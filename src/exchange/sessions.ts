@@ -97,9 +97,31 @@ function forgetTools(session: Session): void {
   session.toolsFromFirstPage = false;
 }
 
+/**
+ * What a session learns from its traffic (the rare events that change how it is judged). With
+ * `--workers`, each one a worker learns is sent to the others, which learn it too: a session whose
+ * requests land on different workers is judged as on one.
+ */
+export type SessionFact =
+  | {
+      kind: 'initialized';
+      key: string;
+      sessionId: string | undefined;
+      version: string | undefined;
+      serverCapabilities: Record<string, unknown> | undefined;
+      clientCapabilities: Record<string, unknown> | undefined;
+      clientInfo: ClientInfo | undefined;
+    }
+  | { kind: 'discovered'; key: string; sessionId: string | undefined; serverCapabilities: Record<string, unknown> | undefined }
+  | { kind: 'tools'; key: string; sessionId: string | undefined; tools: unknown; firstPage: boolean; lastPage: boolean }
+  | { kind: 'tools-changed'; key: string }
+  | { kind: 'ended'; key: string };
+
 export class SessionStore {
   private readonly sessions: BoundedMap<string, Session>;
   private readonly catalogues: CatalogueStore;
+  /** Where the facts learned from this process's own traffic go (the other workers); unset with one process. */
+  share: ((fact: SessionFact) => void) | undefined;
 
   constructor(
     private readonly limits: SessionLimits,
@@ -149,8 +171,53 @@ export class SessionStore {
   }
 
   end(key: string): void {
-    const session = this.sessions.delete(key);
-    if (session) this.catalogues.release(session);
+    this.learn({ kind: 'ended', key }, 0);
+  }
+
+  /**
+   * Learns a fact, and shares it unless it came from another worker (`fromPeer`). `session`: the
+   * object this process's own traffic holds (it may not be stored yet); a peer's fact finds or
+   * opens the session by its key. One path for both, so that every worker knows the same.
+   */
+  learn(fact: SessionFact, now: number, session?: Session, fromPeer = false): void {
+    switch (fact.kind) {
+      case 'initialized': {
+        const s = session ?? this.open(fact.key, fact.sessionId, now);
+        this.keep(s, now);
+        if (fact.version !== undefined) this.setVersion(s, fact.version);
+        s.serverCapabilities = fact.serverCapabilities;
+        s.clientCapabilities = fact.clientCapabilities;
+        s.clientInfo = fact.clientInfo;
+        break;
+      }
+      case 'discovered': {
+        const s = session ?? this.open(fact.key, fact.sessionId, now);
+        this.keep(s, now);
+        s.serverCapabilities = fact.serverCapabilities;
+        break;
+      }
+      case 'tools': {
+        const s = session ?? this.open(fact.key, fact.sessionId, now);
+        this.keep(s, now);
+        this.addTools(s, fact.tools, fact.firstPage, fact.lastPage);
+        break;
+      }
+      case 'tools-changed': {
+        // A changed tool list makes the catalogue stale (the session is not stored for it).
+        const s = session ?? this.sessions.peek(fact.key);
+        if (!s) break;
+        s.toolsComplete = false;
+        s.toolsFromFirstPage = false;
+        s.toolsChangeAnnounced = true;
+        break;
+      }
+      case 'ended': {
+        const s = this.sessions.delete(fact.key);
+        if (s) this.catalogues.release(s);
+        break;
+      }
+    }
+    if (!fromPeer) this.share?.(fact);
   }
 
   sweep(now: number): void {

@@ -5,7 +5,6 @@
 import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { listenOn } from './listen.ts';
-import type { Metrics } from '../sinks/metrics.ts';
 import type { LiveReport } from '../report/live.ts';
 import { renderReportHtml } from '../report/html.ts';
 
@@ -24,7 +23,8 @@ export function upstreamReachable(url: URL, timeoutMs: number): Promise<boolean>
 }
 
 export interface AdminOptions {
-  metrics: Metrics;
+  /** Where /metrics comes from: the proxy's registry, or with --workers the workers' summed. */
+  metrics: { registry: { metrics(): Promise<string>; readonly contentType: string } };
   upstream: URL;
   /** True once the proxy is draining: readiness goes false so balancers stop sending. */
   draining: () => boolean;
@@ -64,10 +64,14 @@ export function createAdminServer(options: AdminOptions) {
       return;
     }
     if (path === '/metrics') {
-      void options.metrics.registry.metrics().then((text) => {
-        res.writeHead(200, { 'content-type': options.metrics.registry.contentType });
-        res.end(text);
-      });
+      // With --workers the metrics are the workers' answers: one that does not come fails this scrape, not the process.
+      options.metrics.registry.metrics().then(
+        (text) => {
+          res.writeHead(200, { 'content-type': options.metrics.registry.contentType });
+          res.end(text);
+        },
+        (err: Error) => json(res, 503, { error: 'metrics unavailable', detail: err.message }),
+      );
       return;
     }
     json(res, 404, { error: 'not found', paths: options.report ? PATHS : PATHS.slice(0, 3) });

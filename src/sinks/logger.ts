@@ -29,6 +29,13 @@ export interface LoggerOptions {
   pretty?: boolean;
   /** Where lines go (tests capture them); defaults to stdout. */
   destination?: DestinationStream;
+  /** Fields every record carries (a worker's `worker` id). */
+  fields?: Record<string, unknown>;
+  /**
+   * One write per record instead of batches: with --workers, every process writes to the same
+   * stdout, and a write of one line under PIPE_BUF (4 KiB) is never split by another process's.
+   */
+  lineAtATime?: boolean;
 }
 
 /** Whether pino-pretty can be loaded from here (pino's transport would fail at start without it). */
@@ -54,7 +61,7 @@ export function logDestination(dest: string | number) {
 export function createLogger(options: LoggerOptions = {}): Logger {
   const base = {
     level: options.level ?? 'info',
-    base: { name: 'mcp-warden' },
+    base: { name: 'mcp-warden', ...options.fields },
     redact: { paths: REDACT_PATHS, censor: REDACTED },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
@@ -64,7 +71,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   if (pretty) {
     return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true, ignore: 'pid,hostname,name' } } });
   }
-  return pino(base, pino.destination(LOG_DESTINATION));
+  return pino(base, pino.destination(options.lineAtATime ? { ...LOG_DESTINATION, minLength: 0 } : LOG_DESTINATION));
 }
 
 // Request targets are redacted by the one redaction module (query names and value shapes); kept

@@ -48,6 +48,8 @@ export class Metrics {
       help: 'Always 1: the mcp-warden version and Node.js version running',
       labelNames: ['version', 'node'],
       registers,
+      // Across --workers, one value, not the sum of the workers'.
+      aggregator: 'first',
     }).set({ version: BUILD_VERSION, node: process.versions.node }, 1);
     this.reloads = new Counter({
       name: 'mcp_warden_policy_reloads_total',
@@ -59,6 +61,7 @@ export class Metrics {
       name: 'mcp_warden_policy_last_reload_success_timestamp_seconds',
       help: 'When the policy in force was last swapped in by a reload (Unix time; 0: never reloaded)',
       registers,
+      aggregator: 'max',
     });
     this.shadowDecisions = new Counter({
       name: 'mcp_warden_shadow_decisions_total',

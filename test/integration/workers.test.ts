@@ -1,0 +1,148 @@
+// `--workers 2`: two processes on one port, each connection to the next (node:cluster). A session
+// whose requests land on different workers is judged exactly as by one process: the same findings
+// on the same requests, because what one worker learns (the version from initialize, the tool
+// catalogue from tools/list, the session's end) reaches the other. The real CLI, the demo's broken
+// server, a new connection per request.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { after, test } from 'node:test';
+import { request } from 'undici';
+import { startBrokenServer } from '../../src/demo/broken-server.ts';
+import { cliArgs } from '../helpers/bundle.ts';
+
+const CLI = await cliArgs();
+const closers: Array<() => Promise<unknown>> = [];
+after(async () => {
+  for (const close of closers.reverse()) await close();
+});
+
+type Record_ = Record<string, unknown>;
+
+/** The proxy CLI with `workers`; its log records as they come, its listening URL, and a stop that waits for its exit. */
+async function startCli(upstream: URL, workers: number, admin?: string) {
+  const child = spawn(
+    process.execPath,
+    [
+      ...CLI,
+      'proxy',
+      '--upstream',
+      upstream.href,
+      '--listen',
+      '127.0.0.1:0',
+      '--workers',
+      String(workers),
+      ...(admin ? ['--admin', admin] : []),
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const records: Record_[] = [];
+  let pending = '';
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  child.stdout.on('data', (d: Buffer) => {
+    pending += d.toString();
+    let nl: number;
+    while ((nl = pending.indexOf('\n')) >= 0) {
+      records.push(JSON.parse(pending.slice(0, nl)) as Record_);
+      pending = pending.slice(nl + 1);
+    }
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const waitFor = async (pred: (r: Record_) => boolean, count = 1): Promise<Record_[]> => {
+    for (let i = 0; i < 300; i++) {
+      const found = records.filter(pred);
+      if (found.length >= count) return found;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error(`not logged: ${JSON.stringify(records.slice(-5))} ${stderr}`);
+  };
+  const listening = await waitFor((r) => r.msg === 'listening', workers);
+  const stop = async () => {
+    if (child.exitCode === null) child.kill('SIGTERM');
+    return exited;
+  };
+  closers.push(stop);
+  return { url: new URL(String(listening[0]!.listen)), records, waitFor, stop };
+}
+
+/** A session of the demo's calls, each request on a new connection (so they alternate between workers). */
+async function drive(url: URL): Promise<number> {
+  let id = 0;
+  let session: string | undefined;
+  const post = async (method: string, params: Record_ = {}) => {
+    const res = await request(url, {
+      method: 'POST',
+      reset: true,
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } : {}),
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
+    });
+    session ??= res.headers['mcp-session-id'] as string | undefined;
+    await res.body.text();
+  };
+  await post('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'workers-test', version: '1' } });
+  await post('tools/list');
+  for (let round = 0; round < 2; round++)
+    for (const name of ['get_weather', 'divide', 'delete_everything', 'export_report', 'lookup_user', 'send_email'])
+      await post('tools/call', { name, arguments: name === 'divide' ? { a: 1, b: 0 } : {} });
+  await post('resources/list');
+  return id;
+}
+
+const findings = (records: Record_[]) =>
+  records
+    .filter((r) => r.msg === 'violation')
+    .map((r) => `${String(r.id)} ${String(r.rule)}`)
+    .sort();
+
+test('two workers judge a session whose requests alternate between them exactly as one process does', async () => {
+  const server = await startBrokenServer();
+  closers.push(server.close);
+
+  const one = await startCli(server.url, 1);
+  const requests = await drive(one.url);
+  await one.waitFor((r) => r.msg === 'exchange', requests);
+  const alone = findings(one.records);
+  await one.stop();
+
+  const two = await startCli(server.url, 2, '127.0.0.1:0');
+  await drive(two.url);
+  const exchanges = await two.waitFor((r) => r.msg === 'exchange', requests);
+  assert.deepEqual(new Set(exchanges.map((r) => r.worker)), new Set([1, 2]), 'both workers served the session');
+  const list = exchanges.find((r) => r.method === 'tools/list')!;
+  const unknownElsewhere = two.records.filter(
+    (r) => r.msg === 'violation' && r.rule === 'unknown-tool-as-iserror' && r.worker !== list.worker,
+  );
+  assert.ok(unknownElsewhere.length > 0, 'an unknown tool judged by the worker that did not read tools/list: it knew the catalogue');
+  assert.ok(
+    exchanges.filter((r) => r.worker !== exchanges[0]!.worker).every((r) => r.protocolVersion === '2025-11-25'),
+    'the version learned from initialize on one worker judges the other',
+  );
+  assert.deepEqual(findings(two.records), alone, 'the same findings on the same requests');
+  assert.ok(alone.length > 5);
+  assert.equal(await two.stop(), 0, 'SIGTERM stops the primary and its workers, exit 0');
+  assert.ok(two.records.some((r) => r.worker === 'primary' && r.msg === 'stopped'));
+});
+
+test('the primary restarts a worker that dies, and /metrics sums the workers', async () => {
+  const server = await startBrokenServer();
+  closers.push(server.close);
+  const cli = await startCli(server.url, 2, '127.0.0.1:0');
+  const [adminRecord] = await cli.waitFor((r) => r.msg === 'admin listening');
+  const admin = new URL('/metrics', String(adminRecord!.admin));
+  const worker = cli.records.find((r) => r.msg === 'listening')!;
+  process.kill(Number(worker.pid), 'SIGKILL');
+  await cli.waitFor((r) => r.msg === 'worker exited; starting another');
+  await cli.waitFor((r) => r.msg === 'listening', 3);
+  const requests = await drive(cli.url);
+  await cli.waitFor((r) => r.msg === 'exchange', requests);
+  const metrics = await (await request(admin)).body.text();
+  const total = [...metrics.matchAll(/^mcp_warden_exchanges_total\{[^}]*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+  assert.equal(total, requests, 'every exchange, whichever worker served it');
+  assert.match(metrics, /^mcp_warden_build_info\{version="[^"]+",node="[^"]+"\} 1$/m, 'one build, not one per worker');
+});
