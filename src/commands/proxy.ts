@@ -45,6 +45,9 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
   const upstream = opts.upstream ?? policy.upstream.url;
   if (!upstream) throw new Error('no upstream: give --upstream <url>, or upstream.url in the policy file');
   const level = opts.logLevel ?? policy.log.level ?? 'info';
+  if ((opts.workers ?? 1) > 1 && (opts.transport ?? policy.upstream.transport) === 'sse')
+    // A legacy session's answers come on its one GET stream, in one worker; its POSTs would reach any.
+    throw new Error('--workers above 1 cannot carry the legacy HTTP+SSE transport (--transport sse): run it with --workers 1');
   if ((opts.workers ?? 1) > 1 && !isWorker()) return runPrimary(opts.workers!, opts, upstream, level);
 
   const worker = isWorker();

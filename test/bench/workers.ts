@@ -85,7 +85,9 @@ async function main(): Promise<void> {
     }
     const out = ['| setup | req/s | CPU per request (µs, the process tree) | p50 (ms) |', '|---|---:|---:|---:|'];
     for (const r of rows) out.push(`| ${r.setup} | ${Math.round(r.rps)} | ${Math.round(r.cpuUsPerRequest)} | ${r.p50.toFixed(3)} |`);
-    process.stdout.write(`small tools/call, 10 connections, ${seconds} s measured after ${warmup} s, ${rounds} rounds\n${out.join('\n')}\n`);
+    process.stdout.write(
+      `small tools/call, 10 connections, ${seconds} s measured after ${warmup} s, ${rounds} rounds\n${out.join('\n')}\n`,
+    );
   });
 }
 
