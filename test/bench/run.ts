@@ -12,7 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, release } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { buildChildren } from './build.ts';
-import { findNginx } from './nginx.ts';
+import { findNginx } from '../helpers/nginx.ts';
 import { groupsFor, runGroup, type Cell, type MatrixOptions } from './matrix.ts';
 import { measureBigTransfers, measureIdleSessions } from './memory.ts';
 import { exitWhenDone, hookExit, setChildScripts, startChild, stopAll } from './procs.ts';

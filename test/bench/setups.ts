@@ -1,7 +1,7 @@
 // The setups measured side by side: a direct connection, http-proxy-3, nginx, mcp-warden in audit
 // and in enforce mode. Each proxy runs in its own process; `pids()` says whose memory is the setup's.
 import { readFileSync } from 'node:fs';
-import { startNginx, findNginx } from './nginx.ts';
+import { startNginx, findNginx } from '../helpers/nginx.ts';
 import { profileFlags, startChild, type Child } from './procs.ts';
 
 export const SETUPS = ['direct', 'http-proxy-3', 'nginx', 'audit', 'enforce'] as const;

@@ -9,6 +9,7 @@ import { after, test } from 'node:test';
 import { request } from 'undici';
 import { startBrokenServer } from '../../src/demo/broken-server.ts';
 import { cliArgs } from '../helpers/bundle.ts';
+import { driveSession as drive, findingsOf as findings } from '../helpers/session-drive.ts';
 
 const CLI = await cliArgs();
 const closers: Array<() => Promise<unknown>> = [];
@@ -66,39 +67,6 @@ async function startCli(upstream: URL, workers: number, admin?: string) {
   closers.push(stop);
   return { url: new URL(String(listening[0]!.listen)), records, waitFor, stop };
 }
-
-/** A session of the demo's calls, each request on a new connection (so they alternate between workers). */
-async function drive(url: URL): Promise<number> {
-  let id = 0;
-  let session: string | undefined;
-  const post = async (method: string, params: Record_ = {}) => {
-    const res = await request(url, {
-      method: 'POST',
-      reset: true,
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } : {}),
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
-    });
-    session ??= res.headers['mcp-session-id'] as string | undefined;
-    await res.body.text();
-  };
-  await post('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'workers-test', version: '1' } });
-  await post('tools/list');
-  for (let round = 0; round < 2; round++)
-    for (const name of ['get_weather', 'divide', 'delete_everything', 'export_report', 'lookup_user', 'send_email'])
-      await post('tools/call', { name, arguments: name === 'divide' ? { a: 1, b: 0 } : {} });
-  await post('resources/list');
-  return id;
-}
-
-const findings = (records: Record_[]) =>
-  records
-    .filter((r) => r.msg === 'violation')
-    .map((r) => `${String(r.id)} ${String(r.rule)}`)
-    .sort();
 
 test('two workers judge a session whose requests alternate between them exactly as one process does', async () => {
   const server = await startBrokenServer();

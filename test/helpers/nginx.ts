@@ -1,12 +1,13 @@
 // nginx as a plain reverse proxy (Debian's nginx-light), when it is installed: a temp nginx.conf
-// with proxy_pass to the upstream over keep-alive connections, buffering off (SSE goes out as it
-// arrives), one worker (one core, like the Node proxies), access log off. Run in the foreground
-// (`daemon off`) so the benchmark owns its PID and stops it by that PID.
+// with proxy_pass to the upstreams over keep-alive connections, buffering off (SSE goes out as it
+// arrives), one worker (one core, like the Node proxies), access log off; with several upstreams,
+// each MCP session on one of them (hash on Mcp-Session-Id, as the README's Kubernetes ingress).
+// Run in the foreground (`daemon off`) so the benchmark or test owns its PID and stops it by that PID.
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { childPids, startPlainProcess, type Child } from './procs.ts';
+import { childPids, startPlainProcess, type Child } from '../bench/procs.ts';
 
 const CANDIDATES = ['/usr/sbin/nginx', '/usr/bin/nginx', '/usr/local/sbin/nginx', '/usr/local/bin/nginx'];
 
@@ -44,7 +45,7 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
-function config(dir: string, port: number, upstream: URL): string {
+function config(dir: string, port: number, upstreams: readonly URL[]): string {
   return `worker_processes 1;
 daemon off;
 master_process on;
@@ -61,7 +62,12 @@ http {
   scgi_temp_path ${dir}/scgi;
   keepalive_timeout 75s;
   keepalive_requests 1000000;
-  upstream mcp { server ${upstream.host}; keepalive 128; keepalive_requests 1000000; }
+  upstream mcp {
+    ${upstreams.length > 1 ? 'hash $http_mcp_session_id consistent;' : ''}
+    ${upstreams.map((u) => `server ${u.host};`).join(' ')}
+    keepalive 128;
+    keepalive_requests 1000000;
+  }
   server {
     listen 127.0.0.1:${port} backlog=4096;
     client_max_body_size 16m;
@@ -79,12 +85,12 @@ http {
 `;
 }
 
-/** Starts nginx in front of `upstream`; resolves once it accepts connections. */
-export async function startNginx(binary: string, upstream: URL): Promise<RunningNginx> {
+/** Starts nginx in front of `upstream` (several: balanced by Mcp-Session-Id); resolves once it accepts connections. */
+export async function startNginx(binary: string, upstream: URL | readonly URL[]): Promise<RunningNginx> {
   const dir = mkdtempSync(join(tmpdir(), 'warden-bench-nginx-'));
   const port = await freePort();
   const conf = join(dir, 'nginx.conf');
-  writeFileSync(conf, config(dir, port, upstream));
+  writeFileSync(conf, config(dir, port, Array.isArray(upstream) ? upstream : [upstream as URL]));
   const child: Child = startPlainProcess(binary, ['-c', conf, '-p', dir, '-e', join(dir, 'error.log')]);
   const cleanup = async (): Promise<void> => {
     await child.stop();

@@ -1,0 +1,40 @@
+// One MCP session of the demo's calls against the demo's broken server, each request on a new
+// connection: behind --workers they alternate between workers, behind a balancer they go where it
+// sends them. The findings a proxy logged for it, as `id rule` lines, to compare two setups.
+import { request } from 'undici';
+
+type LogRecord = Record<string, unknown>;
+
+/** Drives the session through `url`; returns how many requests it sent. */
+export async function driveSession(url: URL): Promise<number> {
+  let id = 0;
+  let session: string | undefined;
+  const post = async (method: string, params: LogRecord = {}) => {
+    const res = await request(url, {
+      method: 'POST',
+      reset: true,
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } : {}),
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
+    });
+    session ??= res.headers['mcp-session-id'] as string | undefined;
+    await res.body.text();
+  };
+  await post('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'session-drive', version: '1' } });
+  await post('tools/list');
+  for (let round = 0; round < 2; round++)
+    for (const name of ['get_weather', 'divide', 'delete_everything', 'export_report', 'lookup_user', 'send_email'])
+      await post('tools/call', { name, arguments: name === 'divide' ? { a: 1, b: 0 } : {} });
+  await post('resources/list');
+  return id;
+}
+
+/** The violation records among `records`, as sorted `id rule` lines. */
+export const findingsOf = (records: readonly LogRecord[]): string[] =>
+  records
+    .filter((r) => r.msg === 'violation')
+    .map((r) => `${String(r.id)} ${String(r.rule)}`)
+    .sort();
