@@ -91,3 +91,19 @@ describe('log levels', () => {
     assert.equal(left.level, 20);
   });
 });
+
+test('the time of a record is ISO 8601 UTC to the millisecond, as pino writes it, made once per millisecond', async () => {
+  const { isoTimeOncePerMs } = await import('../../src/sinks/logger.ts');
+  const { pino } = await import('pino');
+  const before = Date.now();
+  const first = isoTimeOncePerMs();
+  const again = isoTimeOncePerMs();
+  const after = Date.now();
+  const time = /^,"time":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)"$/.exec(first)?.[1];
+  assert.ok(time, first);
+  assert.ok(Date.parse(time) >= before && Date.parse(time) <= after);
+  if (after === before) assert.equal(again, first, 'one string within a millisecond');
+  assert.match(pino.stdTimeFunctions.isoTime(), /^,"time":"[^"]+Z"$/, 'the same shape as pino.stdTimeFunctions.isoTime');
+  await new Promise((resolve) => setTimeout(resolve, 2));
+  assert.notEqual(isoTimeOncePerMs(), first, 'a new millisecond, a new time');
+});
