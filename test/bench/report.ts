@@ -47,34 +47,42 @@ const signed = (n: number | undefined): string => (n === undefined || Number.isN
 const ratio = (n: number | undefined): string => (n === undefined ? '–' : `${n.toFixed(2)}x`);
 const verdict = (met: boolean | undefined): string => (met === undefined ? 'not measured' : met ? '**met**' : '**missed**');
 
+/** The targets of issue #15 (performance), judged on this run's cells. */
 export function checkTargets(r: RunResults): TargetCheck[] {
-  const cell = (setup: string, workload: string, connections: number): Cell | undefined =>
-    r.cells.find((c) => c.upstream === 'fast' && c.workload === workload && c.connections === connections && c.setup === setup);
+  const cell = (setup: string, workload: string, connections: number, upstream = 'fast'): Cell | undefined =>
+    r.cells.find((c) => c.upstream === upstream && c.workload === workload && c.connections === connections && c.setup === setup);
+  const plain = (workload: string, connections: number) => cell('http-proxy-3', workload, connections);
   const out: TargetCheck[] = [];
-  for (const setup of ['audit', 'enforce']) {
+  for (const [setup, floor] of [
+    ['audit', 0.8],
+    ['enforce', 0.7],
+  ] as const) {
     const c10 = cell(setup, 'small', 10);
     out.push({
-      target: `${setup}: >= 0.9x nginx req/s, small calls, 10 connections`,
+      target: `${setup}: >= ${floor}x http-proxy-3 req/s, small calls, 10 connections`,
       measured:
-        c10?.vsNginx !== undefined
-          ? `${ratio(c10.vsNginx)} (${f(c10.rps, 0)} vs ${f(cell('nginx', 'small', 10)?.rps, 0)} req/s)`
-          : 'nginx not installed',
-      met: c10?.vsNginx === undefined ? undefined : c10.vsNginx >= 0.9,
+        c10?.vsHttpProxy3 !== undefined ? `${ratio(c10.vsHttpProxy3)} (${f(c10.rps, 0)} vs ${f(plain('small', 10)?.rps, 0)} req/s)` : '–',
+      met: c10?.vsHttpProxy3 === undefined ? undefined : c10.vsHttpProxy3 >= floor,
     });
-    out.push({
-      target: `${setup}: >= 0.9x http-proxy-3 req/s, small calls, 10 connections`,
-      measured:
-        c10?.vsHttpProxy3 !== undefined
-          ? `${ratio(c10.vsHttpProxy3)} (${f(c10.rps, 0)} vs ${f(cell('http-proxy-3', 'small', 10)?.rps, 0)} req/s)`
-          : '–',
-      met: c10?.vsHttpProxy3 === undefined ? undefined : c10.vsHttpProxy3 >= 0.9,
-    });
+  }
+  const audit10 = cell('audit', 'small', 10);
+  const plain10 = plain('small', 10);
+  const cpuRatio = audit10?.cpuUsPerReq !== undefined && plain10?.cpuUsPerReq ? audit10.cpuUsPerReq / plain10.cpuUsPerReq : undefined;
+  out.push({
+    target: 'audit: CPU per small exchange <= 1.3x http-proxy-3, 10 connections',
+    measured: cpuRatio === undefined ? '–' : `${ratio(cpuRatio)} (${f(audit10?.cpuUsPerReq, 0)} vs ${f(plain10?.cpuUsPerReq, 0)} µs)`,
+    met: cpuRatio === undefined ? undefined : cpuRatio <= 1.3,
+  });
+  for (const setup of ['audit', 'enforce']) {
     const c1 = cell(setup, 'small', 1);
+    const base = plain('small', 1)?.addedP50;
     out.push({
-      target: `${setup}: added p50 < 0.1 ms, small calls, 1 connection`,
-      measured: `${signed(c1?.addedP50)} ms`,
-      met: c1?.addedP50 === undefined ? undefined : c1.addedP50 < 0.1,
+      target: `${setup}: added p50 within +0.05 ms of http-proxy-3's, small calls, 1 connection`,
+      measured: `${signed(c1?.addedP50)} ms (http-proxy-3 ${signed(base)} ms)`,
+      met: c1?.addedP50 === undefined || base === undefined ? undefined : c1.addedP50 <= base + 0.05,
     });
+  }
+  for (const setup of ['audit', 'enforce']) {
     const sse = r.sseLatency.find((s) => s.setup === setup);
     out.push({
       target: `${setup}: SSE event from upstream write to client read < 1 ms (p99)`,
@@ -82,6 +90,15 @@ export function checkTargets(r: RunResults): TargetCheck[] {
         ? `p50 ${f(sse.p50)} ms, p99 ${f(sse.p99)} ms (direct p99 ${f(r.sseLatency.find((s) => s.setup === 'direct')?.p99)} ms)`
         : '–',
       met: sse ? sse.p99 < 1 : undefined,
+    });
+    const stream = cell(setup, 'SSE 100+1', 10);
+    out.push({
+      target: `${setup}: SSE throughput (100-event responses, 10 connections) >= 0.7x http-proxy-3`,
+      measured:
+        stream?.vsHttpProxy3 !== undefined
+          ? `${ratio(stream.vsHttpProxy3)} (${f(stream.rps, 0)} vs ${f(plain('SSE 100+1', 10)?.rps, 0)} responses/s)`
+          : '–',
+      met: stream?.vsHttpProxy3 === undefined ? undefined : stream.vsHttpProxy3 >= 0.7,
     });
     for (const kind of ['1 GiB SSE', '100 MB JSON'] as const) {
       const t = r.transfers.find((x) => x.case === kind && x.setup === setup);
@@ -100,6 +117,14 @@ export function checkTargets(r: RunResults): TargetCheck[] {
       met: r.idle.peakRss < 150 * MB && r.idle.distinctIds === r.idle.sessions,
     });
   }
+  const sdk = cell('audit', 'small', 10, 'sdk');
+  const direct = cell('direct', 'small', 10, 'sdk');
+  const sdkRatio = sdk && direct ? sdk.rps / direct.rps : undefined;
+  out.push({
+    target: 'audit in front of the official SDK server: >= 0.95x direct req/s, small calls, 10 connections',
+    measured: sdkRatio === undefined ? '–' : `${ratio(sdkRatio)} (${f(sdk?.rps, 0)} vs ${f(direct?.rps, 0)} req/s)`,
+    met: sdkRatio === undefined ? undefined : sdkRatio >= 0.95,
+  });
   return out;
 }
 
