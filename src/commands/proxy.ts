@@ -12,7 +12,7 @@ import { LiveReport } from '../report/live.ts';
 import type { TransportMode } from '../transport/legacy-sse.ts';
 import cluster from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
-import { isWorker, shareSessions, startWorkers } from '../proxy/workers.ts';
+import { announceListening, freePort, isWorker, shareSessions, startWorkers, workerPort } from '../proxy/workers.ts';
 
 /** The proxy command's options as commander parsed them: undefined where the user gave nothing. */
 export interface ProxyCommandOptions {
@@ -88,27 +88,27 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
     },
   });
   if (worker) {
-    shareSessions(proxy.sessions, () => performance.now());
+    shareSessions(proxy.sessions, () => performance.now(), logger);
     // The primary's /metrics sums the workers' registries: each worker answers its requests.
     new AggregatorRegistry();
     AggregatorRegistry.setRegistries([proxy.metrics.registry]);
   }
-  await proxy.listen(opts.listen.port, opts.listen.host);
+  await proxy.listen(worker ? workerPort(opts.listen.port) : opts.listen.port, opts.listen.host);
   logger.info({ policy: policy.source, mode: policy.mode }, 'policy in force');
   const admin =
     opts.admin && !worker ? createAdminServer({ metrics: proxy.metrics, upstream, draining: proxy.draining, report }) : undefined;
   if (admin && opts.admin) logger.info({ admin: (await admin.listen(opts.admin.port, opts.admin.host)).href }, 'admin listening');
   if (opts.policy !== undefined) store.watch();
-  const reload = () => void store.reload('signal');
-  process.on('SIGHUP', reload);
   let stopping = false;
+  // A SIGHUP while stopping is ignored (without a handler it would end the process).
+  const reload = () => void (stopping || store.reload('signal'));
+  process.on('SIGHUP', reload);
   const stop = (signal: string) => {
     // A terminal's Ctrl-C reaches the workers and the primary, which passes it on: one stop.
     if (stopping) return;
     stopping = true;
     const deadlineMs = opts.shutdownTimeout ?? DEFAULT_LIMITS.shutdownTimeoutMs;
     logger.info({ signal, deadlineMs }, 'shutting down: no new connections, waiting for in-flight exchanges');
-    process.off('SIGHUP', reload);
     store.close();
     void proxy
       .shutdown(deadlineMs)
@@ -120,7 +120,11 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
         process.exit(0);
       });
   };
-  process.once('SIGINT', stop).once('SIGTERM', stop);
+  // One process: a second Ctrl-C ends it at once. A worker keeps its handlers: the primary passes
+  // on the signal the terminal already sent it, and that second one must not cut its exchanges.
+  if (worker) process.on('SIGINT', stop).on('SIGTERM', stop);
+  else process.once('SIGINT', stop).once('SIGTERM', stop);
+  if (worker) announceListening();
 }
 
 /**
@@ -128,10 +132,12 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
  * summed over the workers; /report is each worker's own and is not served here).
  */
 async function runPrimary(n: number, opts: ProxyCommandOptions, upstream: URL, level: string): Promise<void> {
-  const logger = createLogger({ level, pretty: opts.pretty, fields: { worker: 'primary' }, lineAtATime: true });
+  const logger = createLogger({ level, pretty: opts.pretty, fields: { role: 'primary' }, lineAtATime: true });
   let stopping = false;
   let code = 0;
-  const primary = startWorkers(n, logger, (reason) => {
+  // Port 0 is chosen here, once: a restarted worker must listen where the others do.
+  const port = opts.listen.port === 0 ? await freePort(opts.listen.host) : undefined;
+  const primary = startWorkers(n, port, logger, (reason) => {
     code = 1;
     stop('SIGTERM', reason);
   });
@@ -141,17 +147,17 @@ async function runPrimary(n: number, opts: ProxyCommandOptions, upstream: URL, l
         metrics: { registry: { metrics: () => aggregator.clusterMetrics(), contentType: aggregator.contentType } },
         upstream,
         draining: () => stopping,
+        serving: () => primary.listening > 0,
       })
     : undefined;
   if (admin && opts.admin) logger.info({ admin: (await admin.listen(opts.admin.port, opts.admin.host)).href }, 'admin listening');
-  const reload = () => primary.reload();
+  const reload = () => void (stopping || primary.reload());
   process.on('SIGHUP', reload);
   const deadlineMs = opts.shutdownTimeout ?? DEFAULT_LIMITS.shutdownTimeoutMs;
   function stop(signal: NodeJS.Signals, reason?: string): void {
     if (stopping) return;
     stopping = true;
     logger.info({ signal, reason, workers: primary.count }, 'stopping the workers');
-    process.off('SIGHUP', reload);
     primary.stop(signal);
     // A worker that outlives its own deadline is killed.
     const late = setTimeout(() => {
@@ -166,5 +172,5 @@ async function runPrimary(n: number, opts: ProxyCommandOptions, upstream: URL, l
       process.exit(code);
     });
   }
-  process.once('SIGINT', () => stop('SIGINT')).once('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT')).on('SIGTERM', () => stop('SIGTERM'));
 }

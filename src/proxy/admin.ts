@@ -28,6 +28,8 @@ export interface AdminOptions {
   upstream: URL;
   /** True once the proxy is draining: readiness goes false so balancers stop sending. */
   draining: () => boolean;
+  /** Whether anything serves the proxy's port (with --workers: a worker listens); default yes. */
+  serving?: () => boolean;
   /** The live report (/report, /report.json). */
   report?: LiveReport;
 }
@@ -46,6 +48,7 @@ export function createAdminServer(options: AdminOptions) {
     if (path === '/healthz') return json(res, 200, { status: 'ok' });
     if (path === '/readyz') {
       if (options.draining()) return json(res, 503, { status: 'draining' });
+      if (options.serving && !options.serving()) return json(res, 503, { status: 'no worker listening' });
       void upstreamReachable(options.upstream, 1000).then((ok) =>
         json(res, ok ? 200 : 503, ok ? { status: 'ready' } : { status: 'upstream unreachable', upstream: options.upstream.origin }),
       );

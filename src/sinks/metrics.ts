@@ -112,6 +112,8 @@ export class Metrics {
       name: 'mcp_warden_sessions',
       help: 'Sessions the proxy remembers',
       registers,
+      // Across --workers every worker knows every session (they share them): the largest, not the sum.
+      aggregator: 'max',
       collect() {
         this.set(gauges.sessions());
       },

@@ -94,7 +94,7 @@ test('two workers judge a session whose requests alternate between them exactly 
   assert.deepEqual(findings(two.records), alone, 'the same findings on the same requests');
   assert.ok(alone.length > 5);
   assert.equal(await two.stop(), 0, 'SIGTERM stops the primary and its workers, exit 0');
-  assert.ok(two.records.some((r) => r.worker === 'primary' && r.msg === 'stopped'));
+  assert.ok(two.records.some((r) => r.role === 'primary' && r.msg === 'stopped'));
 });
 
 test('the primary restarts a worker that dies, and /metrics sums the workers', async () => {
