@@ -12,7 +12,7 @@ import { LiveReport } from '../report/live.ts';
 import type { TransportMode } from '../transport/legacy-sse.ts';
 import cluster from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
-import { announceListening, freePort, isWorker, shareSessions, startWorkers, workerPort } from '../proxy/workers.ts';
+import { announceListening, freePort, isWorker, shareSessions, startWorkers, workerPort, type Primary } from '../proxy/workers.ts';
 
 /** The proxy command's options as commander parsed them: undefined where the user gave nothing. */
 export interface ProxyCommandOptions {
@@ -135,36 +135,22 @@ async function runPrimary(n: number, opts: ProxyCommandOptions, upstream: URL, l
   const logger = createLogger({ level, pretty: opts.pretty, fields: { role: 'primary' }, lineAtATime: true });
   let stopping = false;
   let code = 0;
-  // Port 0 is chosen here, once: a restarted worker must listen where the others do.
-  const port = opts.listen.port === 0 ? await freePort(opts.listen.host) : undefined;
-  const primary = startWorkers(n, port, logger, (reason) => {
-    code = 1;
-    stop('SIGTERM', reason);
-  });
-  const aggregator = new AggregatorRegistry();
-  const admin = opts.admin
-    ? createAdminServer({
-        metrics: { registry: { metrics: () => aggregator.clusterMetrics(), contentType: aggregator.contentType } },
-        upstream,
-        draining: () => stopping,
-        serving: () => primary.listening > 0,
-      })
-    : undefined;
-  if (admin && opts.admin) logger.info({ admin: (await admin.listen(opts.admin.port, opts.admin.host)).href }, 'admin listening');
-  const reload = () => void (stopping || primary.reload());
-  process.on('SIGHUP', reload);
+  let primary: Primary | undefined;
+  let admin: ReturnType<typeof createAdminServer> | undefined;
   const deadlineMs = opts.shutdownTimeout ?? DEFAULT_LIMITS.shutdownTimeoutMs;
   function stop(signal: NodeJS.Signals, reason?: string): void {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal, reason, workers: primary.count }, 'stopping the workers');
-    primary.stop(signal);
+    if (!primary) process.exit(0); // nothing started yet
+    const workers = primary;
+    logger.info({ signal, reason, workers: workers.count }, 'stopping the workers');
+    workers.stop(signal);
     // A worker that outlives its own deadline is killed.
     const late = setTimeout(() => {
       for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
     }, deadlineMs + 5_000);
     late.unref();
-    void primary.stopped.finally(async () => {
+    void workers.stopped.finally(async () => {
       clearTimeout(late);
       await admin?.close();
       logger.info({ code }, 'stopped');
@@ -172,5 +158,26 @@ async function runPrimary(n: number, opts: ProxyCommandOptions, upstream: URL, l
       process.exit(code);
     });
   }
+  // Before anything starts: a signal that came first would otherwise end the process as it is.
+  process.on('SIGHUP', () => void (stopping || primary?.reload()));
   process.on('SIGINT', () => stop('SIGINT')).on('SIGTERM', () => stop('SIGTERM'));
+
+  // Port 0 is chosen here, once: a restarted worker must listen where the others do.
+  const port = opts.listen.port === 0 ? await freePort(opts.listen.host) : undefined;
+  if (stopping) return;
+  const started = startWorkers(n, port, logger, (reason) => {
+    code = 1;
+    stop('SIGTERM', reason);
+  });
+  primary = started;
+  const aggregator = new AggregatorRegistry();
+  admin = opts.admin
+    ? createAdminServer({
+        metrics: { registry: { metrics: () => aggregator.clusterMetrics(), contentType: aggregator.contentType } },
+        upstream,
+        draining: () => stopping,
+        serving: () => started.listening > 0,
+      })
+    : undefined;
+  if (admin && opts.admin) logger.info({ admin: (await admin.listen(opts.admin.port, opts.admin.host)).href }, 'admin listening');
 }
