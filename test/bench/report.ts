@@ -261,6 +261,7 @@ export function renderMarkdown(r: RunResults, analysisPath: string): string {
     'node --import tsx test/bench/profile.ts audit small 10 5   # profile one proxy on one cell, print where the time went',
     'node --import tsx test/bench/experiments.ts cpu|memory       # the experiments ANALYSIS.md quotes',
     'node --import tsx test/bench/judging.ts                     # CPU of the judging alone, in-process',
+    'node --import tsx test/bench/workers.ts 5 4 2               # req/s and CPU per request with --workers 1 and 2',
     'node --import tsx test/bench/soak.ts 4 audit 10             # minutes of mixed load, RSS sampled; writes SOAK.md',
     'node --import tsx test/bench/run.ts --render                # RESULTS.md again from results.json and ANALYSIS.md',
     '```',
