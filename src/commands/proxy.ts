@@ -12,7 +12,8 @@ import { LiveReport } from '../report/live.ts';
 import type { TransportMode } from '../transport/legacy-sse.ts';
 import cluster from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
-import { announceListening, freePort, isWorker, shareSessions, startWorkers, workerPort, type Primary } from '../proxy/workers.ts';
+import { announceListening, isWorker, shareSessions, startWorkers, workerPort, type Primary } from '../proxy/workers.ts';
+import { freePort } from '../proxy/listen.ts';
 
 /** The proxy command's options as commander parsed them: undefined where the user gave nothing. */
 export interface ProxyCommandOptions {
@@ -45,12 +46,13 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
   const upstream = opts.upstream ?? policy.upstream.url;
   if (!upstream) throw new Error('no upstream: give --upstream <url>, or upstream.url in the policy file');
   const level = opts.logLevel ?? policy.log.level ?? 'info';
-  if ((opts.workers ?? 1) > 1 && (opts.transport ?? policy.upstream.transport) === 'sse')
+  const processes = opts.workers ?? 1;
+  if (processes > 1 && (opts.transport ?? policy.upstream.transport) === 'sse')
     // A legacy session's answers come on its one GET stream, in one worker; its POSTs would reach any.
     throw new Error('--workers above 1 cannot carry the legacy HTTP+SSE transport (--transport sse): run it with --workers 1');
-  if ((opts.workers ?? 1) > 1 && !isWorker()) return runPrimary(opts.workers!, opts, upstream, level);
-
   const worker = isWorker();
+  if (processes > 1 && !worker) return runPrimary(processes, opts, upstream, level);
+
   const tracing = Tracing.fromOptions({ endpoint: opts.otlpEndpoint, env: process.env, version: VERSION });
   const logger = createLogger({
     level,

@@ -7,7 +7,6 @@
 // SIGINT/SIGTERM stops them all. Port 0 is resolved once, before the first fork: every worker,
 // restarted ones too, listens on that one port.
 import cluster, { type Worker } from 'node:cluster';
-import { createServer, type AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import type { Logger } from '../sinks/logger.ts';
 import type { SessionFact, SessionStore } from '../exchange/sessions.ts';
@@ -72,18 +71,6 @@ export function shareSessions(sessions: SessionStore, now: () => number, logger:
 
 /** In a worker: tells the primary it listens: it may now be sent SIGHUP, and readiness counts it. */
 export const announceListening = (): void => void process.send?.({ type: LISTENING }, undefined, {}, () => {});
-
-/** A port free now on `host` (port 0 resolved once, for every worker). */
-export function freePort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, host, () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 export interface Primary {
   /** Resolves when every worker has exited after stop(). */

@@ -15,6 +15,11 @@ export function parseCaptureLine(text: string): { ok: true; record: CaptureRecor
   } catch (err) {
     return { ok: false, reason: `not JSON (${(err as Error).message})` };
   }
+  return captureRecordIn(value);
+}
+
+/** The capture record a parsed line holds, or why it holds none (a reader that parsed the line already). */
+export function captureRecordIn(value: unknown): { ok: true; record: CaptureRecord } | { ok: false; reason: string } {
   if (!isObject(value)) return { ok: false, reason: 'not a capture record (not a JSON object)' };
   if (value.v !== CAPTURE_VERSION) {
     return {

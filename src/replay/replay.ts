@@ -28,7 +28,7 @@ import { exchangeSubject, type ResponseHttp } from '../rules/subjects.ts';
 import type { BodyProblem, ExchangeSubject } from '../rules/types.ts';
 import type { CaptureRecord } from '../sinks/capture.ts';
 import { maskSecrets, redactText } from '../sinks/redact.ts';
-import { parseCaptureLine } from './capture-line.ts';
+import { captureRecordIn, parseCaptureLine } from './capture-line.ts';
 import {
   replayCoverage,
   type BadLine,
@@ -120,7 +120,17 @@ export class Replayer {
       this.blank++;
       return;
     }
-    const parsed = parseCaptureLine(text);
+    this.replayParsed(line, parseCaptureLine(text));
+  }
+
+  /** One line already parsed as JSON (a reader that looked at it first): replayed as line() would. */
+  value(value: unknown): void {
+    const line = ++this.total;
+    this.current = line;
+    this.replayParsed(line, captureRecordIn(value));
+  }
+
+  private replayParsed(line: number, parsed: ReturnType<typeof captureRecordIn>): void {
     if (!parsed.ok) return void this.badLine(line, parsed.reason);
     try {
       const problem = this.replay(line, parsed.record);

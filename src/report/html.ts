@@ -3,7 +3,7 @@
 // Policy lets only the page's own scripts run and nothing load: it works offline and leaks nothing.
 import { createHash } from 'node:crypto';
 import { chartAssets } from './assets.ts';
-import { SEVERITIES, type ReportData } from './model.ts';
+import { SEVERITIES, type CountRow, type ReportData } from './model.ts';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const esc = (v: unknown): string => String(v ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]!);
@@ -62,28 +62,26 @@ function rules(d: ReportData): string {
 }
 
 /** Rows of a count table: key, exchanges, failed, findings, the extra cells, then the first finding (masked). */
-function countRows(id: string, list: ReportData['clients'], extra?: (i: number) => string[]): string[] {
+function countRows<R extends CountRow>(id: string, list: readonly R[], extra?: (row: R) => string[]): string[] {
   return list.map(
-    (r, i) =>
-      `<tr>${cell(r.key, 'k')}${num(`${id}.${r.key}.exchanges`, r.exchanges)}${num(`${id}.${r.key}.errors`, r.errors)}${num(`${id}.${r.key}.findings`, r.findings)}${(extra?.(i) ?? []).join('')}${cell(r.example ?? '', 'muted')}</tr>`,
+    (r) =>
+      `<tr>${cell(r.key, 'k')}${num(`${id}.${r.key}.exchanges`, r.exchanges)}${num(`${id}.${r.key}.errors`, r.errors)}${num(`${id}.${r.key}.findings`, r.findings)}${(extra?.(r) ?? []).join('')}${cell(r.example ?? '', 'muted')}</tr>`,
   );
 }
 
 const EXAMPLE = 'first finding (redacted)';
 
 function tools(d: ReportData): string {
-  const rows = countRows('tools', d.tools, (i) => [
-    num(`tools.${d.tools[i]!.key}.rewritten`, d.tools[i]!.rewritten),
-    num(`tools.${d.tools[i]!.key}.blocked`, d.tools[i]!.blocked),
-  ]);
+  const rows = countRows('tools', d.tools, (t) => [num(`tools.${t.key}.rewritten`, t.rewritten), num(`tools.${t.key}.blocked`, t.blocked)]);
   return table('tools', ['tool', 'calls', 'failed', 'findings', 'rewritten', 'blocked', EXAMPLE], rows, 'No tool calls.');
 }
 
 function sessions(d: ReportData): string {
-  const rows = countRows('sessions', d.sessions, (i) => {
-    const s = d.sessions[i]!;
-    return [cell(s.client ?? ''), cell(s.protocolVersion ?? ''), cell(`${s.first ?? ''} – ${s.last ?? ''}`, 'muted')];
-  });
+  const rows = countRows('sessions', d.sessions, (s) => [
+    cell(s.client ?? ''),
+    cell(s.protocolVersion ?? ''),
+    cell(`${s.first ?? ''} – ${s.last ?? ''}`, 'muted'),
+  ]);
   return table(
     'sessions',
     ['session', 'exchanges', 'failed', 'findings', 'client', 'version', 'seen', EXAMPLE],

@@ -5,7 +5,7 @@ import type { JudgedExchange, FindingContext } from '../engine/plans.ts';
 import type { Policy } from '../config/types.ts';
 import type { PolicedFinding } from '../verdicts.ts';
 import { shadowAction } from '../sinks/shadow.ts';
-import { excerpt } from '../redact/excerpt.ts';
+import { userAgentOf } from '../sinks/exchange-log.ts';
 import { clientLabel, maskReport } from './reader.ts';
 import type { LooseFinding, ReportData, ReportExchange, ReportFinding } from './model.ts';
 import { ReportTables } from './tables.ts';
@@ -73,7 +73,7 @@ export class LiveReport {
         tool: request.tool,
         session: request.sessionId ?? null,
         protocolVersion: request.protocolVersion ?? null,
-        client: clientLabel(request.client?.name, request.client?.version, userAgent(request.headers['user-agent'])),
+        client: clientLabel(request.client?.name, request.client?.version, userAgentOf(request.headers)),
         outcome: judged.exchange.outcome,
         status,
         durationMs: judged.exchange.durationMs,
@@ -123,8 +123,6 @@ export class LiveReport {
     });
   }
 }
-
-const userAgent = (ua: string | string[] | undefined): string | undefined => (typeof ua === 'string' ? excerpt(ua, 200) : undefined);
 
 function finding(f: PolicedFinding, where: FindingContext, shadow: Policy | undefined): ReportFinding {
   return {

@@ -57,6 +57,9 @@ export interface WhatIfExchange {
 
 export type WhatIfDecision = { kind: 'pass' } | { kind: 'rewrite' | 'block'; rules: string[]; before?: string; after?: string };
 
+/** A time as the report prints it (ISO 8601), or null when the record had none. */
+export const isoOrNull = (time: number | undefined): string | null => (time === undefined ? null : new Date(time).toISOString());
+
 /** An error outcome: the request failed, as a request or as a tool call, or got no answer that could be read. */
 export const isErrorOutcome = (outcome: string): boolean =>
   outcome === 'isError' || outcome.startsWith('error:') || outcome === 'no-response' || outcome === 'invalid-response';

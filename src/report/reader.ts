@@ -76,7 +76,7 @@ export class ReportReader {
       return;
     }
     if (!isObject(value)) return void this.bad++;
-    if ('v' in value && isObject(value.request) && isObject(value.response)) return void this.capture(text, value);
+    if ('v' in value && isObject(value.request) && isObject(value.response)) return void this.capture(value);
     switch (value.msg) {
       case 'exchange':
         return void this.exchange(value);
@@ -159,7 +159,7 @@ export class ReportReader {
     for (const f of findings) this.fromLog.loose(f);
   }
 
-  private capture(text: string, r: Record<string, unknown>): void {
+  private capture(r: Record<string, unknown>): void {
     this.records.capture++;
     const message = isObject(r.request) && isObject(r.request.message) ? r.request.message : {};
     const session = str(r.session) ?? '';
@@ -170,7 +170,7 @@ export class ReportReader {
     }
     this.captureClient = clientLabel(info?.name, info?.version);
     const before = this.replayed.exchanges;
-    this.replayer.line(text);
+    this.replayer.value(r);
     if (this.replayed.exchanges === before) this.bad++;
   }
 

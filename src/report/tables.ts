@@ -4,6 +4,7 @@ import { BoundedTally } from './tally.ts';
 import { Timeline } from './timeline.ts';
 import {
   isErrorOutcome,
+  isoOrNull as iso,
   SEVERITIES,
   type Action,
   type CountRow,
@@ -22,7 +23,6 @@ const EXAMPLES_PER_RULE = 3;
 const TRACKED_RULES = 1000;
 const WORST = 20;
 
-const iso = (time: number | undefined): string | null => (time === undefined ? null : new Date(time).toISOString());
 const countRow = (key: string): CountRow => ({ key, exchanges: 0, errors: 0, findings: 0, example: null });
 const byFindings = (r: CountRow): number => r.findings * 1e6 + r.exchanges;
 

@@ -1,6 +1,6 @@
 // What a policy would have changed, counted in bounded memory: each exchange's decision, each
 // finding's action by rule, and the first few rewrites and blocks as examples.
-import type { Action, ReportData, ReportExchange, WhatIfExchange, WouldDo } from './model.ts';
+import { isoOrNull, type Action, type ReportData, type ReportExchange, type WhatIfExchange, type WouldDo } from './model.ts';
 import { BoundedTally } from './tally.ts';
 
 const EXAMPLES = 10;
@@ -28,7 +28,7 @@ export class WhatIfTally {
     const { would } = x;
     if (would.kind !== 'pass' && this.examples.length < EXAMPLES)
       this.examples.push({
-        time: x.time === undefined ? null : new Date(x.time).toISOString(),
+        time: isoOrNull(x.time),
         method: x.method,
         tool: x.tool ?? null,
         kind: would.kind,

@@ -12,7 +12,8 @@ import { loggedArguments, redactText } from './redact.ts';
 
 const round = (ms: number): number => Math.round(ms * 100) / 100;
 
-const userAgentOf = (headers: OpenRequest['headers']): string | undefined => {
+/** The client's User-Agent as a record shows it (excerpted, masked). */
+export const userAgentOf = (headers: OpenRequest['headers']): string | undefined => {
   const ua = headers['user-agent'];
   return typeof ua === 'string' ? excerpt(ua, 200) : undefined;
 };

@@ -4,24 +4,15 @@
 // measured. CPU is the whole process tree's (the primary and its workers).
 //   node --import tsx test/bench/workers.ts [seconds=5] [warmup=4] [rounds=2]
 // Prints a table; traffic stays on 127.0.0.1, every process it starts is stopped by PID.
-import { createServer } from 'node:net';
 import { bundled } from '../helpers/bundle.ts';
 import { FAST_WORKLOADS, openSession } from './client.ts';
 import { measure } from './load.ts';
 import { childPids, cpuMs, exitWhenDone, startPlainProcess, withFastUpstream, type Child } from './procs.ts';
 import { imageNodeOptions, startTarget } from './setups.ts';
+import { freePort } from '../../src/proxy/listen.ts';
 
 const [seconds = 5, warmup = 4, rounds = 2] = process.argv.slice(2).map(Number);
 const small = FAST_WORKLOADS.find((w) => w.name === 'small')!;
-
-/** A port free now (the proxy's workers all listen on the one given). */
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 async function startCli(upstream: URL, workers: number): Promise<{ url: URL; pids: () => number[]; stop: () => Promise<void> }> {
   const port = await freePort();

@@ -4,10 +4,11 @@
 // each MCP session on one of them (hash on Mcp-Session-Id, as the README's Kubernetes ingress).
 // Run in the foreground (`daemon off`) so the benchmark or test owns its PID and stops it by that PID.
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { childPids, startPlainProcess, type Child } from '../bench/procs.ts';
+import { freePort } from '../../src/proxy/listen.ts';
 
 const CANDIDATES = ['/usr/sbin/nginx', '/usr/bin/nginx', '/usr/local/sbin/nginx', '/usr/local/bin/nginx'];
 
@@ -21,17 +22,6 @@ export interface RunningNginx {
   /** The master's PID and its workers' (for memory). */
   pids(): number[];
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 function accepts(port: number): Promise<boolean> {

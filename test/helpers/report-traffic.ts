@@ -17,7 +17,8 @@ export const shipped = async (name: string): Promise<Policy> => {
   return loaded.policy;
 };
 
-const CALLS: Array<[string, Record<string, unknown>]> = [
+/** The demo server's tools, each called with the arguments it takes (delete_everything is one it does not have). */
+export const CALLS: Array<[string, Record<string, unknown>]> = [
   ['get_weather', { city: 'Paris' }],
   ['divide', { a: 1, b: 0 }],
   ['delete_everything', {}],

@@ -2,6 +2,7 @@
 // connection: behind --workers they alternate between workers, behind a balancer they go where it
 // sends them. The findings a proxy logged for it, as `id rule` lines, to compare two setups.
 import { request } from 'undici';
+import { CALLS } from './report-traffic.ts';
 
 type LogRecord = Record<string, unknown>;
 
@@ -25,9 +26,7 @@ export async function driveSession(url: URL): Promise<number> {
   };
   await post('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'session-drive', version: '1' } });
   await post('tools/list');
-  for (let round = 0; round < 2; round++)
-    for (const name of ['get_weather', 'divide', 'delete_everything', 'export_report', 'lookup_user', 'send_email'])
-      await post('tools/call', { name, arguments: name === 'divide' ? { a: 1, b: 0 } : {} });
+  for (let round = 0; round < 2; round++) for (const [name, args] of CALLS) await post('tools/call', { name, arguments: args });
   await post('resources/list');
   return id;
 }

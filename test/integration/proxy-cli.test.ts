@@ -4,7 +4,6 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -12,6 +11,7 @@ import { jsonRpcResult, startRawServer, type RawServer } from '../fixtures/raw-s
 import { cliArgs } from '../helpers/bundle.ts';
 import { sseReader } from '../helpers/sse-reader.ts';
 import { startLegacyServer } from '../fixtures/legacy-sse-server.ts';
+import { freePort } from '../../src/proxy/listen.ts';
 
 /** `node ...CLI <command>` runs src/cli.ts (a bundle of it: test/helpers/bundle.ts). */
 const CLI = await cliArgs();
@@ -25,14 +25,6 @@ after(async () => {
   await upstream?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 /** Starts the CLI; resolves with the child and a function that waits for a log line matching `pred`. */
 function start(args: readonly string[], env: NodeJS.ProcessEnv = {}) {

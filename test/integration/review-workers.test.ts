@@ -7,11 +7,11 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createServer as createNetServer } from 'node:net';
 import { after, test } from 'node:test';
 import { Client, Pool, request } from 'undici';
 import { startBrokenServer } from '../../src/demo/broken-server.ts';
 import { cliArgs } from '../helpers/bundle.ts';
+import { freePort } from '../../src/proxy/listen.ts';
 
 const CLI = await cliArgs();
 const closers: Array<() => Promise<unknown>> = [];
@@ -126,14 +126,6 @@ async function startCli(upstream: URL, extra: string[], opts: { workers?: number
     url: listening[0] ? new URL(String(listening[0].listen)) : undefined,
   };
 }
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createNetServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 
 test('Ctrl-C (SIGINT to the process group) lets in-flight exchanges finish, as SIGINT to one process does', {}, async () => {
   const upstream = await startUpstream((msg, reply) => {

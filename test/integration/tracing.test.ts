@@ -46,28 +46,23 @@ describe('OpenTelemetry export', () => {
     assert.ok(tracing);
     const proxy = await startProxy(new URL('/mcp', upstream.url), { tracing });
     closers.push(() => proxy.close());
-    const res = await request(proxy.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        traceparent: `00-${TRACE}-${PARENT}-01`,
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'nope', arguments: {} } }),
-    });
-    await res.body.text();
+    /** A POST in the client's trace (the traceparent header). */
+    const post = async (message: unknown) => {
+      const res = await request(proxy.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          traceparent: `00-${TRACE}-${PARENT}-01`,
+        },
+        body: JSON.stringify(message),
+      });
+      await res.body.text();
+    };
+    await post({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'nope', arguments: {} } });
     await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 9);
     // A notification has no exchange to end a span: none is begun for it (none is exported).
-    const note = await request(proxy.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        traceparent: `00-${TRACE}-${PARENT}-01`,
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-    });
-    await note.body.text();
+    await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
     await tracing.shutdown();
 
     const spans = bodies.flatMap((b) =>
