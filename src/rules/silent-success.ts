@@ -118,19 +118,36 @@ function blockAt(starts: readonly BlockStart[], position: number): number | unde
   return found;
 }
 
+/** A failure statement a result holds, and the content block it is in. */
+export interface SilentFailure {
+  line: string;
+  block: number | undefined;
+}
+
 /**
  * The failure a tools/call result states without setting isError, with the content block it is
  * in; undefined when the subject is not such a result (the rule's judgement, shared with the leak
  * rules so that a result judged a failure is judged as failure text).
  */
-export function silentFailure(
-  s: ExchangeSubject,
-  patterns: readonly RegExp[] = SILENT_SUCCESS_PATTERNS,
-): { line: string; block: number | undefined } | undefined {
+export function silentFailure(s: ExchangeSubject, patterns: readonly RegExp[] = SILENT_SUCCESS_PATTERNS): SilentFailure | undefined {
   const answer = answerOf(s, 'result', 'tools/call');
   const result = asRecord(answer?.result);
   if (!result || ('isError' in result && result.isError !== false) || notFinal(s, result)) return undefined;
   if (missingFromCatalogue(s) !== undefined) return undefined; // unknown-tool-as-result says it
+  // silent-success and the four leak rules ask about the same subject: its text is read once.
+  const memo = (s as Memoised)[JUDGED];
+  if (memo?.patterns === patterns) return memo.found;
+  const found = statedFailure(s, result, patterns);
+  Object.defineProperty(s, JUDGED, { value: { patterns, found }, writable: true, configurable: true });
+  return found;
+}
+
+/** What silentFailure found, kept on the subject under a hidden key (never enumerated, copied or logged). */
+const JUDGED = Symbol('silentFailure');
+type Memoised = ExchangeSubject & { [JUDGED]?: { patterns: readonly RegExp[]; found: SilentFailure | undefined } };
+
+/** The failure a tools/call result's text states, when it is about the call (see the definition above). */
+function statedFailure(s: ExchangeSubject, result: Record<string, unknown>, patterns: readonly RegExp[]): SilentFailure | undefined {
   const { text, starts } = textBlocks(result, TEXT_WINDOW + 1);
   const statement = failureStatement(text.slice(0, TEXT_WINDOW), patterns, text.length <= TEXT_WINDOW);
   if (!statement) return undefined;
