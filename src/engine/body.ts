@@ -80,13 +80,17 @@ export function serverBody(
   issuedSessionId: string | undefined,
 ): Plan<BodyDelivery> {
   let frame: Frame | undefined;
-  const plan = planned(ORDERING[x.order].writeBeforeJudging, { kind: 'as-is' }, () => {
-    const judged = judgeBody(core, x, body, http, wireBytes, issuedSessionId);
+  const first = ORDERING[x.order].writeBeforeJudging;
+  // Judged when the transport gets to it (after the poll phase, under audit): as of now, the time the body came.
+  const at = core.now();
+  const then: EngineCore = first ? { ...core, now: () => at } : core;
+  const plan = planned(first, { kind: 'as-is' }, () => {
+    const judged = judgeBody(then, x, body, http, wireBytes, issuedSessionId);
     frame = judged.frame;
     return judged;
   });
   // The POST as a whole is judged once its answer went out (unless a decision on it had to come first).
-  return { deliver: plan.deliver, judged: () => [...plan.judged(), ...postFindings(core, x, frame)] };
+  return { deliver: plan.deliver, judged: () => [...plan.judged(), ...postFindings(then, x, frame)] };
 }
 
 /**

@@ -29,6 +29,7 @@ import { MetadataLocations, publicOrigin, rewriteWwwAuthenticate } from '../tran
 import { endpointMatcher } from '../transport/target.ts';
 import { LegacySessions, type TransportMode } from '../transport/legacy-sse.ts';
 import { Upstream, type UpstreamResponse } from '../transport/upstream.ts';
+import { JudgingQueue } from '../transport/judge-later.ts';
 
 export interface ProxyOptions {
   upstream: URL;
@@ -110,11 +111,13 @@ export function createProxy(options: ProxyOptions): Proxy {
   let guard: HostGuard = createHostGuard(options.guard ?? {}, '127.0.0.1');
   const fallback = defaultPolicy(REWRITABLE);
   const policy = options.policy ?? (() => fallback);
+  const judging = new JudgingQueue((err) => logger.error({ err }, 'proxy error'));
   const engine = new Engine({
     limits,
     runtime: runtimeFactory((rule, err) => logger.error({ rule, err }, 'rule failed')),
     policy,
     now: () => performance.now(),
+    settle: () => judging.flush(),
   });
   const { sessions } = engine;
   const metadata = new MetadataLocations();
@@ -149,6 +152,7 @@ export function createProxy(options: ProxyOptions): Proxy {
     limits,
     logger,
     engine,
+    judging,
     now: () => performance.now(),
     capture,
     metrics,
@@ -301,6 +305,7 @@ export function createProxy(options: ProxyOptions): Proxy {
           server.closeAllConnections();
         });
         server.closeAllConnections();
+        judging.flush();
         passthrough.close();
         await upstream.close();
         await Promise.all([...captures.values()].map((c) => c.close()));

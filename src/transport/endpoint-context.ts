@@ -8,6 +8,7 @@ import type { Judged } from '../engine/plans.ts';
 import type { ExchangeState } from '../engine/state.ts';
 import { recordJudged, type JudgedSinks } from '../sinks/judged.ts';
 import type { ClientGone } from './client-gone.ts';
+import type { JudgingQueue } from './judge-later.ts';
 import type { BodyBudget } from './ingress.ts';
 import type { LegacySession, LegacySessions } from './legacy-sse.ts';
 import type { Upstream, UpstreamResponse } from './upstream.ts';
@@ -17,6 +18,8 @@ export interface EndpointContext extends JudgedSinks {
   limits: Limits;
   logger: Logger;
   engine: Engine;
+  /** Judging put off until the poll phase is over (audit's bodies). */
+  judging: JudgingQueue;
   /** Monotonic clock in ms. */
   now: () => number;
   /** Request bodies held at once, over all exchanges. */

@@ -106,7 +106,14 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     }
     const plan = engine.serverBody(h.x, body, http, collected.wire.length, issuedSessionId);
     deliverBody(h.res, plan.deliver, up.status, headers, collected.wire);
-    record(h, plan.judged());
+    // Judged already (enforce) or not yet (audit): either way recorded once the poll phase is over.
+    ctx.judging.defer(() => {
+      try {
+        record(h, plan.judged());
+      } catch (err) {
+        fail(h, err);
+      }
+    });
   }
 
   function deliverBody(
@@ -225,6 +232,8 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       record(h, engine.upstreamAnswered(h.x, up.status, up.headers));
       if (method === 'GET') return await relayResponse(h, up, 'get-sse');
       await relayBody(h, up, undefined);
+      // The session ends after its last answers are judged, as it would without the put-off judging.
+      ctx.judging.flush();
       engine.sessionEnd(h.x, up.status);
       logger.info({ session: h.x.flow.sessionId ?? null, status: up.status }, 'session end');
     } catch (err) {

@@ -32,13 +32,14 @@ const VERSION = '2025-06-18';
 const SID = 'session-1';
 
 /** An engine under `policy`, with a clock the test moves, and a session already initialized. */
-function engineUnder(policy: Policy, limits: Partial<typeof DEFAULT_LIMITS> = {}) {
+function engineUnder(policy: Policy, limits: Partial<typeof DEFAULT_LIMITS> = {}, settle?: () => void) {
   let clock = 1_000;
   const engine = new Engine({
     limits: { ...DEFAULT_LIMITS, ...limits },
     runtime: runtimeFactory(() => {}),
     policy: () => policy,
     now: () => clock,
+    settle,
   });
   const headers = {
     'mcp-session-id': SID,
@@ -98,6 +99,61 @@ const replyJson = (plan: Plan<{ kind: string } | Reply>): unknown => {
   assert.ok('body' in plan.deliver, `a reply, not ${plan.deliver.kind}`);
   return JSON.parse(plan.deliver.body.toString('utf8'));
 };
+
+describe('judging put off (the transport judges audit bodies after the poll phase)', () => {
+  const answer = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: '18 C' }] } });
+
+  test('a body judged later is judged as of its arrival: its duration does not grow while it waits', () => {
+    const t = engineUnder(AUDIT);
+    const { x, plan } = t.post(call(1));
+    plan.judged();
+    t.advance(30);
+    const body = t.json(x, 200, answer(1));
+    t.advance(500);
+    const [done] = exchangesOf(body.judged());
+    assert.equal(done?.judged.exchange.durationMs, 30);
+  });
+
+  test('before a request is evicted for capacity, the engine settles what was put off: an answered request frees its room', () => {
+    const pending: (() => unknown)[] = [];
+    const t = engineUnder(AUDIT, { maxOpenRequests: 1 }, () => pending.splice(0).forEach((judge) => judge()));
+    const a = t.post(call(1));
+    a.plan.judged();
+    const answered = t.json(a.x, 200, answer(1));
+    const judgedA: Judged[] = [];
+    pending.push(() => judgedA.push(...answered.judged()));
+    // A second request while the first's answer waits to be judged: the table (1) is full.
+    const b = t.post(call(2));
+    const opened = b.plan.judged();
+    assert.deepEqual(
+      exchangesOf(opened).map((e) => e.judged.exchange.outcome),
+      [],
+      'nothing evicted',
+    );
+    assert.deepEqual(
+      exchangesOf(judgedA).map((e) => e.judged.exchange.outcome),
+      ['result'],
+    );
+    assert.equal(t.engine.openRequests, 1);
+  });
+
+  test('without settling, the same request would be evicted as unanswered (what the hook prevents)', () => {
+    const t = engineUnder(AUDIT, { maxOpenRequests: 1 });
+    const a = t.post(call(1));
+    a.plan.judged();
+    const answered = t.json(a.x, 200, answer(1));
+    const b = t.post(call(2));
+    const evicted = exchangesOf(b.plan.judged());
+    assert.deepEqual(
+      evicted.map((e) => [e.judged.exchange.outcome, e.http.expired]),
+      [['no-response', 'capacity']],
+    );
+    assert.deepEqual(
+      exchangesOf(answered.judged()).map((e) => e.judged.exchange.outcome),
+      [],
+    );
+  });
+});
 
 describe('the engine under audit: delivered first, judged after', () => {
   test('a POST is forwarded before the client rules run; its request opens only when judged() is called', () => {

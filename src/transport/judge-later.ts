@@ -1,0 +1,41 @@
+// Under audit a body goes out before it is judged; the judging and its records then wait for the
+// end of the event loop's poll phase and run together, off the response path (issue 15: the same
+// code run back to back, while its caches are warm, costs ~10% less CPU per exchange than run
+// between network callbacks). The engine calls `flush` before it would evict a request or a
+// session for capacity, so what it remembers when it decides is what it would have been.
+
+export class JudgingQueue {
+  private readonly tasks: (() => void)[] = [];
+  /** `failed`: what a task threw (a task reports its own failures; this is the net under it). */
+  constructor(private readonly failed: (err: unknown) => void) {}
+  private scheduled = false;
+  private readonly run = (): void => {
+    this.scheduled = false;
+    this.flush();
+  };
+
+  /** Runs `task` once the poll phase's callbacks are done (setImmediate), after the tasks before it. */
+  defer(task: () => void): void {
+    this.tasks.push(task);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.run);
+    }
+  }
+
+  /** Runs every waiting task now, in order (tasks deferred meanwhile included). */
+  flush(): void {
+    while (this.tasks.length > 0) {
+      const task = this.tasks.shift()!;
+      try {
+        task();
+      } catch (err) {
+        this.failed(err);
+      }
+    }
+  }
+
+  get size(): number {
+    return this.tasks.length;
+  }
+}
