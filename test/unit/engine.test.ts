@@ -115,13 +115,15 @@ describe('judging put off (the transport judges audit bodies after the poll phas
   });
 
   test('before a request is evicted for capacity, the engine settles what was put off: an answered request frees its room', () => {
-    const pending: (() => unknown)[] = [];
-    const t = engineUnder(AUDIT, { maxOpenRequests: 1 }, () => pending.splice(0).forEach((judge) => judge()));
+    const pending: (() => void)[] = [];
+    const t = engineUnder(AUDIT, { maxOpenRequests: 1 }, () => {
+      for (const judge of pending.splice(0)) judge();
+    });
     const a = t.post(call(1));
     a.plan.judged();
     const answered = t.json(a.x, 200, answer(1));
     const judgedA: Judged[] = [];
-    pending.push(() => judgedA.push(...answered.judged()));
+    pending.push(() => void judgedA.push(...answered.judged()));
     // A second request while the first's answer waits to be judged: the table (1) is full.
     const b = t.post(call(2));
     const opened = b.plan.judged();
