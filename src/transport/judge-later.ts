@@ -9,6 +9,7 @@ export class JudgingQueue {
   /** `failed`: what a task threw (a task reports its own failures; this is the net under it). */
   constructor(private readonly failed: (err: unknown) => void) {}
   private scheduled = false;
+  private flushing = false;
   private readonly run = (): void => {
     this.scheduled = false;
     this.flush();
@@ -23,8 +24,22 @@ export class JudgingQueue {
     }
   }
 
-  /** Runs every waiting task now, in order (tasks deferred meanwhile included). */
+  /**
+   * Runs every waiting task now, in order (tasks deferred meanwhile included). Called from inside
+   * a task (a judging that would evict: the engine's settle), it returns: the rest run after that
+   * task, never in the middle of it.
+   */
   flush(): void {
+    if (this.flushing) return;
+    this.flushing = true;
+    try {
+      this.drain();
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  private drain(): void {
     while (this.tasks.length > 0) {
       const task = this.tasks.shift()!;
       try {

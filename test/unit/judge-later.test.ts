@@ -37,3 +37,16 @@ test('flush runs what waits now; a task that throws is reported and the rest sti
   await new Promise((resolve) => setImmediate(resolve));
   assert.deepEqual(ran, [1, 3]);
 });
+
+test('a flush from inside a task (the engine settling mid-judging) leaves the rest for after that task', () => {
+  const queue = new JudgingQueue(() => {});
+  const ran: string[] = [];
+  queue.defer(() => {
+    ran.push('a begins');
+    queue.flush();
+    ran.push('a ends');
+  });
+  queue.defer(() => ran.push('b'));
+  queue.flush();
+  assert.deepEqual(ran, ['a begins', 'a ends', 'b']);
+});
