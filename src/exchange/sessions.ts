@@ -122,6 +122,12 @@ export class SessionStore {
   private readonly catalogues: CatalogueStore;
   /** Where the facts learned from this process's own traffic go (the other workers); unset with one process. */
   share: ((fact: SessionFact) => void) | undefined;
+  /**
+   * With `--workers`: the stored sessions this process's own traffic used since the last
+   * takeTouched(), so that the other workers keep them as recent (least recently used goes first,
+   * and an idle one expires) as one process would. Undefined with one process: nothing is kept.
+   */
+  private touched: Set<string> | undefined;
 
   constructor(
     private readonly limits: SessionLimits,
@@ -158,7 +164,28 @@ export class SessionStore {
    * cannot fill the store with ids the server never issued.
    */
   lookup(key: string, sessionId: string | undefined, now: number): Session {
-    return this.sessions.get(key, now) ?? emptySession(key, sessionId);
+    const found = this.sessions.get(key, now);
+    if (!found) return emptySession(key, sessionId);
+    if (this.touched && this.touched.size < this.limits.maxSessions) this.touched.add(key);
+    return found;
+  }
+
+  /** From now on, remembers which stored sessions this process's traffic uses (see `touched`). */
+  trackTouches(): void {
+    this.touched ??= new Set();
+  }
+
+  /** The sessions used since the last call, and a fresh start. */
+  takeTouched(): string[] {
+    if (!this.touched || this.touched.size === 0) return [];
+    const keys = [...this.touched];
+    this.touched.clear();
+    return keys;
+  }
+
+  /** Another worker used these sessions: they are as recent here (a session not stored here stays unknown). */
+  touch(keys: readonly string[], now: number): void {
+    for (const key of keys) this.sessions.get(key, now);
   }
 
   /** Remembers a session the server has answered on (it issued or accepted its id). */

@@ -1,8 +1,14 @@
 // `--workers N`: N processes serving one listening port (node:cluster: the primary hands each new
 // connection to a worker in turn). A worker is the whole proxy; what one learns of a session (its
 // version, capabilities, tool catalogue, its end: exchange/sessions.ts SessionFact) it sends to the
-// primary, which passes it to every other worker, so a session whose requests land on different
-// workers is judged as on one. The primary serves no traffic: it starts the workers, relays the
+// primary, which passes it to every worker, the sender too, so a session whose requests land on
+// different workers is judged as on one:
+//   - the primary's order is the one order: a worker that applied its own fact before a peer's
+//     that the primary ordered first applies its own again when it comes back (two tools/list of
+//     one session answered at once leave every worker with the same catalogue, the later one);
+//   - every TOUCH_EVERY_MS a worker sends the sessions its traffic used, and the others touch them:
+//     a session busy on one worker stays recent on all (least recently used goes first, idle ones
+//     expire), within that interval. The primary serves no traffic: it starts the workers, relays the
 // facts, restarts a worker that dies, passes SIGHUP on to the workers that are listening, and on
 // SIGINT/SIGTERM stops them all. Port 0 is resolved once, before the first fork: every worker,
 // restarted ones too, listens on that one port.
@@ -12,6 +18,9 @@ import type { Logger } from '../sinks/logger.ts';
 import type { SessionFact, SessionStore } from '../exchange/sessions.ts';
 
 const FACT = 'mcp-warden:session-fact';
+const TOUCHED = 'mcp-warden:sessions-touched';
+/** How often a worker tells the others which sessions its traffic used. */
+const TOUCH_EVERY_MS = 250;
 const LISTENING = 'mcp-warden:listening';
 /** The port every worker listens on when the command said port 0 (resolved by the primary). */
 const WORKER_PORT_ENV = 'MCP_WARDEN_WORKER_PORT';
@@ -22,11 +31,22 @@ const RESTART_WINDOW_MS = 30_000;
 interface FactMessage {
   type: typeof FACT;
   fact: SessionFact;
+  /** The worker that learned it (set by the primary). */
+  origin?: number;
 }
 
-const isFact = (m: unknown): m is FactMessage => typeof m === 'object' && m !== null && (m as { type?: unknown }).type === FACT;
-const isListening = (m: unknown): m is { type: typeof LISTENING } =>
-  typeof m === 'object' && m !== null && (m as { type?: unknown }).type === LISTENING;
+interface TouchedMessage {
+  type: typeof TOUCHED;
+  keys: string[];
+}
+
+const typed =
+  <M>(type: string) =>
+  (m: unknown): m is M =>
+    typeof m === 'object' && m !== null && (m as { type?: unknown }).type === type;
+const isFact = typed<FactMessage>(FACT);
+const isTouched = typed<TouchedMessage>(TOUCHED);
+const isListening = typed<{ type: typeof LISTENING }>(LISTENING);
 
 /** `--workers`: a count, or `auto` (the cores this process may use). */
 export function parseWorkers(value: string): number {
@@ -61,12 +81,38 @@ export function shareSessions(sessions: SessionStore, now: () => number, logger:
       return false;
     }
   };
+  // This worker's facts on their way through the primary, per session, and the sessions where a
+  // peer's fact came first meanwhile (the primary ordered it before ours: ours applies again).
+  const pending = new Map<string, number>();
+  const overtaken = new Set<string>();
   // Capabilities nested too deep to send: the version (and the session) still reach the others.
-  sessions.share = (fact) =>
-    void (send(fact) || (fact.kind === 'initialized' && send({ ...fact, serverCapabilities: undefined, clientCapabilities: undefined })));
+  sessions.share = (fact) => {
+    const sent =
+      send(fact) || (fact.kind === 'initialized' && send({ ...fact, serverCapabilities: undefined, clientCapabilities: undefined }));
+    if (sent) pending.set(fact.key, (pending.get(fact.key) ?? 0) + 1);
+  };
   process.on('message', (m: unknown) => {
-    if (isFact(m)) sessions.learn(m.fact, now(), undefined, true);
+    if (isTouched(m)) return sessions.touch(m.keys, now());
+    if (!isFact(m)) return;
+    const { key } = m.fact;
+    const waiting = pending.get(key) ?? 0;
+    if (m.origin !== cluster.worker?.id) {
+      sessions.learn(m.fact, now(), undefined, true);
+      if (waiting > 0) overtaken.add(key);
+      return;
+    }
+    // Our own fact, back in the primary's order: already applied, unless a peer's came in between.
+    if (overtaken.has(key)) sessions.learn(m.fact, now(), undefined, true);
+    if (waiting > 1) return void pending.set(key, waiting - 1);
+    pending.delete(key);
+    overtaken.delete(key);
   });
+  sessions.trackTouches();
+  const touches = setInterval(() => {
+    const keys = sessions.takeTouched();
+    if (keys.length > 0) process.send?.({ type: TOUCHED, keys } satisfies TouchedMessage, undefined, {}, () => {});
+  }, TOUCH_EVERY_MS);
+  touches.unref();
 }
 
 /** In a worker: tells the primary it listens: it may now be sent SIGHUP, and readiness counts it. */
@@ -101,8 +147,9 @@ export function startWorkers(n: number, port: number | undefined, logger: Logger
     worker.on('error', () => {});
     worker.on('message', (m: unknown) => {
       if (isListening(m)) return void listening.add(worker);
-      if (!isFact(m)) return;
-      for (const other of workers) if (other !== worker && other.isConnected()) other.send(m, undefined, () => {});
+      // A fact goes to every worker, its sender too (one order for all); touches to the others.
+      if (isFact(m)) for (const each of workers) if (each.isConnected()) each.send({ ...m, origin: worker.id }, undefined, () => {});
+      if (isTouched(m)) for (const other of workers) if (other !== worker && other.isConnected()) other.send(m, undefined, () => {});
     });
     worker.once('exit', (code, signal) => {
       workers.delete(worker);

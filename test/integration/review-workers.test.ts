@@ -1,6 +1,6 @@
 // Review of `--workers N` (proxy/workers.ts, commands/proxy.ts runPrimary): what goes wrong with N
 // processes that one process gets right. Each test is a bug found in review (each failed before
-// its fix; the two still marked todo are open); the real CLI, real upstreams on 127.0.0.1, real signals.
+// its fix); the real CLI, real upstreams on 127.0.0.1, real signals.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -240,9 +240,7 @@ test("a client's initialize with deeply nested capabilities is logged and judged
   );
 });
 
-test('two tools/list answered at once leave every worker with the same catalogue (as one process has one)', {
-  todo: 'bug: facts have no order: each worker applies its own tools/list first and the peer one last, so they end with different catalogues',
-}, async () => {
+test('two tools/list answered at once leave every worker with the same catalogue (as one process has one)', async () => {
   let held: Array<(result: unknown) => void> = [];
   const upstream = await startUpstream((msg, reply) => {
     if (msg.method === 'tools/list') {
@@ -280,9 +278,7 @@ test('two tools/list answered at once leave every worker with the same catalogue
   assert.ok(flagged.size !== 1, `the same call judged alike on every worker (flagged only on worker ${[...flagged].join()})`);
 });
 
-test('a session in use on one worker is not forgotten by the others (one process keeps it: least recently used goes first)', {
-  todo: 'bug: each worker touches a session only for its own traffic: past maxSessions the others evict a session busy on one worker',
-}, async () => {
+test('a session in use on one worker is not forgotten by the others (one process keeps it: least recently used goes first)', async () => {
   const upstream = await startUpstream((msg, reply) =>
     msg.method === 'initialize'
       ? reply(
