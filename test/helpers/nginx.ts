@@ -35,7 +35,7 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
-function config(dir: string, port: number, upstreams: readonly URL[]): string {
+function config(dir: string, port: number, upstreams: readonly URL[], hashBy: string): string {
   return `worker_processes 1;
 daemon off;
 master_process on;
@@ -53,7 +53,7 @@ http {
   keepalive_timeout 75s;
   keepalive_requests 1000000;
   upstream mcp {
-    ${upstreams.length > 1 ? 'hash $http_mcp_session_id consistent;' : ''}
+    ${upstreams.length > 1 ? `hash ${hashBy} consistent;` : ''}
     ${upstreams.map((u) => `server ${u.host};`).join(' ')}
     keepalive 128;
     keepalive_requests 1000000;
@@ -75,12 +75,15 @@ http {
 `;
 }
 
-/** Starts nginx in front of `upstream` (several: balanced by Mcp-Session-Id); resolves once it accepts connections. */
-export async function startNginx(binary: string, upstream: URL | readonly URL[]): Promise<RunningNginx> {
+/**
+ * Starts nginx in front of `upstream` (several: balanced by `hashBy`, Mcp-Session-Id unless told);
+ * resolves once it accepts connections.
+ */
+export async function startNginx(binary: string, upstream: URL | readonly URL[], hashBy = '$http_mcp_session_id'): Promise<RunningNginx> {
   const dir = mkdtempSync(join(tmpdir(), 'warden-bench-nginx-'));
   const port = await freePort();
   const conf = join(dir, 'nginx.conf');
-  writeFileSync(conf, config(dir, port, Array.isArray(upstream) ? upstream : [upstream as URL]));
+  writeFileSync(conf, config(dir, port, Array.isArray(upstream) ? upstream : [upstream as URL], hashBy));
   const child: Child = startPlainProcess(binary, ['-c', conf, '-p', dir, '-e', join(dir, 'error.log')]);
   const cleanup = async (): Promise<void> => {
     await child.stop();

@@ -1,19 +1,21 @@
 // One MCP session of the demo's calls against the demo's broken server, each request on a new
 // connection: behind --workers they alternate between workers, behind a balancer they go where it
 // sends them. The findings a proxy logged for it, as `id rule` lines, to compare two setups.
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 import { CALLS } from './report-traffic.ts';
 
 type LogRecord = Record<string, unknown>;
 
-/** Drives the session through `url`; returns how many requests it sent. */
-export async function driveSession(url: URL): Promise<number> {
+/** Drives the session through `url` (from `localAddress`, a loopback address: another client); returns how many requests it sent. */
+export async function driveSession(url: URL, localAddress?: string): Promise<number> {
+  const dispatcher = localAddress ? new Agent({ localAddress }) : undefined;
   let id = 0;
   let session: string | undefined;
   const post = async (method: string, params: LogRecord = {}) => {
     const res = await request(url, {
       method: 'POST',
       reset: true,
+      dispatcher,
       headers: {
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
@@ -28,6 +30,7 @@ export async function driveSession(url: URL): Promise<number> {
   await post('tools/list');
   for (let round = 0; round < 2; round++) for (const [name, args] of CALLS) await post('tools/call', { name, arguments: args });
   await post('resources/list');
+  await dispatcher?.close();
   return id;
 }
 

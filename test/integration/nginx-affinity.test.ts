@@ -1,5 +1,6 @@
-// More than one host: two proxies behind nginx hashing on Mcp-Session-Id (the README's Kubernetes
-// ingress) judge a session as one proxy does. Debian's nginx-light (.ci/run installs it); without it
+// More than one host: two proxies behind nginx (the README's Kubernetes ingress), balanced by
+// Mcp-Session-Id or by the client's address, judge a session as one proxy does, and what the first
+// loses is stated. Debian's nginx-light (.ci/run installs it); without it
 // this test skips outside CI.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
@@ -18,8 +19,11 @@ if (!nginx && process.env.CI) throw new Error('nginx is not installed: .ci/run i
 
 const skip = nginx ? false : 'nginx is not installed (apt-get install nginx-light)';
 
-/** A lone proxy's findings for the session, then `sessions` sessions through nginx in front of two proxies. */
-async function run(sessions: number) {
+/**
+ * A lone proxy's findings for the session, then `sessions` sessions through nginx in front of two
+ * proxies, balanced by `hashBy`; with `byAddress`, session i comes from 127.0.0.(i + 2): another client.
+ */
+async function run(sessions: number, hashBy?: string, byAddress = false) {
   const server = await startBrokenServer();
   closers.push(server.close);
   const alone = await startProxy(server.url);
@@ -32,9 +36,11 @@ async function run(sessions: number) {
   const balancer = await startNginx(
     nginx!,
     proxies.map((p) => p.url),
+    hashBy,
   );
   closers.push(() => balancer.stop());
-  for (let i = 0; i < sessions; i++) await driveSession(new URL(server.url.pathname, `http://127.0.0.1:${balancer.port}`));
+  for (let i = 0; i < sessions; i++)
+    await driveSession(new URL(server.url.pathname, `http://127.0.0.1:${balancer.port}`), byAddress ? `127.0.0.${i + 2}` : undefined);
   assert.equal(proxies.flatMap((p) => p.exchanges()).length, sessions * requests);
   // Which proxy served each session's initialize, and which the requests that name the session.
   const initializedAt = new Map<string, number>();
@@ -66,12 +72,42 @@ test('two proxies behind nginx hashing on Mcp-Session-Id: each session on one pr
   for (const [session] of whole) assert.deepEqual(findings(session), expected, `session ${session}`);
 });
 
-test('a session whose initialize nginx sent to the other proxy is judged as one proxy judges it', {
+// What a hash on Mcp-Session-Id loses (README, Kubernetes): initialize names no session, so it is
+// balanced by an empty key and may reach the other proxy. The proxy serving the rest of the
+// session then never saw the server's capabilities: a method the server did not declare, answered
+// with the wrong code, is missed there. Everything else is judged as one proxy judges it. The
+// client-address hash below keeps it all.
+test('hashing on Mcp-Session-Id: a session whose initialize went to the other proxy misses only what initialize teaches', {
   skip,
-  todo: "initialize names no session, so nginx's hash sends it by an empty key: the proxy serving the session's later requests never saw its initialize, and judges without the server's capabilities (unknown-method-wrong-code is missed). README, Kubernetes, says so",
 }, async () => {
   const { expected, initializedAt, servedAt, findings } = await run(12);
   const split = [...servedAt].filter(([session, where]) => !where.has(initializedAt.get(session)!));
   assert.ok(split.length > 0);
-  for (const [session] of split) assert.deepEqual(findings(session), expected, `session ${session}`);
+  const needsInitialize = (line: string) => line.endsWith(' unknown-method-wrong-code');
+  assert.ok(expected.some(needsInitialize), 'a lone proxy finds what needs initialize');
+  for (const [session] of split)
+    assert.deepEqual(
+      findings(session),
+      expected.filter((line) => !needsInitialize(line)),
+      `session ${session}`,
+    );
+});
+
+test('two proxies behind nginx hashing on the client address: initialize and the whole session on one proxy, judged as one', {
+  skip,
+}, async () => {
+  const { expected, initializedAt, servedAt, findings, proxies } = await run(12, '$remote_addr', true);
+  assert.equal(servedAt.size, 12);
+  assert.ok(
+    proxies.every((p) => p.exchanges().length > 0),
+    'both proxies served sessions',
+  );
+  for (const [session, where] of servedAt) {
+    assert.deepEqual([...where], [initializedAt.get(session)], `session ${session}: its initialize and its requests on one proxy`);
+    assert.deepEqual(findings(session), expected, `session ${session}`);
+  }
+  assert.ok(
+    expected.some((line) => line.endsWith(' unknown-method-wrong-code')),
+    'the finding that needs initialize is among them',
+  );
 });
