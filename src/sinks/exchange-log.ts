@@ -9,6 +9,7 @@ import type { OpenRequest } from '../exchange/table.ts';
 import type { Action } from '../verdicts.ts';
 import { excerpt } from '../redact/excerpt.ts';
 import { loggedArguments, redactText } from './redact.ts';
+import { infoRecord } from './logger.ts';
 
 const round = (ms: number): number => Math.round(ms * 100) / 100;
 
@@ -98,7 +99,8 @@ export function logExchange(
   const where = whereOf(request);
   logFindings(logger, judged.findings, where, 'exchange', appliedRules(decision), shadowOf);
   logDecision(logger, decision, where);
-  logger.info(
+  infoRecord(
+    logger,
     {
       method: request.method,
       id: request.id,
