@@ -61,16 +61,16 @@ export interface ExchangeState {
 const MAX_UNMATCHED = 8;
 
 /** The stage context for a frame of `x`, now. */
-export const stagesFor = (core: EngineCore, x: ExchangeState): StageContext => ({
-  correlator: core.correlator,
-  ...core.runtime(x.policy),
-  policy: x.policy,
-  now: core.now(),
-});
+export function stagesFor(core: EngineCore, x: ExchangeState): StageContext {
+  // Fields named one by one (no spread): one object shape for every frame.
+  const { engine, rewriters } = core.runtime(x.policy);
+  return { correlator: core.correlator, engine, rewriters, policy: x.policy, now: core.now() };
+}
 
 /** Runs a frame of `x` through the stages; remembers what answered nothing; reports an undecodable one. */
 export function pipe(core: EngineCore, x: ExchangeState, input: Omit<FrameInput, 'flow'>, judged: Judged[]): Frame {
-  const frame = runFrame({ ...input, flow: x.flow }, stagesFor(core, x));
+  const { from, body, size, http, issuedSessionId, decoded } = input;
+  const frame = runFrame({ from, body, size, flow: x.flow, http, issuedSessionId, decoded }, stagesFor(core, x));
   if (frame.from === 'server') {
     x.bodyProblem ??= frame.problem;
     for (const m of frame.unmatched) if (x.unmatched.length < MAX_UNMATCHED) x.unmatched.push(m);
