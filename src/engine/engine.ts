@@ -31,12 +31,6 @@ export interface EngineOptions {
   policy: () => Policy;
   /** Monotonic clock in ms. */
   now: () => number;
-  /**
-   * Judging the transport put off (audit judges after the poll phase: src/transport/judge-later.ts),
-   * run now: called before a request or a session is evicted for capacity, so that the eviction
-   * sees the requests and sessions it would have seen had every judging run at once.
-   */
-  settle?: () => void;
 }
 
 export class Engine {
@@ -74,7 +68,6 @@ export class Engine {
         });
       },
       limits.maxOpenRequestsPerSession,
-      options.settle,
     );
     this.core = { correlator: new Correlator(this.table, this.sessions), limits, runtime: options.runtime, now: options.now };
   }

@@ -75,8 +75,6 @@ export class RequestTable {
     idleMs: number,
     private readonly onUnanswered: (req: OpenRequest, why: Unanswered) => void,
     private readonly maxPerOwner: number = maxOpen,
-    /** Called before a request is evicted for capacity: work that would free room may run first. */
-    private readonly settle: () => void = () => {},
   ) {
     // Capacity is enforced here, per owner; the map only expires idle entries.
     this.open = new BoundedMap(Number.POSITIVE_INFINITY, idleMs, (key, req, why) => {
@@ -96,7 +94,6 @@ export class RequestTable {
     const previous = this.remove(key);
     if (previous) this.onUnanswered(previous, 'replaced');
     const owner = req.owner ?? req.scope;
-    if (this.full(owner)) this.settle();
     if ((this.byOwner.get(owner)?.size ?? 0) >= this.maxPerOwner) this.evictOldest(this.byOwner.get(owner));
     if (this.open.size >= this.maxOpen) this.evictOldest(this.busiest());
     // Looked up again: an eviction above may have emptied (and dropped) the owner's set.
@@ -183,11 +180,6 @@ export class RequestTable {
     let most: Set<string> | undefined;
     for (const keys of this.byOwner.values()) if (!most || keys.size > most.size) most = keys;
     return most;
-  }
-
-  /** Whether adding a request of `owner` would evict one. */
-  private full(owner: string): boolean {
-    return this.open.size >= this.maxOpen || (this.byOwner.get(owner)?.size ?? 0) >= this.maxPerOwner;
   }
 
   private evictOldest(keys: Set<string> | undefined): void {

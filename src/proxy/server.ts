@@ -117,7 +117,6 @@ export function createProxy(options: ProxyOptions): Proxy {
     runtime: runtimeFactory((rule, err) => logger.error({ rule, err }, 'rule failed')),
     policy,
     now: () => performance.now(),
-    settle: () => judging.flush(),
   });
   const { sessions } = engine;
   const metadata = new MetadataLocations();
@@ -258,6 +257,7 @@ export function createProxy(options: ProxyOptions): Proxy {
 
   const sweeper = setInterval(
     () => {
+      judging.flush();
       recordJudged(
         { logger, metrics, capture, shadow: options.shadow, tracing: options.tracing, report: options.report },
         policy(),

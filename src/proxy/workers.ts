@@ -81,29 +81,34 @@ export function shareSessions(sessions: SessionStore, now: () => number, logger:
       return false;
     }
   };
-  // This worker's facts on their way through the primary, per session, and the sessions where a
-  // peer's fact came first meanwhile (the primary ordered it before ours: ours applies again).
-  const pending = new Map<string, number>();
+  // This worker's facts on their way through the primary, per session, as learned (what was sent
+  // may lack what could not be serialised), and the sessions where a peer's fact came first
+  // meanwhile (the primary ordered it before ours: ours applies again, as this worker learned it).
+  const pending = new Map<string, SessionFact[]>();
   const overtaken = new Set<string>();
   // Capabilities nested too deep to send: the version (and the session) still reach the others.
   sessions.share = (fact) => {
     const sent =
       send(fact) || (fact.kind === 'initialized' && send({ ...fact, serverCapabilities: undefined, clientCapabilities: undefined }));
-    if (sent) pending.set(fact.key, (pending.get(fact.key) ?? 0) + 1);
+    if (!sent) return;
+    const mine = pending.get(fact.key);
+    if (mine) mine.push(fact);
+    else pending.set(fact.key, [fact]);
   };
   process.on('message', (m: unknown) => {
     if (isTouched(m)) return sessions.touch(m.keys, now());
     if (!isFact(m)) return;
     const { key } = m.fact;
-    const waiting = pending.get(key) ?? 0;
+    const mine = pending.get(key);
     if (m.origin !== cluster.worker?.id) {
       sessions.learn(m.fact, now(), undefined, true);
-      if (waiting > 0) overtaken.add(key);
+      if (mine) overtaken.add(key);
       return;
     }
     // Our own fact, back in the primary's order: already applied, unless a peer's came in between.
-    if (overtaken.has(key)) sessions.learn(m.fact, now(), undefined, true);
-    if (waiting > 1) return void pending.set(key, waiting - 1);
+    const learned = mine?.shift() ?? m.fact;
+    if (overtaken.has(key)) sessions.learn(learned, now(), undefined, true);
+    if (mine && mine.length > 0) return;
     pending.delete(key);
     overtaken.delete(key);
   });

@@ -77,7 +77,7 @@ export const FAILURE_PATTERNS: readonly RegExp[] = [
 /**
  * Words one of FAILURE_PATTERNS needs (each pattern holds one of them, in the same case-blind
  * spelling): a line without any cannot match, so most lines are read once instead of by every
- * pattern. test/unit/failure-gate.property.test.ts proves it on generated and recorded lines.
+ * pattern. test/unit/fast-path.property.test.ts proves it on generated and recorded lines.
  */
 export const FAILURE_WORDS = new RegExp(
   [

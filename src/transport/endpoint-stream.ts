@@ -26,6 +26,7 @@ export function createStreamRelay(ctx: EndpointContext) {
     issuedSessionId: string | undefined,
   ): Promise<void> {
     const coding = codingOf(up.headers['content-encoding']);
+    ctx.judging.flush();
     const plan = engine.streamPlan(h.x, coding.kind);
     // A legacy client opens its stream without an Mcp-Session-Id (a Streamable HTTP GET names its session).
     const mayBeLegacy = transport === 'get-sse' && ctx.legacy.mode !== 'streamable-http' && h.req.headers[H.sessionId] === undefined;
@@ -65,6 +66,8 @@ export function createStreamRelay(ctx: EndpointContext) {
       : undefined;
     ctx.metrics.streamOpened();
     const onEvent = (data: string, size: number, raw: Buffer): Buffer | undefined => {
+      // A stream's event may follow a body on another connection (a list, then its list_changed): that body is judged first.
+      ctx.judging.flush();
       const { rewritten, judged } = engine.serverEvent(h.x, { data, size, raw }, http, frameHttp, issuedSessionId);
       record(h, judged);
       // The rewritten message in the event's place, under the event's own type and id.
@@ -102,6 +105,7 @@ export function createStreamRelay(ctx: EndpointContext) {
     if (summary.unaudited > 0) logger.warn({ session, events: summary.unaudited, limit: limits.auditEventBytes }, 'unaudited event');
     // Never into a stream still in the server's coding: the client would decode it as garbage.
     const canAnswer = !h.gone.aborted && !h.res.destroyed && (coding.kind === 'identity' || decode);
+    ctx.judging.flush();
     const end = engine.streamEnd(
       h.x,
       {

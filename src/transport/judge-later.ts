@@ -1,8 +1,12 @@
 // Under audit a body goes out before it is judged; the judging and its records then wait for the
 // end of the event loop's poll phase and run together, off the response path (issue 15: the same
 // code run back to back, while its caches are warm, costs ~10% less CPU per exchange than run
-// between network callbacks). The engine calls `flush` before it would evict a request or a
-// session for capacity, so what it remembers when it decides is what it would have been.
+// between network callbacks). The transport calls `flush` before every other engine call that
+// reads or changes what the engine shares between exchanges (a POST or GET opening, an SSE event,
+// a stream's end, a failure, the sweeper's tick; not the upstream's headers, which complete only
+// the exchange's own answers): an audited body's plan changes nothing until it is judged, so the
+// engine's shared state sees the same changes in the same order as if each body were judged at
+// once (review-15-reorder.test.ts).
 
 export class JudgingQueue {
   private readonly tasks: (() => void)[] = [];

@@ -44,6 +44,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
 
   /** The proxy could not get an answer: the client gets what the engine planned, the log says why. */
   function fail(h: Http, err: unknown): void {
+    ctx.judging.flush();
     const pe = toProxyError(err);
     if (!h.gone.aborted && pe.code === 'WARDEN_INTERNAL') logger.error({ err }, 'proxy error');
     // An upstream that cannot be reached or resets is what an operator is paged for; a slow or malformed answer is a warning.
@@ -74,6 +75,8 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     const coding = codingOf(up.headers['content-encoding']);
     const collected = await collect(up.body, coding, limits.auditBodyBytes);
     const headers = clientHeaders(ctx.fixHeaders(h.req, up.headers), collected.kind !== 'complete');
+    // An audited body's plan judges nothing yet; every other call finds the put-off judging done.
+    if (collected.kind === 'unread' || h.x.order !== 'deliver-first') ctx.judging.flush();
     const http: ResponseHttp = { status: up.status, contentType, transport: 'json' };
     const session = h.x.flow.sessionId ?? null;
     if (collected.kind === 'unread') {
@@ -168,6 +171,8 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     const read = await readPost(req, res);
     if (!read) return;
     const decoded = decodeJson(read.plain);
+    // What the engine knows when this POST opens is what it would know had every body been judged at once.
+    ctx.judging.flush();
     const legacy = ctx.legacy.lookup(req.url ?? '/', ctx.now());
     const session = legacy === 'unknown' ? undefined : legacy;
     const h: Http = { x: engine.openPost(req.headers, decoded, session?.via, req.socket.remoteAddress), req, res, gone, legacy: session };
@@ -202,6 +207,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     }
     try {
       const up = await answer!;
+      // No flush: what the upstream's headers complete is this exchange's own (the client's answers in its POST).
       record(h, engine.upstreamAnswered(h.x, up.status, up.headers));
       if (legacy) {
         // Accepted (202) or refused: the answers are the stream's; this body is relayed as it came.
@@ -219,6 +225,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
 
   /** GET (the server's stream, long-lived) and DELETE (the session's end): no body to read, the answer relayed. */
   async function bodiless(req: IncomingMessage, res: ServerResponse, method: 'GET' | 'DELETE'): Promise<void> {
+    ctx.judging.flush();
     const h: Http = { x: engine.openBodiless(method === 'GET' ? 'get' : 'delete', req.headers), req, res, gone: new ClientGone(res) };
     try {
       const up = await ctx.upstream.request({
@@ -229,6 +236,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
         signal: h.gone,
         longLived: method === 'GET',
       });
+      // No flush: what the upstream's headers complete is this exchange's own (the client's answers in its POST).
       record(h, engine.upstreamAnswered(h.x, up.status, up.headers));
       if (method === 'GET') return await relayResponse(h, up, 'get-sse');
       await relayBody(h, up, undefined);

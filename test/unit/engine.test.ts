@@ -32,14 +32,13 @@ const VERSION = '2025-06-18';
 const SID = 'session-1';
 
 /** An engine under `policy`, with a clock the test moves, and a session already initialized. */
-function engineUnder(policy: Policy, limits: Partial<typeof DEFAULT_LIMITS> = {}, settle?: () => void) {
+function engineUnder(policy: Policy, limits: Partial<typeof DEFAULT_LIMITS> = {}) {
   let clock = 1_000;
   const engine = new Engine({
     limits: { ...DEFAULT_LIMITS, ...limits },
     runtime: runtimeFactory(() => {}),
     policy: () => policy,
     now: () => clock,
-    settle,
   });
   const headers = {
     'mcp-session-id': SID,
@@ -114,46 +113,21 @@ describe('judging put off (the transport judges audit bodies after the poll phas
     assert.equal(done?.judged.exchange.durationMs, 30);
   });
 
-  test('before a request is evicted for capacity, the engine settles what was put off: an answered request frees its room', () => {
-    const pending: (() => void)[] = [];
-    const t = engineUnder(AUDIT, { maxOpenRequests: 1 }, () => {
-      for (const judge of pending.splice(0)) judge();
-    });
-    const a = t.post(call(1));
-    a.plan.judged();
-    const answered = t.json(a.x, 200, answer(1));
-    const judgedA: Judged[] = [];
-    pending.push(() => void judgedA.push(...answered.judged()));
-    // A second request while the first's answer waits to be judged: the table (1) is full.
-    const b = t.post(call(2));
-    const opened = b.plan.judged();
-    assert.deepEqual(
-      exchangesOf(opened).map((e) => e.judged.exchange.outcome),
-      [],
-      'nothing evicted',
+  test("an audited body's plan changes nothing until judged() (so the transport need not settle before it)", () => {
+    const t = engineUnder(AUDIT);
+    const { x, plan } = t.post({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+    plan.judged();
+    const session = t.engine.sessions.find(`sid:${SID}`, 0)!;
+    const list = t.json(
+      x,
+      200,
+      JSON.stringify({ jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'weather', inputSchema: { type: 'object' } }] } }),
     );
-    assert.deepEqual(
-      exchangesOf(judgedA).map((e) => e.judged.exchange.outcome),
-      ['result'],
-    );
-    assert.equal(t.engine.openRequests, 1);
-  });
-
-  test('without settling, the same request would be evicted as unanswered (what the hook prevents)', () => {
-    const t = engineUnder(AUDIT, { maxOpenRequests: 1 });
-    const a = t.post(call(1));
-    a.plan.judged();
-    const answered = t.json(a.x, 200, answer(1));
-    const b = t.post(call(2));
-    const evicted = exchangesOf(b.plan.judged());
-    assert.deepEqual(
-      evicted.map((e) => [e.judged.exchange.outcome, e.http.expired]),
-      [['no-response', 'capacity']],
-    );
-    assert.deepEqual(
-      exchangesOf(answered.judged()).map((e) => e.judged.exchange.outcome),
-      [],
-    );
+    assert.equal(t.engine.openRequests, 1, 'the request is still open');
+    assert.equal(session.tools.size, 0, 'the catalogue is not learned yet');
+    list.judged();
+    assert.equal(t.engine.openRequests, 0);
+    assert.deepEqual([...session.tools.keys()], ['weather']);
   });
 });
 

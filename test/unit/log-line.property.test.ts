@@ -70,14 +70,24 @@ test('an exchange record is the line pino writes, byte for byte (time aside)', (
 
 test('below info, nothing is written', () => {
   const lines: string[] = [];
-  const destination = new Writable({ write: (c, _e, cb) => void (lines.push(String(c)), cb()) });
+  const destination = new Writable({
+    write: (c, _e, cb) => {
+      lines.push(String(c));
+      cb();
+    },
+  });
   infoRecord(createLogger({ destination: destination as never, level: 'warn' }), { method: 'ping' }, 'exchange');
   assert.deepEqual(lines, []);
 });
 
 test('a logger with a mixin of its own logs the record itself (the mixin is kept)', () => {
   const lines: string[] = [];
-  const destination = new Writable({ write: (c, _e, cb) => void (lines.push(String(c)), cb()) });
+  const destination = new Writable({
+    write: (c, _e, cb) => {
+      lines.push(String(c));
+      cb();
+    },
+  });
   const logger = pino({ mixin: () => ({ region: 'eu' }) }, destination as never);
   infoRecord(logger, { method: 'ping' }, 'exchange');
   assert.equal(JSON.parse(lines[0]!).region, 'eu');
