@@ -1,6 +1,6 @@
 // Review of #15 (JudgingQueue): a JSON body's judging is put off to setImmediate, but an SSE
 // event that arrives in the same poll phase is judged at once. The server answered tools/list and
-// THEN announced notifications/tools/list_changed on its GET stream; the proxy now applies them in
+// THEN announced notifications/tools/list_changed on its GET stream; the proxy applied them (before its fix) in
 // the opposite order: the catalogue it keeps reads as complete and fresh, and a call to the tool
 // the change added is flagged as unknown.
 import { after, test } from 'node:test';
