@@ -8,10 +8,11 @@
 //     one session answered at once leave every worker with the same catalogue, the later one);
 //   - every TOUCH_EVERY_MS a worker sends the sessions its traffic used, and the others touch them:
 //     a session busy on one worker stays recent on all (least recently used goes first, idle ones
-//     expire), within that interval. The primary serves no traffic: it starts the workers, relays the
-// facts, restarts a worker that dies, passes SIGHUP on to the workers that are listening, and on
-// SIGINT/SIGTERM stops them all. Port 0 is resolved once, before the first fork: every worker,
-// restarted ones too, listens on that one port.
+//     expire), within that interval.
+// The primary serves no traffic: it starts the workers, relays the facts and touches, restarts a
+// worker that dies, passes SIGHUP on to the workers that are listening, and on SIGINT/SIGTERM
+// stops them all. Port 0 is resolved once, before the first fork: every worker, restarted ones
+// too, listens on that one port.
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import type { Logger } from '../sinks/logger.ts';

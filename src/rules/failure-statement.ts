@@ -93,16 +93,11 @@ export const FAILURE_WORDS = new RegExp(
 );
 const BUILT_IN: ReadonlySet<RegExp> = new Set(FAILURE_PATTERNS);
 
-/** A pattern list's own patterns (a policy's additions), tried even on a line without FAILURE_WORDS. */
-const ownPatterns = new Map<readonly RegExp[], readonly RegExp[]>();
+/** A pattern list's own patterns (a policy's additions), tried even on a line without FAILURE_WORDS; kept as long as its policy. */
+const ownPatterns = new WeakMap<readonly RegExp[], readonly RegExp[]>();
 function ownOf(patterns: readonly RegExp[]): readonly RegExp[] {
   let own = ownPatterns.get(patterns);
-  if (!own) {
-    own = patterns.filter((p) => !BUILT_IN.has(p));
-    // A policy's list lives as long as the policy: a handful over a process's life.
-    if (ownPatterns.size > 64) ownPatterns.clear();
-    ownPatterns.set(patterns, own);
-  }
+  if (!own) ownPatterns.set(patterns, (own = patterns.filter((p) => !BUILT_IN.has(p))));
   return own;
 }
 

@@ -30,8 +30,8 @@ export class JudgingQueue {
 
   /**
    * Runs every waiting task now, in order (tasks deferred meanwhile included). Called from inside
-   * a task (a judging that would evict: the engine's settle), it returns: the rest run after that
-   * task, never in the middle of it.
+   * a task (one whose judging failed goes to the endpoint's fail(), which flushes), it returns:
+   * the rest run after that task, never in the middle of it.
    */
   flush(): void {
     if (this.flushing) return;

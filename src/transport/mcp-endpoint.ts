@@ -236,7 +236,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
         signal: h.gone,
         longLived: method === 'GET',
       });
-      // No flush: what the upstream's headers complete is this exchange's own (the client's answers in its POST).
+      // No flush: the upstream's headers complete nothing a GET or DELETE shares with other exchanges.
       record(h, engine.upstreamAnswered(h.x, up.status, up.headers));
       if (method === 'GET') return await relayResponse(h, up, 'get-sse');
       await relayBody(h, up, undefined);

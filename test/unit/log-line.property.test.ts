@@ -9,8 +9,8 @@ import { pino } from 'pino';
 import { createLogger, infoRecord, type Logger } from '../../src/sinks/logger.ts';
 import { runs } from '../helpers/arbitraries.ts';
 
-/** A logger as the proxy builds it (`fields`: a worker's), and the lines it wrote. */
-function captured(fields?: Record<string, unknown>): { logger: Logger; lines: string[] } {
+/** A destination that keeps each line written to it. */
+function sink(): { destination: Writable; lines: string[] } {
   const lines: string[] = [];
   const destination = new Writable({
     decodeStrings: false,
@@ -19,6 +19,12 @@ function captured(fields?: Record<string, unknown>): { logger: Logger; lines: st
       cb();
     },
   });
+  return { destination, lines };
+}
+
+/** A logger as the proxy builds it (`fields`: a worker's), and the lines it wrote. */
+function captured(fields?: Record<string, unknown>): { logger: Logger; lines: string[] } {
+  const { destination, lines } = sink();
   return { logger: createLogger({ destination: destination as never, level: 'info', fields }), lines };
 }
 
@@ -69,25 +75,13 @@ test('an exchange record is the line pino writes, byte for byte (time aside)', (
 });
 
 test('below info, nothing is written', () => {
-  const lines: string[] = [];
-  const destination = new Writable({
-    write: (c, _e, cb) => {
-      lines.push(String(c));
-      cb();
-    },
-  });
+  const { destination, lines } = sink();
   infoRecord(createLogger({ destination: destination as never, level: 'warn' }), { method: 'ping' }, 'exchange');
   assert.deepEqual(lines, []);
 });
 
 test('a logger with a mixin of its own logs the record itself (the mixin is kept)', () => {
-  const lines: string[] = [];
-  const destination = new Writable({
-    write: (c, _e, cb) => {
-      lines.push(String(c));
-      cb();
-    },
-  });
+  const { destination, lines } = sink();
   const logger = pino({ mixin: () => ({ region: 'eu' }) }, destination as never);
   infoRecord(logger, { method: 'ping' }, 'exchange');
   assert.equal(JSON.parse(lines[0]!).region, 'eu');
