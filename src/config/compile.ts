@@ -29,6 +29,7 @@ export interface PolicyDocument {
     transport?: 'auto' | 'sse' | 'streamable-http';
   }>;
   security?: Section<{ allowedHosts?: string[]; allowedOrigins?: string[] }>;
+  scope?: Section<{ passthrough?: Section<string[]> }>;
   limits?: Section<{ maxRequestBody?: string | number; auditBody?: string | number; auditEvent?: string | number }>;
   log?: Section<{ level?: string; arguments?: 'off' | 'redacted' | 'full' }>;
   redaction?: Section<{ marker?: string }>;
@@ -189,6 +190,7 @@ export function compilePolicy(doc: PolicyDocument, options: CompileOptions): Pol
       transport: up.transport,
     }),
     security: stripUndefined({ allowedHosts: doc.security?.allowedHosts, allowedOrigins: doc.security?.allowedOrigins }),
+    scope: { passthrough: doc.scope?.passthrough ?? [] },
     limits: stripUndefined({
       maxRequestBytes: size(lim.maxRequestBody),
       auditBodyBytes: size(lim.auditBody),

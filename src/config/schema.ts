@@ -19,9 +19,10 @@ export const LEAK_GROUP = 'leaks';
 
 /** Keys of each mapping of the file, in the order the schema (and error messages) list them. */
 export const KEYS = {
-  '': ['mode', 'upstream', 'security', 'limits', 'log', 'redaction', 'patterns', 'capture', 'defaults', 'rules'],
+  '': ['mode', 'upstream', 'security', 'limits', 'log', 'redaction', 'patterns', 'scope', 'capture', 'defaults', 'rules'],
   upstream: ['url', 'timeout', 'idleTimeout', 'connectTimeout', 'hostHeader', 'transport'],
   security: ['allowedHosts', 'allowedOrigins'],
+  scope: ['passthrough'],
   limits: ['maxRequestBody', 'auditBody', 'auditEvent'],
   log: ['level', 'arguments'],
   redaction: ['marker'],
@@ -225,6 +226,20 @@ export function buildPolicySchema(rules: readonly RuleInfo[]): JsonSchema {
                 default: false,
               },
             },
+          },
+        },
+      },
+      scope: {
+        description:
+          'Which traffic is MCP traffic. The configured endpoint always is; on any other path, a POST whose body is JSON-RPC is (and the GET and DELETE of that path, a GET asking for an SSE stream, a request with Mcp-Session-Id). Read on every request (a reload changes it).',
+        type: nullable('object'),
+        additionalProperties: false,
+        properties: {
+          passthrough: {
+            description:
+              'Paths relayed unjudged even when they carry JSON-RPC (a JSON-RPC API that is not MCP): exact paths, or prefixes ending in "*" ("/api/*"). Each such exchange is logged at warn and counted in mcp_warden_unjudged_total{reason="scoped-out"}. The configured endpoint cannot be scoped out.',
+            type: 'array',
+            items: { type: 'string', pattern: '^/', minLength: 1 },
           },
         },
       },

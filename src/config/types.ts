@@ -39,6 +39,8 @@ export interface Policy {
   };
   /** The proxy's Host/Origin guard (read at start; the command line wins). */
   security: { allowedHosts?: string[]; allowedOrigins?: string[] };
+  /** Paths relayed unjudged even when they carry JSON-RPC (exact, or a prefix ending in `*`). */
+  scope: { passthrough: readonly string[] };
   limits: { maxRequestBytes?: number; auditBodyBytes?: number; auditEventBytes?: number };
   log: {
     level?: string;

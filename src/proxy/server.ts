@@ -26,7 +26,8 @@ import { createHostGuard, type HostGuard, type HostGuardOptions } from '../trans
 import { createMcpEndpoint } from '../transport/mcp-endpoint.ts';
 import { createPassthrough } from '../transport/passthrough.ts';
 import { MetadataLocations, publicOrigin, rewriteWwwAuthenticate } from '../transport/public-url.ts';
-import { endpointMatcher } from '../transport/target.ts';
+import { endpointMatcher, targetPath } from '../transport/target.ts';
+import { McpRouter } from '../transport/routing.ts';
 import { LegacySessions, type TransportMode } from '../transport/legacy-sse.ts';
 import { Upstream, type UpstreamResponse } from '../transport/upstream.ts';
 import { JudgingQueue } from '../transport/judge-later.ts';
@@ -146,6 +147,20 @@ export function createProxy(options: ProxyOptions): Proxy {
     if (!sink) captures.set(path, (sink = new CaptureSink(path, logger)));
     return sink;
   };
+  const router = new McpRouter(
+    isEndpoint,
+    (target) => legacy.isMessagePath(target),
+    () => policy().scope.passthrough,
+    limits.maxRequestBytes,
+  );
+  const upstreamPath = options.upstream.pathname;
+  /** The configured endpoint goes to the upstream URL's path; any other path to itself. */
+  const upstreamTarget = (req: IncomingMessage): string => {
+    const target = req.url ?? '/';
+    const q = target.indexOf('?');
+    const query = q >= 0 ? target.slice(q) : '';
+    return (isEndpoint(target) ? upstreamPath : targetPath(target)) + query;
+  };
   const endpoint = createMcpEndpoint({
     upstream,
     limits,
@@ -162,6 +177,9 @@ export function createProxy(options: ProxyOptions): Proxy {
     shadow: options.shadow,
     tracing: options.tracing,
     report: options.report,
+    router,
+    upstreamTarget,
+    notMcp: (req, res, body) => passthrough.handle(req, res, { body }),
   });
 
   // Requests being served now (SSE streams included): a graceful shutdown waits for them.
@@ -191,11 +209,14 @@ export function createProxy(options: ProxyOptions): Proxy {
       sendProxyError(res, new ProxyError(code), [], false);
       return;
     }
-    // Every spelling of the endpoint's path (`/MCP`, `/mcp/`, absolute form) is judged, never passed through.
-    const target = req.url ?? '/';
-    if (isEndpoint(target) && endpoint.handle(req, res)) return;
-    // A legacy SSE session's message endpoint (the path its endpoint event named) is MCP traffic too.
-    if (req.method === 'POST' && legacy.isMessagePath(target) && endpoint.handle(req, res)) return;
+    // MCP traffic by what it is (routing.ts): every spelling of the endpoint's path, a legacy
+    // session's message path, JSON-RPC on any other path; the rest passes through.
+    const route = router.route(req);
+    if ((route === 'endpoint' || route === 'sniff') && endpoint.handle(req, res, route === 'sniff')) return;
+    if (route === 'scoped-out' || route === 'json-post') {
+      metrics.unjudged(route);
+      return passthrough.handle(req, res, { unjudged: route });
+    }
     passthrough.handle(req, res);
   });
   // A client that trickles its headers or body (slowloris) is cut off; responses may stream for long.

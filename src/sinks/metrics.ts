@@ -36,6 +36,7 @@ export class Metrics {
   private readonly reloads: Counter<'result'>;
   private readonly lastReload: Gauge;
   private readonly proxyErrors: Counter<'reason'>;
+  private readonly unjudgedExchanges: Counter<'reason'>;
   private readonly shadowDecisions: Counter<'rule' | 'action'>;
   private readonly tools = new Set<string>();
 
@@ -67,6 +68,12 @@ export class Metrics {
       name: 'mcp_warden_shadow_decisions_total',
       help: 'Under audit: what the shadow policy (--shadow, default config/enforce.yaml) would do with each finding, by rule and action',
       labelNames: ['rule', 'action'],
+      registers,
+    });
+    this.unjudgedExchanges = new Counter({
+      name: 'mcp_warden_unjudged_total',
+      help: 'MCP exchanges relayed without full judging, by reason (UNJUDGED_REASONS: scoped-out, json-post, too-large, unknown-coding, too-deep, ...)',
+      labelNames: ['reason'],
       registers,
     });
     this.proxyErrors = new Counter({
@@ -170,6 +177,11 @@ export class Metrics {
   }
 
   /** The proxy answered a request itself (its reason: a WARDEN_* code). */
+  /** An MCP exchange relayed without full judging. */
+  unjudged(reason: string): void {
+    this.unjudgedExchanges.inc({ reason });
+  }
+
   proxyError(reason: string): void {
     this.proxyErrors.inc({ reason });
   }

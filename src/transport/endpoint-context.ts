@@ -11,6 +11,7 @@ import type { ClientGone } from './client-gone.ts';
 import type { JudgingQueue } from './judge-later.ts';
 import type { BodyBudget } from './ingress.ts';
 import type { LegacySession, LegacySessions } from './legacy-sse.ts';
+import type { McpRouter } from './routing.ts';
 import type { Upstream, UpstreamResponse } from './upstream.ts';
 
 export interface EndpointContext extends JudgedSinks {
@@ -30,6 +31,12 @@ export interface EndpointContext extends JudgedSinks {
   legacy: LegacySessions;
   /** The origin clients reach the proxy at (an endpoint event names it). */
   publicOrigin: (req: IncomingMessage) => string;
+  /** What is MCP traffic: a sniffed POST that carried JSON-RPC is learned here. */
+  router: McpRouter;
+  /** Where a request goes upstream: the configured endpoint's upstream path, else its own target (path and query). */
+  upstreamTarget: (req: IncomingMessage) => string;
+  /** A sniffed POST that was not JSON-RPC: through the pass-through, its body as it came. */
+  notMcp: (req: IncomingMessage, res: ServerResponse, body: Buffer) => void;
 }
 
 /** One HTTP exchange: the engine's state of it, and the sockets it travels on. */

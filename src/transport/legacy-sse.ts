@@ -69,6 +69,8 @@ export class LegacySessions {
   private readonly sessions: BoundedMap<string, LegacySession>;
   /** Canonical paths of the message endpoints the upstream named (the newest `maxSessions`: a server may put the session in the path): a POST there is legacy traffic. */
   private readonly paths = new Set<string>();
+  /** The key of the session each session parameter value names (the newest `maxSessions`). */
+  private readonly byName = new Map<string, string>();
 
   constructor(
     readonly mode: TransportMode,
@@ -106,6 +108,11 @@ export class LegacySessions {
     this.paths.add(path);
     if (this.paths.size > this.maxSessions) this.paths.delete(this.paths.values().next().value!);
     this.sessions.set(key, session, now);
+    if (named !== undefined) {
+      this.byName.delete(named);
+      this.byName.set(named, key);
+      if (this.byName.size > this.maxSessions) this.byName.delete(this.byName.keys().next().value!);
+    }
     const absolute = /^[a-z][a-z0-9+.-]*:/i.test(data.trim());
     return { session, data: absolute ? `${publicOrigin}${upstreamTarget}` : data };
   }
@@ -128,6 +135,20 @@ export class LegacySessions {
     if (known) return known;
     // Learned (auto) on the endpoint's own path: a server that serves Streamable HTTP there too.
     return this.mode === 'auto' && canonicalPath(targetPath(target)) === canonicalPath(this.endpointPath) ? undefined : 'unknown';
+  }
+
+  /**
+   * The open session a request target names by its session parameter (`?sessionId=`), whatever
+   * its path: a server may route several paths to its sessions. Undefined when it names none.
+   */
+  named(target: string, now: number): LegacySession | undefined {
+    const q = target.indexOf('?');
+    if (q < 0 || this.mode === 'streamable-http') return undefined;
+    const params = new URLSearchParams(target.slice(q + 1));
+    const id = SESSION_PARAMS.map((p) => params.get(p)).find((v) => v !== null);
+    if (id === undefined) return undefined;
+    const key = this.byName.get(id);
+    return key === undefined ? undefined : this.sessions.get(key, now);
   }
 
   /** The session's stream ended: its POSTs are answered 404 from now on (unless another stream has named the same endpoint since). */

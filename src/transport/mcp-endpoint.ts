@@ -19,6 +19,7 @@ import { recorder, type EndpointContext, type Http } from './endpoint-context.ts
 import { createStreamRelay } from './endpoint-stream.ts';
 import { readBody, upstreamHeaders } from './ingress.ts';
 import { answerLegacyPost, failureTexts, messageTexts } from './legacy-sse.ts';
+import { isJsonRpc } from './routing.ts';
 import { upstreamTrace } from './trace-context.ts';
 import { collect, streamRest } from './relay.ts';
 import { decodedRequestBody } from './request-coding.ts';
@@ -166,14 +167,22 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     }
   }
 
-  async function post(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** `sniff`: a POST off the MCP paths, judged only if its body is JSON-RPC (else passed through as it came). */
+  async function post(req: IncomingMessage, res: ServerResponse, sniff: boolean): Promise<void> {
     const gone = new ClientGone(res);
     const read = await readPost(req, res);
     if (!read) return;
     const decoded = decodeJson(read.plain);
+    const target = req.url ?? '/';
+    if (sniff) {
+      if (!isJsonRpc(decoded)) return ctx.notMcp(req, res, read.body);
+      ctx.router.learn(target);
+    }
     // What the engine knows when this POST opens is what it would know had every body been judged at once.
     ctx.judging.flush();
-    const legacy = ctx.legacy.lookup(req.url ?? '/', ctx.now());
+    const now = ctx.now();
+    // A legacy session's message on another path its server routes too: named by its session id.
+    const legacy = ctx.legacy.lookup(target, now) ?? (sniff ? ctx.legacy.named(target, now) : undefined);
     const session = legacy === 'unknown' ? undefined : legacy;
     const h: Http = { x: engine.openPost(req.headers, decoded, session?.via, req.socket.remoteAddress), req, res, gone, legacy: session };
     if (legacy === 'unknown') {
@@ -188,7 +197,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     const forward = (headers: Record<string, string> | undefined) =>
       ctx.upstream.request({
         method: 'POST',
-        path: legacy ? legacy.upstreamTarget : upstreamPath(req),
+        path: legacy && !sniff ? legacy.upstreamTarget : ctx.upstreamTarget(req),
         headers: { ...upstreamHeaders(req), ...headers, ...trace?.header },
         body: trace?.body ?? read.body,
         signal: gone,
@@ -230,7 +239,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     try {
       const up = await ctx.upstream.request({
         method,
-        path: upstreamPath(req),
+        path: ctx.upstreamTarget(req),
         headers: upstreamHeaders(req),
         body: undefined,
         signal: h.gone,
@@ -249,17 +258,12 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     }
   }
 
-  function upstreamPath(req: IncomingMessage): string {
-    const q = (req.url ?? '').indexOf('?');
-    return ctx.upstream.url.pathname + (q >= 0 ? (req.url ?? '').slice(q) : '');
-  }
-
   return {
-    /** Handles POST, GET and DELETE; returns false for any other method (the caller forwards it). */
-    handle(req: IncomingMessage, res: ServerResponse): boolean {
+    /** Handles POST, GET and DELETE (`sniff`: a POST whose body decides); returns false for any other method (the caller forwards it). */
+    handle(req: IncomingMessage, res: ServerResponse, sniff = false): boolean {
       const method = req.method;
       if (method !== 'POST' && method !== 'GET' && method !== 'DELETE') return false;
-      (method === 'POST' ? post(req, res) : bodiless(req, res, method)).catch((err: unknown) => {
+      (method === 'POST' ? post(req, res, sniff) : bodiless(req, res, method)).catch((err: unknown) => {
         logger.error({ err }, 'unexpected failure on the MCP endpoint');
         if (!res.headersSent) sendProxyError(res, new ProxyError('WARDEN_INTERNAL'), [], false);
         else res.destroy();

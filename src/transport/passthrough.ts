@@ -3,6 +3,7 @@
 // discovery pointers (see public-url.ts): WWW-Authenticate on any response, and the `resource`
 // field of protected-resource metadata, whose bodies alone are self-handled and bounded.
 import { Agent } from 'node:http';
+import { Readable } from 'node:stream';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { createProxyServer } from 'http-proxy-3';
 import { DEFAULT_LIMITS } from '../config/defaults.ts';
@@ -26,8 +27,16 @@ export interface PassthroughOptions {
   metadata?: MetadataLocations;
 }
 
+/** How a request reaches the pass-through: its body already read (sniffed and found not JSON-RPC), or MCP traffic relayed unjudged. */
+export interface PassthroughRoute {
+  /** The body the proxy read to sniff it: forwarded as it came. */
+  body?: Buffer;
+  /** Why MCP-looking traffic crosses unjudged (`scope.passthrough`: `scoped-out`; a POST too large to sniff: `json-post`). */
+  unjudged?: string;
+}
+
 export interface Passthrough {
-  handle(req: IncomingMessage, res: ServerResponse): void;
+  handle(req: IncomingMessage, res: ServerResponse, route?: PassthroughRoute): void;
   close(): void;
 }
 
@@ -80,7 +89,7 @@ export function createPassthrough(opts: PassthroughOptions): Passthrough {
     if (exchanges.get(req)?.selfHandled) sendMetadata(proxyRes, res, upstreamOrigin, origin);
   });
 
-  function handle(req: IncomingMessage, res: ServerResponse): void {
+  function handle(req: IncomingMessage, res: ServerResponse, route: PassthroughRoute = {}): void {
     const started = performance.now();
     const target = req.url ?? '/';
     let errorCode: string | undefined;
@@ -118,15 +127,16 @@ export function createPassthrough(opts: PassthroughOptions): Passthrough {
       else if (unjudged !== undefined) opts.logger.warn(record, 'passthrough');
       else opts.logger.info(record, 'passthrough');
     });
-    // A POST that looks like MCP traffic on another path crosses unread: the record says so, at warn.
-    const unjudged = req.method === 'POST' && looksLikeJsonRpc(req) ? 'json-post' : undefined;
+    // MCP traffic that crosses unread: the record says so, at warn.
+    const { unjudged } = route;
     const selfHandled = req.method === 'GET' && (PRM_PATH.test(target) || metadata.has(targetPath(target)));
     exchanges.set(req, { selfHandled, fail });
     // Node already answered `Expect: 100-continue`; forwarded, it would also skip the proxyReq event.
     delete req.headers.expect;
     // toProxy sends the raw target; the default re-serializes it through WHATWG URL (dot segments,
     // percent-encoding). Only an absolute-form target needs that to become a path.
-    proxy.web(req, res, { selfHandleResponse: selfHandled, toProxy: target.startsWith('/') }, fail);
+    const buffer = route.body && Readable.from([route.body]);
+    proxy.web(req, res, { selfHandleResponse: selfHandled, toProxy: target.startsWith('/'), ...(buffer && { buffer }) }, fail);
   }
 
   return {
@@ -136,12 +146,6 @@ export function createPassthrough(opts: PassthroughOptions): Passthrough {
       proxy.close();
     },
   };
-}
-
-/** A POST whose headers say JSON or an MCP client's Accept: the pass-through cannot judge it. */
-function looksLikeJsonRpc(req: IncomingMessage): boolean {
-  const type = String(req.headers['content-type'] ?? '').toLowerCase();
-  return type.includes('json') || String(req.headers.accept ?? '').includes('text/event-stream');
 }
 
 /** Buffers a metadata body (bounded), rebases `resource`, fixes content-length; else the original bytes. */

@@ -161,14 +161,18 @@ describe('every spelling of the MCP path is judged', () => {
     assert.ok(await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 8));
   });
 
-  test('a JSON POST to another path crosses unjudged only with a warn record saying so', async () => {
-    const { proxy } = await setup(silentFailure);
+  test('a JSON-RPC POST to another path is judged too, and goes upstream to that path', async () => {
+    const { upstream, proxy } = await setup(silentFailure);
     const res = await post(new URL('/mcpx', proxy.url), rpc(9));
     await res.body.text();
-    const record = await proxy.log.waitFor((r) => r.msg === 'passthrough' && r.path === '/mcpx');
-    assert.equal(record.unjudged, 'json-post');
-    assert.equal(record.level, 40);
-    assert.equal(proxy.exchanges().length, 0);
+    const exchange = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 9);
+    assert.equal(exchange.method, 'tools/call');
+    assert.ok(proxy.log.find((r) => r.msg === 'violation' && r.id === 9 && r.rule === 'silent-success'));
+    assert.equal(upstream.requests.at(-1)!.url, '/mcpx');
+    assert.equal(
+      proxy.log.find((r) => r.msg === 'passthrough'),
+      undefined,
+    );
   });
 });
 
