@@ -20,7 +20,7 @@ import { clientBody, upstreamAccepted } from './client.ts';
 import { serverLine, type LineDelivery, type ServerLine } from './line.ts';
 import { ORDERING, orderOf } from './order.ts';
 import type { BodyDelivery, ClientDelivery, ExchangeHttp, FailureDelivery, Judged, Plan, StreamEndPlan, StreamPlan } from './plans.ts';
-import { abandon, exchanges, type EngineCore, type ExchangeState } from './state.ts';
+import type { EngineCore, ExchangeState } from './state.ts';
 import { serverEvent, sessionGone, streamEnd, streamPlan, type StreamEnd } from './stream.ts';
 
 export interface EngineOptions {
@@ -124,14 +124,11 @@ export class Engine {
   }
 
   /**
-   * The upstream answered a legacy SSE POST: a 2xx accepts its messages (their answers come on the
-   * session's stream, its body is no answer); any other status refuses them, and the requests it
-   * carried end with it.
+   * The upstream accepted a legacy SSE POST (2xx): its answers come on the session's stream, its
+   * body is no answer. A refusal (any other status) is an answer: `serverBody` judges it.
    */
-  legacyPostAnswered(x: ExchangeState, status: number): readonly Judged[] {
-    if (status >= 200 && status < 300) return this.drain([]);
-    const http = { status, contentType: undefined, transport: 'json' } as const;
-    return this.drain(exchanges(abandon(this.core, x, 'no-response', http), http));
+  legacyPostAccepted(_x: ExchangeState): readonly Judged[] {
+    return this.drain([]);
   }
 
   /** The upstream's body, read whole. */

@@ -93,7 +93,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       if (plan.deliver.kind === 'reply') {
         await collected.rest.return?.();
         up.body.destroy();
-        return void sendReply(h.res, plan.deliver, headers);
+        return void replyTo(h, plan.deliver, headers);
       }
       h.res.writeHead(up.status, headers);
       const sent = await streamRest(h.res, collected.head, collected.rest);
@@ -109,7 +109,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       body = { kind: 'undecodable', detail };
     }
     const plan = engine.serverBody(h.x, body, http, collected.wire.length, issuedSessionId);
-    deliverBody(h.res, plan.deliver, up.status, headers, collected.wire);
+    deliverBody(h, plan.deliver, up.status, headers, collected.wire);
     // Judged already (enforce) or not yet (audit): either way recorded once the poll phase is over.
     ctx.judging.defer(() => {
       try {
@@ -120,17 +120,17 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     });
   }
 
-  function deliverBody(
-    res: ServerResponse,
-    deliver: BodyDelivery,
-    status: number,
-    headers: ReturnType<typeof clientHeaders>,
-    wire: Buffer,
-  ): void {
-    if (deliver.kind === 'reply') return void sendReply(res, deliver, headers);
+  function deliverBody(h: Http, deliver: BodyDelivery, status: number, headers: ReturnType<typeof clientHeaders>, wire: Buffer): void {
+    if (deliver.kind === 'reply') return void replyTo(h, deliver, headers);
     if (status !== 204 && status !== 304) headers['content-length'] = wire.length;
-    res.writeHead(status, headers);
-    res.end(wire);
+    h.res.writeHead(status, headers);
+    h.res.end(wire);
+  }
+
+  /** The engine's reply in place of the server's body: on a legacy session's stream (the client reads its answers there), else as the body. */
+  function replyTo(h: Http, reply: Reply, headers: ReturnType<typeof clientHeaders>): void {
+    if (h.legacy) answerLegacyPost(h.res, h.legacy, messageTexts(reply.body), reply.status);
+    else sendReply(h.res, reply, headers);
   }
 
   /** Relays the upstream response: an SSE stream, or a body. */
@@ -218,9 +218,11 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       const up = await answer!;
       // No flush: what the upstream's headers complete is this exchange's own (the client's answers in its POST).
       record(h, engine.upstreamAnswered(h.x, up.status, up.headers));
-      if (legacy) {
-        // Accepted (202) or refused: the answers are the stream's; this body is relayed as it came.
-        record(h, engine.legacyPostAnswered(h.x, up.status));
+      // A legacy POST refused (any status but 2xx, any body) is the answer its requests get: judged
+      // like any answer, and what the policy makes of it goes where the client waits (the stream).
+      if (legacy && up.status >= 200 && up.status < 300) {
+        // Accepted: the answers are the stream's; this body is relayed as it came.
+        record(h, engine.legacyPostAccepted(h.x));
         res.writeHead(up.status, clientHeaders(ctx.fixHeaders(req, up.headers), true));
         // The messages are accepted (or refused) by now: a body cut short changes nothing for them.
         await pipeline(up.body, res).catch(() => res.destroy());

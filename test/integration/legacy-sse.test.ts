@@ -13,7 +13,7 @@ import { loadPolicyFile } from '../../src/config/load.ts';
 import type { Policy } from '../../src/config/types.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { startEverythingServer } from '../fixtures/everything-server.ts';
-import { startLegacyServer, type LegacyServer } from '../fixtures/legacy-sse-server.ts';
+import { CRASH_PAGE, startLegacyServer, type LegacyServer } from '../fixtures/legacy-sse-server.ts';
 import { startRawServer } from '../fixtures/raw-server.ts';
 import { startProxy, type TestProxy } from '../helpers/proxy.ts';
 import { openLegacySession } from '../helpers/legacy-session.ts';
@@ -201,20 +201,68 @@ describe('the legacy transport against a fixture server', () => {
     assert.equal(server.requests.filter((r) => r.url.includes('999')).length, 0);
   });
 
-  test('a POST the server refuses (400, text): relayed as it came, its request ended without a finding', async () => {
+  test('a POST the server refuses (400, text) is its answer: judged, relayed as it came under audit', async () => {
     const server = await legacyServer();
     const proxy = await proxyFor(server.sse);
     const s = await openSession(proxy);
     const res = await s.post(call(4, 'reject'));
     assert.equal(res.status, 400);
     assert.equal(await res.text(), 'Invalid message: refused by the fixture');
-    const record = proxy.exchanges().find((r) => r.id === 4);
-    assert.equal(record?.outcome, 'no-response');
-    assert.equal(record?.status, 400);
-    assert.deepEqual(
-      proxy.log.records.filter((r) => r.msg === 'violation'),
-      [],
+    const record = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 4);
+    assert.equal(record.outcome, 'invalid-response');
+    assert.equal(record.status, 400);
+    assert.ok(proxy.log.find((r) => r.msg === 'violation' && r.id === 4 && r.rule === 'non-json-body'));
+  });
+
+  test('a message POSTed to another path the server routes to the session is judged too (enforce rewrites its answer)', async () => {
+    const server = await legacyServer();
+    const proxy = await proxyFor(server.sse, { policy: () => enforce });
+    const s = await openSession(proxy);
+    await s.post(init);
+    await s.events.next();
+    await s.post({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    await s.events.next();
+    const elsewhere = new URL(s.endpoint.replace('/message?', '/messages?'), proxy.url);
+    const res = await fetch(elsewhere, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(call(2, 'missing')),
+    });
+    assert.equal(res.status, 202);
+    const answer = JSON.parse((await s.events.next()).data) as { id: unknown; error?: { code: number } };
+    assert.equal(answer.id, 2);
+    assert.equal(answer.error?.code, -32602);
+    assert.equal(
+      proxy.log.find((r) => r.msg === 'passthrough'),
+      undefined,
     );
+  });
+
+  test("audit: a POST answered 500 with Express's HTML stack trace is judged, and reaches the client as it came", async () => {
+    const server = await legacyServer();
+    const proxy = await proxyFor(server.sse);
+    const s = await openSession(proxy);
+    const res = await s.post(call(11, 'crash'));
+    assert.equal(res.status, 500);
+    assert.equal(await res.text(), CRASH_PAGE);
+    const record = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 11);
+    assert.equal(record.outcome, 'invalid-response');
+    assert.equal(record.status, 500);
+    const rules = proxy.log.records.filter((r) => r.msg === 'violation' && r.id === 11).map((r) => r.rule);
+    assert.ok(rules.includes('html-body'), `violations: ${rules}`);
+  });
+
+  test('enforce: a POST answered 500 HTML becomes a JSON-RPC error with its id, on the stream where the client waits', async () => {
+    const server = await legacyServer();
+    const proxy = await proxyFor(server.sse, { policy: () => enforce });
+    const s = await openSession(proxy);
+    const res = await s.post(call(12, 'crash'));
+    assert.equal(res.status, 202, 'accepted: the answer is on the stream');
+    const answer = JSON.parse((await s.events.next()).data) as { id: unknown; error?: { code: number; message: string } };
+    assert.equal(answer.id, 12);
+    assert.equal(typeof answer.error?.code, 'number');
+    assert.doesNotMatch(JSON.stringify(answer), /node_modules|TypeError/);
+    assert.ok(proxy.log.find((r) => r.msg === 'violation' && r.id === 12 && r.rule === 'html-body'));
   });
 });
 

@@ -540,12 +540,12 @@ describe('sessions a transport names (stdio children, legacy SSE sessions)', () 
     assert.equal(t.engine.sessions.find(viaKey(via), 0), undefined, 'the session is forgotten');
   });
 
-  test('legacyPostAnswered 202: the requests stay open, and the answer on the session stream completes them', () => {
+  test('legacyPostAccepted (202): the requests stay open, and the answer on the session stream completes them', () => {
     const t = engineUnder(AUDIT);
     const via = legacySession('s1');
     const x = postVia(t.engine, via, call(7));
     t.engine.upstreamAnswered(x, 202, {});
-    assert.deepEqual(exchangesOf(t.engine.legacyPostAnswered(x, 202)), []);
+    assert.deepEqual(exchangesOf(t.engine.legacyPostAccepted(x)), []);
     assert.equal(t.engine.openRequests, 1);
     const stream = t.engine.openBodiless('get', {}, via);
     const answered = t.engine.serverEvent(stream, event({ jsonrpc: '2.0', id: 7, result: { content: [] } }), sseHttp, sseFrame, undefined);
@@ -556,10 +556,10 @@ describe('sessions a transport names (stdio children, legacy SSE sessions)', () 
     assert.equal(t.engine.openRequests, 0);
   });
 
-  test("legacyPostAnswered 202: an answer on another session's stream does not complete the request", () => {
+  test("legacyPostAccepted (202): an answer on another session's stream does not complete the request", () => {
     const t = engineUnder(AUDIT);
     const x = postVia(t.engine, legacySession('s1'), call(7));
-    t.engine.legacyPostAnswered(x, 202);
+    t.engine.legacyPostAccepted(x);
     const elsewhere = t.engine.serverEvent(
       t.engine.openBodiless('get', {}, legacySession('s2')),
       event({ jsonrpc: '2.0', id: 7, result: { content: [] } }),
@@ -569,24 +569,6 @@ describe('sessions a transport names (stdio children, legacy SSE sessions)', () 
     );
     assert.deepEqual(exchangesOf(elsewhere.judged), []);
     assert.equal(t.engine.openRequests, 1);
-  });
-
-  test('legacyPostAnswered 400: the requests it carried end no-response, with status 400', () => {
-    for (const policy of [AUDIT, ENFORCE]) {
-      const t = engineUnder(policy);
-      const x = postVia(t.engine, legacySession('s1'), [call(1), call(2)]);
-      t.engine.upstreamAnswered(x, 400, {});
-      const ended = exchangesOf(t.engine.legacyPostAnswered(x, 400));
-      assert.deepEqual(
-        ended.map((e) => [e.judged.exchange.request.id, e.judged.exchange.outcome, e.http.status]),
-        [
-          [1, 'no-response', 400],
-          [2, 'no-response', 400],
-        ],
-        policy.mode,
-      );
-      assert.equal(t.engine.openRequests, 0, policy.mode);
-    }
   });
 
   test('deliversFirst: audit writes a line before judging it, enforce judges first', () => {
