@@ -119,7 +119,7 @@ export async function runReportCommand(
   return failed ? 1 : 0;
 }
 
-/** `report: 120 exchanges (9 failed), 14 findings (3 error, 9 warning, 2 info), 2 bad lines; policy would rewrite 4, block 1` */
+/** `report: 120 exchanges (9 failed), judged 118 of 120 exchanges, 14 findings (3 error, 9 warning, 2 info), 2 bad lines; policy would rewrite 4, block 1` */
 export function summaryLine(d: ReportData): string {
   const { summary: s, whatIf: w } = d;
   const total = s.findings.error + s.findings.warning + s.findings.info;
@@ -128,7 +128,7 @@ export function summaryLine(d: ReportData): string {
       ? ''
       : `; ${w.source === 'replay' ? 'the policy' : 'the shadow policy'} would rewrite ${w.decisions.rewrite}, block ${w.decisions.block}`;
   return (
-    `report: ${s.exchanges} exchanges (${s.errors} failed), ${total} findings ` +
+    `report: ${s.exchanges} exchanges (${s.errors} failed), judged ${s.coverage.judged} of ${s.coverage.of} exchanges, ${total} findings ` +
     `(${s.findings.error} error, ${s.findings.warning} warning, ${s.findings.info} info), ${d.input.bad} bad lines${whatIf}`
   );
 }

@@ -110,7 +110,7 @@ export function unreadBody(core: EngineCore, x: ExchangeState, http: ResponseHtt
   const body = rewriteBody(undefined, changesOf(early))!;
   return {
     deliver: { kind: 'reply', status, body },
-    judged: () => [...exchanges(early, { status, transport: 'json' }), ...postFindings(core, x, undefined)],
+    judged: () => [...exchanges(early, { status, transport: 'json', unread: http.unread }), ...postFindings(core, x, undefined)],
   };
 }
 
@@ -120,7 +120,7 @@ export function unreadDelivered(core: EngineCore, x: ExchangeState, http: Respon
     ...j,
     exchange: { ...j.exchange, responseBytes: bytes },
   }));
-  return [...exchanges(unaudited, { status: http.status, transport: 'json' }), ...postFindings(core, x, undefined)];
+  return [...exchanges(unaudited, { status: http.status, transport: 'json', unread: http.unread }), ...postFindings(core, x, undefined)];
 }
 
 /** The proxy could not get an answer: the client gets a JSON-RPC error (or the policy's rewrite). `sent`: the status already sent, if the response began. */

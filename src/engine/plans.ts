@@ -26,6 +26,8 @@ export interface ExchangeHttp {
   proxyError?: string;
   /** Why the proxy stopped waiting for a response: table full, idle too long, or its id reused by a new request. */
   expired?: 'capacity' | 'idle' | 'replaced';
+  /** Why an answer went out unread (outcome `unaudited`): past the audit limit, or in a coding the proxy cannot undo. */
+  unread?: 'too-large' | 'unknown-coding';
 }
 
 /** Where a finding was seen, for its log record. */

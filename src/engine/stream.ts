@@ -160,7 +160,11 @@ export function streamEnd(core: EngineCore, x: ExchangeState, end: StreamEnd, ht
       (end.decoded && end.undecodable !== undefined
         ? new ProxyError('WARDEN_UPSTREAM_PROTOCOL', 'Upstream MCP server sent a stream that does not decode as its Content-Encoding')
         : undefined));
-  const ended: ExchangeHttp = gaveUp ? { ...http, proxyError: gaveUp.code } : http;
+  const ended: ExchangeHttp = {
+    ...http,
+    ...(gaveUp && { proxyError: gaveUp.code }),
+    ...(outcome === 'unaudited' && { unread: end.unreadCoding ? 'unknown-coding' : 'too-large' }),
+  };
   // A withheld event has not gone out: the policy's block answers for it.
   const abandoned = abandon(core, x, outcome, { ...frameHttp, proxyError: broken }, outcome !== 'unaudited' || end.withheld > 0);
   // Each request still waiting gets one answer before the stream ends: the response the policy

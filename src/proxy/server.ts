@@ -215,6 +215,7 @@ export function createProxy(options: ProxyOptions): Proxy {
     if ((route === 'endpoint' || route === 'sniff') && endpoint.handle(req, res, route === 'sniff')) return;
     if (route === 'scoped-out' || route === 'json-post') {
       metrics.unjudged(route);
+      options.report?.passthrough(route);
       return passthrough.handle(req, res, { unjudged: route });
     }
     passthrough.handle(req, res);

@@ -24,6 +24,12 @@ function table(id: string, head: string[], rows: string[], empty: string): strin
 const card = (key: string, label: string, value: number, extra = ''): string =>
   `<div class="card"><div class="v" data-k="${key}">${n(value)}</div><div class="l">${esc(label)}${extra}</div></div>`;
 
+/** Why exchanges went unjudged, as a card's footnote: ` (too-large 3, scoped-out 1)`. */
+function unjudgedNote(unjudged: Record<string, number>): string {
+  const parts = Object.entries(unjudged).map(([reason, count]) => `${esc(reason)} ${n(count)}`);
+  return parts.length === 0 ? '' : ` <span data-k="summary.coverage.unjudged">(not judged: ${parts.join(', ')})</span>`;
+}
+
 function summary(d: ReportData): string {
   const s = d.summary;
   const share = s.exchanges === 0 ? 0 : s.errors / s.exchanges;
@@ -34,6 +40,7 @@ ${card('summary.errors', 'failed', s.errors, ` (<span data-k="summary.errorShare
 ${SEVERITIES.map((k) => card(`summary.findings.${k}`, `${k} findings`, s.findings[k])).join('\n')}
 ${card('summary.verdicts.rewrite', 'rewritten', s.verdicts.rewrite)}
 ${card('summary.verdicts.block', 'blocked', s.verdicts.block)}
+${card('summary.coverage.judged', `judged of ${s.coverage.of}`, s.coverage.judged, unjudgedNote(s.coverage.unjudged))}
 </section>`;
 }
 

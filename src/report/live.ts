@@ -44,6 +44,7 @@ interface LiveExchange {
 export class LiveReport {
   private readonly exchanges: Ring<LiveExchange>;
   private readonly loose: Ring<LooseFinding>;
+  private readonly passed: Ring<{ time: number; reason: string }>;
 
   constructor(
     private readonly windowMs = LIVE_WINDOW_MS,
@@ -52,10 +53,11 @@ export class LiveReport {
   ) {
     this.exchanges = new Ring(max);
     this.loose = new Ring(max);
+    this.passed = new Ring(max);
   }
 
   /** A judged exchange, under `policy` (its mode says whether `shadow` applies). */
-  exchange(judged: JudgedExchange, status: number | undefined, policy: Policy, shadow: Policy | undefined): void {
+  exchange(judged: JudgedExchange, status: number | undefined, policy: Policy, shadow: Policy | undefined, unjudged?: string): void {
     const { request } = judged.exchange;
     const where: FindingContext = {
       method: request.method,
@@ -80,9 +82,15 @@ export class LiveReport {
         verdict: d.kind === 'mutate' ? 'rewrite' : d.kind === 'reject' ? 'block' : undefined,
         // As its record counts them (`violations`): the request's findings, then the answer's.
         findings: [...request.verdict.findings, ...judged.findings].map((f) => finding(f, where, underShadow)),
+        unjudged,
       },
       shadow: underShadow,
     });
+  }
+
+  /** MCP traffic the pass-through relayed unjudged (`scope.passthrough`, a JSON POST too large to sniff). */
+  passthrough(reason: string): void {
+    this.passed.push({ time: this.now(), reason });
   }
 
   /** Findings on no exchange (a whole POST, a stdio line). */
@@ -107,6 +115,7 @@ export class LiveReport {
       whatIf.add(whatIfOf(x, shadow !== undefined));
     }
     for (const f of this.loose) if ((f.time ?? 0) >= from) tables.loose(f);
+    for (const p of this.passed) if (p.time >= from) tables.passthrough(p.reason, p.time);
     return maskReport({
       v: 1,
       generatedAt: new Date(to).toISOString(),

@@ -35,6 +35,8 @@ export interface ReportExchange {
   /** What the policy in force did (rewrite or block), when it changed the answer. */
   verdict: 'rewrite' | 'block' | undefined;
   findings: ReportFinding[];
+  /** Why it was not judged in full (the record's `unjudged`), when it was not. */
+  unjudged?: string;
 }
 
 /** A finding that belongs to no exchange record (a whole POST, a stream, a line). */
@@ -96,6 +98,8 @@ export interface ReportData {
     findings: Record<Severity, number>;
     errors: number;
     verdicts: { rewrite: number; block: number };
+    /** Coverage: MCP exchanges judged in full, of all relayed (pass-throughs of MCP traffic included), and why the rest were not. */
+    coverage: { judged: number; of: number; unjudged: Record<string, number> };
     first: string | null;
     last: string | null;
   };

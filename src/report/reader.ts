@@ -82,6 +82,11 @@ export class ReportReader {
         return void this.exchange(value);
       case 'violation':
         return void this.violation(value);
+      case 'passthrough':
+        // MCP traffic the pass-through relayed unread counts against coverage; other paths do not.
+        if (typeof value.unjudged === 'string') this.fromLog.passthrough(value.unjudged, timeOf(value.time));
+        this.records.other++;
+        return;
       case 'rewrite':
       case 'block':
         this.records.decision++;
@@ -118,6 +123,7 @@ export class ReportReader {
       durationMs: num(r.durationMs),
       verdict,
       findings,
+      unjudged: str(r.unjudged),
     };
     this.fromLog.exchange(x);
     // Under audit each violation says what the shadow policy would do; under enforce, the verdict says what was done.

@@ -1,6 +1,7 @@
 // The report's tables, filled one exchange at a time in bounded memory: totals, methods, rules
 // with a few examples, tools, sessions, clients, versions, the timeline and the worst exchanges.
 import { BoundedTally } from './tally.ts';
+import { UNJUDGED_REASONS } from '../engine/coverage.ts';
 import { Timeline } from './timeline.ts';
 import {
   isErrorOutcome,
@@ -60,6 +61,9 @@ export class ReportTables {
   private errors = 0;
   private readonly findings: Record<Severity, number> = { error: 0, warning: 0, info: 0 };
   private readonly verdicts = { rewrite: 0, block: 0 };
+  /** Exchanges not judged in full, by reason (a closed list: UNJUDGED_REASONS). */
+  private readonly unjudged: Record<string, number> = {};
+  private passedUnjudged = 0;
   private first: number | undefined;
   private last: number | undefined;
   private readonly timeline = new Timeline();
@@ -81,6 +85,7 @@ export class ReportTables {
 
   exchange(x: ReportExchange): void {
     this.exchanges++;
+    if (x.unjudged !== undefined) this.countUnjudged(x.unjudged);
     const failed = isErrorOutcome(x.outcome);
     if (failed) this.errors++;
     if (x.findings.length > 0) this.flagged++;
@@ -147,6 +152,19 @@ export class ReportTables {
     if (this.worst.length > WORST) this.worst.pop();
   }
 
+  /** MCP traffic the pass-through relayed unjudged (it has no exchange record). */
+  passthrough(reason: string, time: number | undefined): void {
+    this.passedUnjudged++;
+    this.countUnjudged(reason);
+    this.seen(time);
+  }
+
+  private countUnjudged(reason: string): void {
+    // Reasons are the proxy's closed list; a forged record's own word folds into "other".
+    const key = (UNJUDGED_REASONS as readonly string[]).includes(reason) ? reason : 'other';
+    this.unjudged[key] = (this.unjudged[key] ?? 0) + 1;
+  }
+
   data(): Pick<
     ReportData,
     'summary' | 'methods' | 'timeline' | 'rules' | 'tools' | 'sessions' | 'clients' | 'versions' | 'worst' | 'dropped'
@@ -165,6 +183,11 @@ export class ReportTables {
         findings: { ...this.findings },
         errors: this.errors,
         verdicts: { ...this.verdicts },
+        coverage: {
+          judged: this.exchanges - Object.values(this.unjudged).reduce((a, b) => a + b, 0) + this.passedUnjudged,
+          of: this.exchanges + this.passedUnjudged,
+          unjudged: { ...this.unjudged },
+        },
         first: iso(this.first),
         last: iso(this.last),
       },

@@ -16,6 +16,8 @@ export interface ResponseHttp {
   contentType: string | undefined;
   transport: ExchangeSubject['transport'];
   proxyError?: string;
+  /** A body relayed unread: why (its exchange record says so). */
+  unread?: 'too-large' | 'unknown-coding';
 }
 
 export function exchangeSubject(

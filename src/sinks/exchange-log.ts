@@ -1,5 +1,6 @@
 // Turns completed exchanges, their findings and stream ends into log records. Field names are an
 // interface: dashboards and scripts read them (README, "Log records").
+import type { UnjudgedReason } from '../engine/coverage.ts';
 import type { Logger } from 'pino';
 import { whereOf, type ExchangeHttp, type FindingContext, type FindingsOn, type JudgedExchange } from '../engine/plans.ts';
 import type { PolicedFinding } from '../rewrite/decide.ts';
@@ -93,13 +94,16 @@ export function logExchange(
   http: ExchangeHttp,
   args: 'off' | 'redacted' | 'full' = 'redacted',
   shadowOf?: ShadowOf,
+  unjudged?: UnjudgedReason,
 ): void {
   const { exchange: c, decision } = judged;
   const { request } = c;
   const where = whereOf(request);
   logFindings(logger, judged.findings, where, 'exchange', appliedRules(decision), shadowOf);
   logDecision(logger, decision, where);
-  infoRecord(
+  // An exchange not judged in full is news (a clean log must mean a clean server): at warn.
+  const write = unjudged === undefined ? infoRecord : (l: Logger, r: Record<string, unknown>, m: string) => l.warn(r, m);
+  write(
     logger,
     {
       method: request.method,
@@ -125,6 +129,7 @@ export function logExchange(
       durationMs: round(c.durationMs),
       requestBytes: request.requestBytes,
       responseBytes: c.responseBytes,
+      unjudged,
     },
     'exchange',
   );

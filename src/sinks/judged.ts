@@ -1,6 +1,7 @@
 // Carries what the engine judged to the sinks: log records, metrics and the opt-in capture.
 // Record types and field names are an interface (README, "Log records").
 import type { Logger } from 'pino';
+import { unjudgedReason } from '../engine/coverage.ts';
 import type { Judged } from '../engine/plans.ts';
 import type { Session } from '../exchange/sessions.ts';
 import type { Policy } from '../config/types.ts';
@@ -43,10 +44,12 @@ export function recordJudged(sinks: JudgedSinks, policy: Policy, session: Sessio
   let answered: Set<string> | undefined;
   for (const j of judged) {
     switch (j.kind) {
-      case 'exchange':
+      case 'exchange': {
+        const unjudged = unjudgedReason(j.judged, j.http);
+        if (unjudged !== undefined) metrics.unjudged(unjudged);
         // A detached record belongs to no exchange in progress: its arguments stay redacted and its
         // tool is labelled without a catalogue, whoever's plan carries it.
-        logExchange(logger, j.judged, j.http, j.detached ? 'redacted' : policy.log.arguments, shadowOf);
+        logExchange(logger, j.judged, j.http, j.detached ? 'redacted' : policy.log.arguments, shadowOf, unjudged);
         if (j.http.proxyError) {
           const { scope, exchange } = j.judged.exchange.request;
           const key = exchange === undefined ? undefined : `${scope}\u0000${exchange}`;
@@ -54,12 +57,13 @@ export function recordJudged(sinks: JudgedSinks, policy: Policy, session: Sessio
           if (key !== undefined) (answered ??= new Set()).add(key);
         }
         sinks.tracing?.exchange(j.judged, j.http);
-        sinks.report?.exchange(j.judged, j.http.status, policy, shadow);
+        sinks.report?.exchange(j.judged, j.http.status, policy, shadow, unjudged);
         metrics.exchange(j.judged, j.http.status, (tool) => !j.detached && (session?.tools.has(tool) ?? false));
         // The capture keeps what the rules judged (the server's status and body), not what a rewrite sent.
         if (policy.capture && j.judged.subject)
           sinks.capture(policy.capture.path).write(captureRecord(j.judged.exchange, j.judged.subject, new Date()));
         break;
+      }
       case 'findings':
         logFindings(logger, j.findings, j.where, j.on, j.applied, shadowOf);
         // A request's own findings reach the live report with its exchange.

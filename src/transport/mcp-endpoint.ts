@@ -88,6 +88,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
           ? { limit: limits.auditBodyBytes }
           : { reason: 'unknown-content-encoding', contentEncoding: up.headers['content-encoding'] };
       logger.warn({ session, status: up.status, ...why }, 'unaudited body');
+      http.unread = collected.reason === 'too-large' ? 'too-large' : 'unknown-coding';
       const plan = engine.unreadBody(h.x, http);
       record(h, plan.judged());
       if (plan.deliver.kind === 'reply') {
