@@ -20,7 +20,8 @@ import { Metrics } from '../sinks/metrics.ts';
 import type { Tracing } from '../sinks/tracing.ts';
 import type { LiveReport } from '../report/live.ts';
 import { recordJudged } from '../sinks/judged.ts';
-import { redactUrl } from '../sinks/redact.ts';
+import { redactTarget, redactUrl } from '../sinks/redact.ts';
+import { MisconfigurationWatch } from '../transport/misconfiguration.ts';
 import { BodyBudget } from '../transport/ingress.ts';
 import { createHostGuard, type HostGuard, type HostGuardOptions } from '../transport/host-guard.ts';
 import { createMcpEndpoint } from '../transport/mcp-endpoint.ts';
@@ -161,6 +162,7 @@ export function createProxy(options: ProxyOptions): Proxy {
     const query = q >= 0 ? target.slice(q) : '';
     return (isEndpoint(target) ? upstreamPath : targetPath(target)) + query;
   };
+  const misconfiguration = new MisconfigurationWatch();
   const endpoint = createMcpEndpoint({
     upstream,
     limits,
@@ -180,6 +182,20 @@ export function createProxy(options: ProxyOptions): Proxy {
     router,
     upstreamTarget,
     notMcp: (req, res, body) => passthrough.handle(req, res, { body }),
+    upstreamAnswered: (path, status, contentType) => {
+      const wrong = misconfiguration.answered(path, status, contentType);
+      if (wrong)
+        logger.error(
+          {
+            upstream: redactUrl(options.upstream),
+            paths: wrong.paths.map(redactTarget),
+            status: wrong.status,
+            contentType: wrong.contentType || undefined,
+            hint: 'the upstream answered MCP requests with a page no MCP endpoint gives: check that --upstream names the MCP endpoint (scheme, host, port and path)',
+          },
+          'upstream probably misconfigured',
+        );
+    },
   });
 
   // Requests being served now (SSE streams included): a graceful shutdown waits for them.

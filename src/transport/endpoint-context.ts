@@ -35,6 +35,8 @@ export interface EndpointContext extends JudgedSinks {
   router: McpRouter;
   /** Where a request goes upstream: the configured endpoint's upstream path, else its own target (path and query). */
   upstreamTarget: (req: IncomingMessage) => string;
+  /** The upstream's answer to an MCP request began (`path`: where the client sent it): watched for a misconfigured `--upstream`. */
+  upstreamAnswered: (path: string, status: number, contentType: string | readonly string[] | undefined) => void;
   /** A sniffed POST that was not JSON-RPC: through the pass-through, its body as it came. */
   notMcp: (req: IncomingMessage, res: ServerResponse, body: Buffer) => void;
 }

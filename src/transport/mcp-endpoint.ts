@@ -20,6 +20,7 @@ import { createStreamRelay } from './endpoint-stream.ts';
 import { readBody, upstreamHeaders } from './ingress.ts';
 import { answerLegacyPost, failureTexts, messageTexts } from './legacy-sse.ts';
 import { isJsonRpc } from './routing.ts';
+import { targetPath } from './target.ts';
 import { upstreamTrace } from './trace-context.ts';
 import { collect, streamRest } from './relay.ts';
 import { decodedRequestBody } from './request-coding.ts';
@@ -217,6 +218,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     }
     try {
       const up = await answer!;
+      if (h.x.requestIds.length > 0) ctx.upstreamAnswered(targetPath(target), up.status, up.headers['content-type']);
       // No flush: what the upstream's headers complete is this exchange's own (the client's answers in its POST).
       record(h, engine.upstreamAnswered(h.x, up.status, up.headers));
       // A legacy POST refused (any status but 2xx, any body) is the answer its requests get: judged

@@ -122,4 +122,37 @@ describe('the MCP endpoint is where the JSON-RPC is', () => {
     );
     assert.match(await proxy.metrics.registry.metrics(), /mcp_warden_unjudged_total\{reason="scoped-out"\} 1/);
   });
+
+  test('an upstream that answers MCP requests with 404 pages: one error record names --upstream and the paths seen', async () => {
+    const upstream = await startRawServer((_req, res) => {
+      res.writeHead(404, { 'content-type': 'text/html' }).end('<!DOCTYPE html><html><body>Cannot POST /wrong</body></html>');
+    });
+    started.push(upstream);
+    const proxy = await startProxy(new URL('/wrong', upstream.url));
+    started.push(proxy);
+    for (const id of [1, 2, 3, 4]) await (await post(proxy.url, rpc(id))).body.text();
+    await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 4);
+    const records = proxy.log.records.filter((r) => r.msg === 'upstream probably misconfigured');
+    assert.equal(records.length, 1);
+    assert.equal(records[0]!.level, 50);
+    assert.equal(records[0]!.upstream, new URL('/wrong', upstream.url).href);
+    assert.deepEqual(records[0]!.paths, ['/wrong']);
+    assert.equal(records[0]!.status, 404);
+  });
+
+  test('a 404 an MCP server gives (JSON-RPC, session not found) is no misconfiguration', async () => {
+    const upstream = await startRawServer((_req, res) => {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } });
+      res.writeHead(404, { 'content-type': 'application/json' }).end(body);
+    });
+    started.push(upstream);
+    const proxy = await startProxy(new URL('/mcp', upstream.url));
+    started.push(proxy);
+    for (const id of [1, 2, 3]) await (await post(proxy.url, rpc(id))).body.text();
+    await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 3);
+    assert.equal(
+      proxy.log.find((r) => r.msg === 'upstream probably misconfigured'),
+      undefined,
+    );
+  });
 });
