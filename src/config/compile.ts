@@ -29,7 +29,7 @@ export interface PolicyDocument {
     transport?: 'auto' | 'sse' | 'streamable-http';
   }>;
   security?: Section<{ allowedHosts?: string[]; allowedOrigins?: string[] }>;
-  scope?: Section<{ passthrough?: Section<string[]> }>;
+  scope?: Section<{ passthrough?: Section<string[]>; unjudged?: 'relay' | 'block' }>;
   limits?: Section<{ maxRequestBody?: string | number; auditBody?: string | number; auditEvent?: string | number }>;
   log?: Section<{ level?: string; arguments?: 'off' | 'redacted' | 'full' }>;
   redaction?: Section<{ marker?: string }>;
@@ -58,6 +58,9 @@ export interface CompileOptions {
 /** Flags for the compiled leak and silent-success patterns (documented in the schema). */
 export const LEAK_FLAGS = 'g';
 export const SILENT_SUCCESS_FLAGS = 'im';
+
+/** The rules that say an answer (or request) was not judged in full: `scope.unjudged` is their action. */
+const COVERAGE_RULES: ReadonlySet<string> = new Set(['unaudited-response', 'unreadable-request', 'unreadable-response']);
 
 /** `*` any run of characters, `?` one; anything else literally. One regex for a list of globs. */
 export function globsToRegExp(globs: readonly string[]): RegExp {
@@ -165,6 +168,7 @@ export function compilePolicy(doc: PolicyDocument, options: CompileOptions): Pol
   const lim = doc.limits ?? {};
   const capturePath = doc.capture?.path;
 
+  const unjudged = doc.scope?.unjudged ?? 'relay';
   const policy: Policy = {
     source: options.source,
     mode: doc.mode ?? 'audit',
@@ -179,6 +183,8 @@ export function compilePolicy(doc: PolicyDocument, options: CompileOptions): Pol
         action ??= e.action;
         severity ??= e.severity;
       }
+      // What cannot be judged: scope.unjudged decides, unless `rules` named the rule (or its group).
+      if (action === undefined && unjudged === 'block' && COVERAGE_RULES.has(scope.rule)) action = 'block';
       return { action: action ?? defaultAction, severity: severity ?? scope.severity };
     },
     upstream: stripUndefined({
@@ -190,7 +196,7 @@ export function compilePolicy(doc: PolicyDocument, options: CompileOptions): Pol
       transport: up.transport,
     }),
     security: stripUndefined({ allowedHosts: doc.security?.allowedHosts, allowedOrigins: doc.security?.allowedOrigins }),
-    scope: { passthrough: doc.scope?.passthrough ?? [] },
+    scope: { passthrough: doc.scope?.passthrough ?? [], unjudged: doc.scope?.unjudged ?? 'relay' },
     limits: stripUndefined({
       maxRequestBytes: size(lim.maxRequestBody),
       auditBodyBytes: size(lim.auditBody),

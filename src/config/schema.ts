@@ -22,7 +22,7 @@ export const KEYS = {
   '': ['mode', 'upstream', 'security', 'limits', 'log', 'redaction', 'patterns', 'scope', 'capture', 'defaults', 'rules'],
   upstream: ['url', 'timeout', 'idleTimeout', 'connectTimeout', 'hostHeader', 'transport'],
   security: ['allowedHosts', 'allowedOrigins'],
-  scope: ['passthrough'],
+  scope: ['passthrough', 'unjudged'],
   limits: ['maxRequestBody', 'auditBody', 'auditEvent'],
   log: ['level', 'arguments'],
   redaction: ['marker'],
@@ -240,6 +240,11 @@ export function buildPolicySchema(rules: readonly RuleInfo[]): JsonSchema {
               'Paths relayed unjudged even when they carry JSON-RPC (a JSON-RPC API that is not MCP): exact paths, or prefixes ending in "*" ("/api/*"). Each such exchange is logged at warn and counted in mcp_warden_unjudged_total{reason="scoped-out"}. The configured endpoint cannot be scoped out.',
             type: 'array',
             items: { type: 'string', pattern: '^/', minLength: 1 },
+          },
+          unjudged: {
+            description:
+              'What enforce does with an answer the proxy cannot judge in full (past the audit limit, in a coding it cannot undo, nested too deep): relay (default) sends it on as it came, counted and logged; block answers the client with a JSON-RPC error carrying the request id instead. It is the action of the rules unaudited-response, unreadable-request and unreadable-response wherever `rules` does not name them. Traffic scope.passthrough names is never blocked.',
+            enum: ['relay', 'block'],
           },
         },
       },

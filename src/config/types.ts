@@ -39,8 +39,11 @@ export interface Policy {
   };
   /** The proxy's Host/Origin guard (read at start; the command line wins). */
   security: { allowedHosts?: string[]; allowedOrigins?: string[] };
-  /** Paths relayed unjudged even when they carry JSON-RPC (exact, or a prefix ending in `*`). */
-  scope: { passthrough: readonly string[] };
+  /**
+   * `passthrough`: paths relayed unjudged even when they carry JSON-RPC (exact, or a prefix ending
+   * in `*`). `unjudged`: under enforce, what cannot be judged in full is relayed or blocked.
+   */
+  scope: { passthrough: readonly string[]; unjudged: 'relay' | 'block' };
   limits: { maxRequestBytes?: number; auditBodyBytes?: number; auditEventBytes?: number };
   log: {
     level?: string;

@@ -94,7 +94,8 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       record(h, plan.judged());
       if (plan.deliver.kind === 'reply') {
         await collected.rest.return?.();
-        up.body.destroy();
+        // undici's body reports its own destruction as an error: with no listener it would end the process.
+        up.body.on('error', () => {}).destroy();
         return void replyTo(h, plan.deliver, headers);
       }
       h.res.writeHead(up.status, headers);

@@ -98,4 +98,32 @@ describe('coverage', () => {
     assert.deepEqual(reader.data(['log']).summary.coverage, { judged: 3, of: 3, unjudged: {} });
     assert.doesNotMatch(await proxy.metrics.registry.metrics(), /mcp_warden_unjudged_total\{/);
   });
+
+  test('scope.unjudged: block stops, under enforce, what the proxy cannot judge; relay (the default) sends it on', async () => {
+    const upstream = await startRawServer(answers);
+    started.push(upstream);
+    for (const [yaml, blocked] of [
+      ['mode: enforce\nscope:\n  unjudged: block\n', true],
+      ['mode: enforce\n', false],
+    ] as const) {
+      const enforce = policy(yaml);
+      const proxy = await startProxy(new URL('/mcp', upstream.url), { limits: { auditBodyBytes: 10_000 }, policy: () => enforce });
+      started.push(proxy);
+      for (const id of [1, 2, 3, 4]) {
+        const res = await post(proxy.url, rpc(id));
+        const text = Buffer.from(await res.body.arrayBuffer());
+        if (id === 1) {
+          assert.equal(JSON.parse(text.toString()).result.content[0].text, 'ok', yaml);
+          continue;
+        }
+        if (!blocked) {
+          assert.equal(res.headers['content-encoding'], id === 3 ? 'x-custom' : undefined, yaml);
+          continue;
+        }
+        const body = JSON.parse(text.toString()) as { id: number; error?: { code: number } };
+        assert.equal(body.id, id, `${yaml}: id ${id}`);
+        assert.equal(typeof body.error?.code, 'number', `${yaml}: id ${id} got ${text.toString().slice(0, 200)}`);
+      }
+    }
+  });
 });
