@@ -97,6 +97,18 @@ describe('the SDK client and server-everything (sse) through the proxy', async (
   });
 });
 
+/** A fixture session through the proxy under enforce, initialized and its tool catalogue listed. */
+async function enforcedSession() {
+  const server = await legacyServer();
+  const proxy = await proxyFor(server.sse, { policy: () => enforce });
+  const s = await openSession(proxy);
+  await s.post(init);
+  await s.events.next();
+  await s.post({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+  await s.events.next();
+  return { proxy, s };
+}
+
 describe('the legacy transport against a fixture server', () => {
   test('the endpoint event names the proxy: an absolute URL on the upstream is rebased (path and query kept), a relative one already resolves to it', async () => {
     for (const [style, expected] of [
@@ -137,13 +149,7 @@ describe('the legacy transport against a fixture server', () => {
   });
 
   test('enforce: a wrong answer is rewritten in the stream, event by event', async () => {
-    const server = await legacyServer();
-    const proxy = await proxyFor(server.sse, { policy: () => enforce });
-    const s = await openSession(proxy);
-    await s.post(init);
-    await s.events.next();
-    await s.post({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
-    await s.events.next();
+    const { s } = await enforcedSession();
     await s.post(call(2, 'missing'));
     const answer = JSON.parse((await s.events.next()).data);
     assert.equal(answer.id, 2);
@@ -215,13 +221,7 @@ describe('the legacy transport against a fixture server', () => {
   });
 
   test('a message POSTed to another path the server routes to the session is judged too (enforce rewrites its answer)', async () => {
-    const server = await legacyServer();
-    const proxy = await proxyFor(server.sse, { policy: () => enforce });
-    const s = await openSession(proxy);
-    await s.post(init);
-    await s.events.next();
-    await s.post({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
-    await s.events.next();
+    const { proxy, s } = await enforcedSession();
     const elsewhere = new URL(s.endpoint.replace('/message?', '/messages?'), proxy.url);
     const res = await fetch(elsewhere, {
       method: 'POST',
