@@ -38,3 +38,20 @@ export class ProxyError extends Error {
     this.rpcCode = PROXY_ERRORS[code].rpcCode;
   }
 }
+
+/**
+ * What lay under a proxy error, for an operator's log: the first cause's code and message
+ * (`ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9`), bounded; undefined when there is none.
+ */
+export function causeOf(err: Error): string | undefined {
+  let cause: unknown = err.cause;
+  // undici wraps a socket's error in its own: the innermost one with a code names it best.
+  for (let depth = 0; depth < 5 && cause instanceof Error && cause.cause instanceof Error; depth++) {
+    if ((cause as NodeJS.ErrnoException).code !== undefined && !(cause.cause as NodeJS.ErrnoException).code) break;
+    cause = cause.cause;
+  }
+  if (!(cause instanceof Error)) return undefined;
+  const code = (cause as NodeJS.ErrnoException).code;
+  const text = code && !cause.message.startsWith(code) ? `${code}: ${cause.message}` : cause.message || code;
+  return text ? text.slice(0, 300) : undefined;
+}

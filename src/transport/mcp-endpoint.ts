@@ -7,11 +7,11 @@ import { pipeline } from 'node:stream/promises';
 import { decodeJson } from '../codec/json-body.ts';
 import type { CollectedBody } from '../engine/body.ts';
 import type { BodyDelivery, FailureDelivery, Reply } from '../engine/plans.ts';
-import { ProxyError } from '../errors.ts';
+import { causeOf, ProxyError } from '../errors.ts';
 import { H } from '../mcp/headers.ts';
 import { mediaType } from '../mcp/media-type.ts';
 import type { ResponseHttp } from '../rules/subjects.ts';
-import { redactTarget } from '../sinks/redact.ts';
+import { redactTarget, redactUrl } from '../sinks/redact.ts';
 import { ClientGone } from './client-gone.ts';
 import { codingOf, undecodableDetail } from './content-coding.ts';
 import { clientHeaders, sendProxyError } from './egress.ts';
@@ -51,7 +51,14 @@ export function createMcpEndpoint(ctx: EndpointContext) {
     if (!h.gone.aborted && pe.code === 'WARDEN_INTERNAL') logger.error({ err }, 'proxy error');
     // An upstream that cannot be reached or resets is what an operator is paged for; a slow or malformed answer is a warning.
     else if (!h.gone.aborted && pe.code.startsWith('WARDEN_UPSTREAM_')) {
-      const record = { proxyError: pe.code, detail: pe.message, session: h.x.flow.sessionId ?? null };
+      // What failed underneath (ECONNREFUSED, a reset) and where: the first thing an operator asks.
+      const record = {
+        proxyError: pe.code,
+        detail: pe.message,
+        cause: causeOf(pe),
+        upstream: redactUrl(ctx.upstream.url),
+        session: h.x.flow.sessionId ?? null,
+      };
       if (UPSTREAM_DOWN.has(pe.code)) logger.error(record, 'upstream failed');
       else logger.warn(record, 'upstream failed');
     }

@@ -57,7 +57,8 @@ describe('log levels', () => {
   });
 
   test('an upstream that cannot be reached: an error record (upstream failed), beside the exchange', async () => {
-    const proxy = await startProxy(new URL(`http://127.0.0.1:${await closedPort()}/mcp`));
+    const upstream = new URL(`http://127.0.0.1:${await closedPort()}/mcp`);
+    const proxy = await startProxy(upstream);
     closers.push(() => proxy.close());
     const res = await request(proxy.url, {
       method: 'POST',
@@ -69,6 +70,9 @@ describe('log levels', () => {
     const failed = await proxy.log.waitFor((r) => r.msg === 'upstream failed');
     assert.equal(failed.level, 50);
     assert.equal(failed.proxyError, 'WARDEN_UPSTREAM_UNREACHABLE');
+    // The cause and the address, not only "unreachable".
+    assert.match(String(failed.cause), /ECONNREFUSED/);
+    assert.equal(failed.upstream, upstream.href);
   });
 
   test('the pass-through: an upstream that cannot be reached is an error, a client that leaves is debug', async () => {
