@@ -12,6 +12,7 @@ import { renderMarkdown } from '../check/report-markdown.ts';
 import { renderSarif } from '../check/report-sarif.ts';
 import { renderTable } from '../check/report-table.ts';
 import { summaryLine, type CheckReport } from '../check/report.ts';
+import { scrub, secretsOf } from '../check/scrub.ts';
 import { parseDuration, parseSize, parseUrl } from '../config/cli-options.ts';
 import { VERSIONS } from '../mcp/versions.ts';
 import { TRANSPORT_MODES } from '../transport/legacy-sse.ts';
@@ -158,7 +159,9 @@ export function registerCheckCommand(program: Command, io: CheckIo = processIo):
         maxBytes: opts.maxBytes,
         clientVersion: packageVersion,
       });
-      const report = await withBaseline(ran, opts, io);
+      // The user's credentials never reach the output or the baseline; a terminal never gets a peer's controls.
+      const shown = scrub(ran, secretsOf(opts.header), opts.format === 'table' || opts.format === 'markdown');
+      const report = await withBaseline(shown, opts, io);
       const text = render(report, opts.format, opts.color ?? (io.isTTY && opts.output === undefined));
       if (opts.output !== undefined) {
         await writeFile(opts.output, text);
