@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { childPids, startPlainProcess, type Child } from '../bench/procs.ts';
-import { freePort } from '../../src/proxy/listen.ts';
+import { childPort } from './net.ts';
 
 const CANDIDATES = ['/usr/sbin/nginx', '/usr/bin/nginx', '/usr/local/sbin/nginx', '/usr/local/bin/nginx'];
 
@@ -81,7 +81,7 @@ http {
  */
 export async function startNginx(binary: string, upstream: URL | readonly URL[], hashBy = '$http_mcp_session_id'): Promise<RunningNginx> {
   const dir = mkdtempSync(join(tmpdir(), 'warden-bench-nginx-'));
-  const port = await freePort();
+  const port = await childPort();
   const conf = join(dir, 'nginx.conf');
   writeFileSync(conf, config(dir, port, Array.isArray(upstream) ? upstream : [upstream as URL], hashBy));
   const child: Child = startPlainProcess(binary, ['-c', conf, '-p', dir, '-e', join(dir, 'error.log')]);
