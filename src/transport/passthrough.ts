@@ -93,8 +93,16 @@ export function createPassthrough(opts: PassthroughOptions): Passthrough {
     const started = performance.now();
     const target = req.url ?? '/';
     let errorCode: string | undefined;
+    let retried = false;
     const fail = (err: NodeJS.ErrnoException): void => {
       if (errorCode !== undefined || res.destroyed) return;
+      // A kept-alive socket the upstream closed as it was reused resets a request that never
+      // reached it: a GET or HEAD (no body, safe to repeat) goes once more on a fresh socket.
+      if (!retried && err.code === 'ECONNRESET' && !res.headersSent && (req.method === 'GET' || req.method === 'HEAD')) {
+        retried = true;
+        // The request has been read by now: an empty body, not the drained request, goes again.
+        return forward(Readable.from([]));
+      }
       errorCode = err.code ?? 'ERR_UPSTREAM';
       if (res.headersSent) {
         res.destroy();
@@ -136,7 +144,9 @@ export function createPassthrough(opts: PassthroughOptions): Passthrough {
     // toProxy sends the raw target; the default re-serializes it through WHATWG URL (dot segments,
     // percent-encoding). Only an absolute-form target needs that to become a path.
     const buffer = route.body && Readable.from([route.body]);
-    proxy.web(req, res, { selfHandleResponse: selfHandled, toProxy: target.startsWith('/'), ...(buffer && { buffer }) }, fail);
+    const forward = (body = buffer): void =>
+      proxy.web(req, res, { selfHandleResponse: selfHandled, toProxy: target.startsWith('/'), ...(body && { buffer: body }) }, fail);
+    forward();
   }
 
   return {

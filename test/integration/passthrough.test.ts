@@ -241,4 +241,29 @@ describe('passthrough over real sockets', () => {
       await warden.close();
     }
   });
+
+  test('a GET on a kept-alive socket the upstream drops as it is reused goes once more, on a fresh socket', async () => {
+    // The race of a keep-alive pool: the server closes an idle socket just as the proxy reuses it.
+    // Here the upstream drops every socket's second request before answering it.
+    const perSocket = new WeakMap<object, number>();
+    const dropping = createServer((req, res) => {
+      const n = (perSocket.get(req.socket) ?? 0) + 1;
+      perSocket.set(req.socket, n);
+      if (n > 1) return void req.socket.destroy();
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' }).end('ok');
+    });
+    servers.push(dropping);
+    const through = await mount(await listen(dropping));
+    for (let i = 0; i < 3; i++) {
+      const res = await call(through, '/.well-known/oauth-authorization-server');
+      assert.equal(res.statusCode, 200, `GET ${i + 1}`);
+      assert.equal(await res.body.text(), 'ok');
+    }
+    // A POST is never repeated: its body may have reached the server.
+    const second = await call(through, '/token', { method: 'POST', body: 'grant_type=x' });
+    await second.body.text();
+    const posted = await call(through, '/token', { method: 'POST', body: 'grant_type=x' });
+    await posted.body.text();
+    assert.ok([second.statusCode, posted.statusCode].includes(502), 'a dropped POST is answered 502, not sent twice');
+  });
 });
