@@ -32,7 +32,7 @@ export function buildProgram(): Command {
     .addOption(
       opt(
         '-u, --upstream <url>',
-        "the MCP server's endpoint URL, e.g. http://127.0.0.1:3000/mcp (or upstream.url in the policy)",
+        "the MCP server's endpoint URL, e.g. http://127.0.0.1:3000/mcp (or upstream.url in the policy); JSON-RPC on any other path of the server is judged too, so a URL without a path covers the whole server",
         'MCP_WARDEN_UPSTREAM',
         parseUrl,
       ),
