@@ -20,6 +20,7 @@ export function secretsOf(headers: Readonly<Record<string, string>>): string[] {
 }
 
 /** C0 controls but tab and line feed, DEL and the C1 controls: what a terminal acts on. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what this escapes
 const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 const visible = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 

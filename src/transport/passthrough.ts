@@ -101,7 +101,8 @@ export function createPassthrough(opts: PassthroughOptions): Passthrough {
       if (!retried && err.code === 'ECONNRESET' && !res.headersSent && (req.method === 'GET' || req.method === 'HEAD')) {
         retried = true;
         // The request has been read by now: an empty body, not the drained request, goes again.
-        return forward(Readable.from([]));
+        forward(Readable.from([]));
+        return;
       }
       errorCode = err.code ?? 'ERR_UPSTREAM';
       if (res.headersSent) {

@@ -56,6 +56,7 @@ test('the -H credential is in no format, nor in the baseline; controls are escap
     if (format === 'json')
       assert.match(r.stdout, /rejected credentials \[REDACTED\]/, 'the server quoted it: the quote is there, redacted');
     if (format === 'table' || format === 'markdown')
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC and BEL are what must not reach a terminal
       assert.ok(!/[\u001b\u0007]/.test(r.stdout), `${format} writes a peer's terminal controls`);
   }
   const baseline = join(dir, 'baseline.json');
