@@ -31,6 +31,23 @@ export function captureRecordIn(value: unknown): { ok: true; record: CaptureReco
   return shape ? { ok: false, reason: `not a capture record (${shape})` } : { ok: true, record: value as unknown as CaptureRecord };
 }
 
+const isArgumentError = (e: unknown): boolean =>
+  isObject(e) && typeof e.path === 'string' && typeof e.message === 'string' && (e.param === undefined || typeof e.param === 'string');
+const isEcho = (e: unknown): boolean =>
+  isObject(e) &&
+  Array.isArray(e.at) &&
+  e.at.every((k) => typeof k === 'string' || typeof k === 'number') &&
+  Number.isInteger(e.start) &&
+  Number.isInteger(e.end);
+
+/** Whether a record's request facts have the shape the rules read (rules/types.ts RequestFacts). */
+function areFacts(f: unknown): boolean {
+  if (!isObject(f)) return false;
+  if (f.aboutArguments !== undefined && f.aboutArguments !== true) return false;
+  if (f.argumentErrors !== undefined && !(Array.isArray(f.argumentErrors) && f.argumentErrors.every(isArgumentError))) return false;
+  return f.echoes === undefined || (Array.isArray(f.echoes) && f.echoes.every(isEcho));
+}
+
 function shapeProblem(v: Record<string, unknown>): string | undefined {
   if (typeof v.time !== 'string') return 'time is not a string';
   if (!isStringOrNull(v.session)) return 'session is not a string or null';
@@ -41,6 +58,7 @@ function shapeProblem(v: Record<string, unknown>): string | undefined {
   if (req.from !== 'client' && req.from !== 'server') return 'request.from is not "client" or "server"';
   if (!isObject(req.headers) || !Object.values(req.headers).every((h) => typeof h === 'string'))
     return 'request.headers is not an object of strings';
+  if (req.facts !== undefined && !areFacts(req.facts)) return 'request.facts is not a set of request facts';
   const res = v.response;
   if (!isObject(res)) return 'response is not an object';
   if (typeof res.outcome !== 'string') return 'response.outcome is not a string';

@@ -245,6 +245,13 @@ export class Replayer {
    * exchange got instead. A client's answer to a server request came in a POST: no status yet.
    */
   private subjectOf(c: Completed, record: CaptureRecord, flow: Parameters<typeof exchangeSubject>[1]): ExchangeSubject {
+    const subject = this.httpSubjectOf(c, record, flow);
+    // What the rules read of the redacted arguments; a capture without facts is judged on the redacted request.
+    if (record.request.facts) subject.facts = record.request.facts;
+    return subject;
+  }
+
+  private httpSubjectOf(c: Completed, record: CaptureRecord, flow: Parameters<typeof exchangeSubject>[1]): ExchangeSubject {
     const r = record.response;
     if (c.request.from === 'server') return exchangeSubject(c, flow, { status: undefined, contentType: undefined, transport: 'none' });
     const http: ResponseHttp = {

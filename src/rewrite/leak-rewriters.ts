@@ -146,7 +146,7 @@ export function leakRewriter(patterns: readonly LeakPattern[] = LEAK_PATTERNS): 
     const rule = finding.rule;
     if (!message || s.request.from !== 'client') return undefined;
     const mine = patterns.filter((p) => p.rule === rule);
-    const sent = sentStrings(s.request);
+    const sent = sentStrings(s);
     const redact = (text: string): string =>
       rule === 'leaked-stack-trace'
         ? redactStack(text, mine, sent, marker)

@@ -238,6 +238,16 @@ function errorEnvelope(text: string, complete: boolean): boolean {
  * Whether `text` is a failure statement (see the definition above); `complete` says the text was
  * not cut by the reader's window (a cut JSON text is no envelope, a cut last line is not judged).
  */
+/**
+ * The line failureStatement judges, whatever the patterns: a traceback's exception line, else the
+ * text's first line (what silent-success compares the call's arguments with).
+ */
+export function statementLine(text: string, complete = true): string | undefined {
+  const first = statementOf(text);
+  if (!first || !TRACEBACK.test(first.line)) return first?.line;
+  return tracebackStatement(text, first, complete)?.line;
+}
+
 export function failureStatement(
   text: string,
   patterns: readonly RegExp[] = FAILURE_PATTERNS,

@@ -19,16 +19,23 @@ function callArguments(s: ExchangeSubject): { args: Record<string, unknown> } | 
   return args ? { args } : undefined;
 }
 
+/** How a call's arguments fail its catalogued tool's inputSchema (undefined: they do not, or it cannot tell): the fact a capture keeps. */
+export function argumentErrors(s: ExchangeSubject): ArgumentError[] | undefined {
+  const tool = s.request.tool;
+  const known = tool === undefined ? undefined : s.session.tools.get(tool);
+  const call = callArguments(s);
+  if (!known || !call) return undefined;
+  const verdict = validateArguments(known.inputSchema, call.args, s.version);
+  return !verdict || verdict.valid || verdict.errors.length === 0 ? undefined : verdict.errors;
+}
+
 /** The failed validation of a call to a catalogued tool, if its arguments fail the tool's inputSchema. */
 function failedValidation(s: ExchangeSubject): { tool: string; errors: ArgumentError[] } | undefined {
   const tool = s.request.tool;
   if (tool === undefined) return undefined;
-  const known = s.session.tools.get(tool);
-  const call = callArguments(s);
-  if (!known || !call) return undefined;
-  const verdict = validateArguments(known.inputSchema, call.args, s.version);
-  if (!verdict || verdict.valid || verdict.errors.length === 0) return undefined;
-  return { tool, errors: verdict.errors };
+  // A replay reads the live proxy's verdict: the capture does not keep the arguments' values.
+  const errors = s.facts ? s.facts.argumentErrors : argumentErrors(s);
+  return errors && { tool, errors };
 }
 
 const describeErrors = (errors: readonly ArgumentError[], max = 3): string =>

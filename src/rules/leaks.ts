@@ -24,8 +24,9 @@
 import { asRecord } from '../codec/json-value.ts';
 import { excerpt } from '../redact/excerpt.ts';
 import { redactText } from '../redact/text.ts';
+import { secretField } from '../redact/values.ts';
 import { findLeaks, LEAK_PATTERNS, type Leak, type LeakPattern, type LeakRuleId } from './leak-patterns.ts';
-import type { ExchangeRule, ExchangeSubject, Report, Rule } from './types.ts';
+import type { Echo, ExchangeRule, ExchangeSubject, Report, Rule } from './types.ts';
 import { SILENT_SUCCESS_PATTERNS, silentFailure } from './silent-success.ts';
 import { ALL } from './versions.ts';
 import { boundedPointer, budget, type Cut, type Segment, WALK_BOUNDS, walkStrings } from './walk.ts';
@@ -150,22 +151,63 @@ export function errorText(response: ExchangeSubject['response'], failed = false)
 
 const sentCache = new WeakMap<object, { raw: string[]; masked?: string[] }>();
 
+/** The strings of a request's params the echo check reads, with the key each is under. */
+function paramStrings(params: unknown, visit: (text: string, key: Segment | undefined) => void): void {
+  walkStrings(params, { nodes: WALK_BOUNDS.nodes, text: SENT_TEXT }, (text, at) => void visit(text, at().at(-1)), { depth: 2 });
+}
+
 /**
  * The strings a client sent in a request's params (a leak that merely echoes one is not a leak):
  * as sent, for the rewriter, which reads the text as sent; `masked`, for the rules, which read it
- * with credentials masked.
+ * with credentials masked. In a replay, the strings the capture says the response repeats.
  */
-export function sentStrings(request: ExchangeSubject['request'], masked = false): string[] {
-  let entry = sentCache.get(request);
+export function sentStrings(s: Pick<ExchangeSubject, 'request' | 'response' | 'facts'>, masked = false): string[] {
+  let entry = sentCache.get(s.request);
   if (!entry) {
     const raw: string[] = [];
-    walkStrings(request.params, { nodes: WALK_BOUNDS.nodes, text: SENT_TEXT }, (text) => void raw.push(text), { depth: 2 });
+    if (s.facts) for (const e of s.facts.echoes ?? []) raw.push(echoText(s.response?.value, e));
+    else paramStrings(s.request.params, (text) => void raw.push(text));
     entry = { raw };
-    sentCache.set(request, entry);
+    sentCache.set(s.request, entry);
   }
   if (!masked) return entry.raw;
   entry.masked ??= entry.raw.map(redactCredentials);
   return entry.masked;
+}
+
+/** Echoes a capture keeps at most per exchange; a string shorter than ECHO_MIN holds no leak worth sparing. */
+const MAX_ECHOES = 128;
+const ECHO_MIN = 3;
+
+/**
+ * Where `response` (the message as a capture keeps it) repeats a string of the request's params,
+ * as the rules compare them (credentials masked): the fact a capture keeps in place of the
+ * strings. Values under credential names are never among them.
+ */
+export function echoesOf(request: ExchangeSubject['request'], response: unknown): Echo[] {
+  const sent = new Set<string>();
+  paramStrings(request.params, (text, key) => {
+    if (!secretField(key, text) && text.length >= ECHO_MIN) sent.add(redactCredentials(text));
+  });
+  const out: Echo[] = [];
+  if (sent.size === 0) return out;
+  walkStrings(response, budget(), (text, at) => {
+    for (const s of sent) {
+      const start = text.indexOf(s);
+      if (start < 0 || out.length >= MAX_ECHOES) continue;
+      out.push({ at: at(), start, end: start + s.length });
+      sent.delete(s);
+    }
+    return undefined;
+  });
+  return out;
+}
+
+/** The text an echo points at in a response ('' when it points at none: a hand-made capture). */
+function echoText(response: unknown, e: Echo): string {
+  let v: unknown = response;
+  for (const k of e.at) v = typeof v === 'object' && v !== null ? (v as Record<string | number, unknown>)[k] : undefined;
+  return typeof v === 'string' ? v.slice(e.start, e.end) : '';
 }
 
 /** A short redacted excerpt around a leak: some context before, the leaked part, a little after. */
@@ -218,7 +260,7 @@ export function leakRules(
           s.response?.kind === 'result' && asRecord(s.response.result)?.isError !== true && silentFailure(s, silentPatterns) !== undefined;
         const { places } = errorText(s.response, failed);
         if (places.length === 0) return [];
-        const sent = sentStrings(s.request, true);
+        const sent = sentStrings(s, true);
         for (const place of places) {
           const text = place.masked;
           const leak = findLeaks(text, { patterns: mine, sent, first: true })[0];

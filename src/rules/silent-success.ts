@@ -37,7 +37,7 @@ import { asRecord } from '../codec/json-value.ts';
 import { type BlockStart, textBlocks } from '../mcp/content.ts';
 import { excerpt } from '../redact/excerpt.ts';
 import { pointer } from '../codec/json-pointer.ts';
-import { FAILURE_PATTERNS, failureStatement } from './failure-statement.ts';
+import { FAILURE_PATTERNS, failureStatement, statementLine } from './failure-statement.ts';
 import { answerOf } from './read.ts';
 import { callRule, missingFromCatalogue, notFinal, TEXT_WINDOW } from './tool-calls.ts';
 import type { ExchangeRule, ExchangeSubject } from './types.ts';
@@ -111,6 +111,19 @@ function aboutItsArguments(line: string, args: unknown): boolean {
   );
 }
 
+/**
+ * Whether a tools/call result's statement line (whatever the patterns: the line a failure would be
+ * read from) is about the call's arguments, as aboutItsArguments judges it: the fact a capture
+ * keeps in place of the arguments' text.
+ */
+export function statementAboutArguments(s: ExchangeSubject): boolean {
+  const result = asRecord(answerOf(s, 'result', 'tools/call')?.result);
+  if (!result) return false;
+  const { text } = textBlocks(result, TEXT_WINDOW + 1);
+  const line = statementLine(text.slice(0, TEXT_WINDOW), text.length <= TEXT_WINDOW);
+  return line !== undefined && aboutItsArguments(line, asRecord(s.request.params)?.arguments);
+}
+
 /** The index of the content block a position of `textBlocks(...).text` falls in. */
 function blockAt(starts: readonly BlockStart[], position: number): number | undefined {
   let found: number | undefined;
@@ -154,7 +167,9 @@ function statedFailure(s: ExchangeSubject, result: Record<string, unknown>, patt
   const name = s.request.tool;
   const found = { line: statement.line, block: blockAt(starts, statement.index) };
   if (namesItsAction(text.slice(0, TEXT_WINDOW), name)) return found;
-  if (aboutItsArguments(statement.line, asRecord(s.request.params)?.arguments)) return undefined;
+  // A replay reads what the live proxy found of the arguments; the capture does not keep their text.
+  if (s.facts ? s.facts.aboutArguments === true : aboutItsArguments(statement.line, asRecord(s.request.params)?.arguments))
+    return undefined;
   if (worksOnItsInput(name, name === undefined ? undefined : s.session.tools.get(name))) return undefined;
   return found;
 }

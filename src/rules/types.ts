@@ -5,6 +5,7 @@ import type { Decoded } from '../codec/json-body.ts';
 import type { Message } from '../codec/jsonrpc.ts';
 import type { Session } from '../exchange/sessions.ts';
 import type { OpenRequest } from '../exchange/table.ts';
+import type { ArgumentError } from './tool-arguments.ts';
 
 import type { Finding, Severity } from '../verdicts.ts';
 
@@ -20,6 +21,27 @@ export type Wire = 'streamable-http' | 'sse' | 'stdio';
 export interface BodyProblem {
   problem: 'empty' | 'not-utf8' | 'html' | 'not-json' | 'not-jsonrpc';
   excerpt: string;
+}
+
+/** Where a response repeats a string the client sent: a path into the response message, and the span of that string. */
+export interface Echo {
+  at: Array<string | number>;
+  start: number;
+  end: number;
+}
+
+/**
+ * What the rules read of a request's content that a capture redacts (tool arguments), as facts
+ * holding none of it: computed by the live proxy on the exchange (rules/request-facts.ts), read by
+ * the rules in a replay instead of the redacted request.
+ */
+export interface RequestFacts {
+  /** silent-success: the result's statement is about the call's arguments (an argument opens it, reads as a failure, or asks for failures). */
+  aboutArguments?: true;
+  /** input-validation: how the arguments failed the tool's inputSchema (pointers, argument names and the schema's words; no value). */
+  argumentErrors?: ArgumentError[];
+  /** The leak rules: where the response repeats a string of the request's params (a reference into the response, not the string). */
+  echoes?: Echo[];
 }
 
 /** One request and what answered it (or did not), with the HTTP context of both sides. */
@@ -45,6 +67,8 @@ export interface ExchangeSubject {
   /** Responses in the same body or stream that answered no open request (wrong or null ids). */
   unmatched: readonly Message[];
   session: Session;
+  /** Replay only: what the capture kept of the request's redacted content (the rules read it instead of the request's arguments). */
+  facts?: RequestFacts;
 }
 
 /** One client POST as a whole: its body and the server's reply, for rules about the HTTP exchange. */

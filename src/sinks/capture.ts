@@ -1,12 +1,14 @@
 // An opt-in capture of exchanges as JSON lines, for `mcp-warden replay`: each completed exchange
 // with what it takes to judge it again offline. Secrets never reach it: credential headers are
 // left out, tool argument strings are replaced, and values under credential names and
-// credential-shaped text are masked at any depth (src/redact/: past its bounds, a marker).
+// credential-shaped text are masked at any depth (src/redact/: past its bounds, a marker). What the
+// rules read of the replaced arguments is kept as facts that hold none of them (rules/request-facts.ts).
 import { createWriteStream, type WriteStream } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Completed } from '../exchange/correlate.ts';
 import { H } from '../mcp/headers.ts';
-import type { ExchangeSubject } from '../rules/types.ts';
+import { requestFacts } from '../rules/request-facts.ts';
+import type { ExchangeSubject, RequestFacts } from '../rules/types.ts';
 import { hideText, loggedHeaders, maskSecrets } from './redact.ts';
 
 export const CAPTURE_VERSION = 1;
@@ -19,7 +21,13 @@ export interface CaptureRecord {
   /** The transport when not Streamable HTTP: a legacy SSE session's (`session` is its id) or stdio's (one session per child). */
   wire?: 'sse' | 'stdio';
   protocolVersion: string | null;
-  request: { from: 'client' | 'server'; headers: Record<string, string>; message: unknown };
+  request: {
+    from: 'client' | 'server';
+    headers: Record<string, string>;
+    message: unknown;
+    /** What the rules read of the request's redacted content (absent in captures of mcp-warden before it: replayed from the redacted request). */
+    facts?: RequestFacts;
+  };
   response: {
     outcome: string;
     status: number | null;
@@ -45,6 +53,7 @@ export function captureRecord(c: Completed, subject: ExchangeSubject, time: Date
     if ((KEPT_HEADERS.includes(name) || name.startsWith(H.paramPrefix)) && typeof v === 'string') kept[name] = v;
   // Mcp-Param-* values are tool arguments: hidden, as the arguments are.
   const headers = loggedHeaders(kept) as Record<string, string>;
+  const message = c.response ? maskSecrets(c.response.value) : null;
   return {
     v: CAPTURE_VERSION,
     time: time.toISOString(),
@@ -55,13 +64,14 @@ export function captureRecord(c: Completed, subject: ExchangeSubject, time: Date
       from: request.from,
       headers,
       message: maskSecrets({ jsonrpc: '2.0', id: request.id, method: request.method, params: safeParams }),
+      facts: requestFacts(subject, message),
     },
     response: {
       outcome: c.outcome,
       status: subject.status ?? null,
       contentType: subject.contentType ?? null,
       transport: subject.transport,
-      message: c.response ? maskSecrets(c.response.value) : null,
+      message,
       bodyProblem: subject.bodyProblem ?? null,
       unmatched: subject.unmatched.map((m) => maskSecrets(m.value)),
       proxyError: subject.proxyError ?? null,
