@@ -52,6 +52,7 @@ function shapeProblem(v: Record<string, unknown>): string | undefined {
   if (typeof v.time !== 'string') return 'time is not a string';
   if (!isStringOrNull(v.session)) return 'session is not a string or null';
   if (!isStringOrNull(v.protocolVersion)) return 'protocolVersion is not a string or null';
+  if (v.principal !== undefined && typeof v.principal !== 'string') return 'principal is not a string';
   if (v.wire !== undefined && v.wire !== 'sse' && v.wire !== 'stdio') return 'wire is not "sse" or "stdio"';
   const req = v.request;
   if (!isObject(req)) return 'request is not an object';

@@ -170,6 +170,8 @@ export class Replayer {
       : undefined;
     const issued = !via && from === 'client' && record.session !== null && headers[H.sessionId] === undefined ? record.session : undefined;
     if (!via && from === 'server' && record.session !== null) headers[H.sessionId] = record.session;
+    // A request kept per credential: the capture's label stands in for the credential it does not keep.
+    if (record.principal !== undefined) headers.authorization = `capture-principal ${record.principal}`;
     const flow = resolveFlow(headers, [request], this.sessions, ++this.seq, now, false, via);
     // A session the capture joined midway (no initialize to learn from): the version the proxy recorded.
     flow.protocolVersion ??= record.protocolVersion ?? undefined;

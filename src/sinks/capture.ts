@@ -3,12 +3,14 @@
 // left out, tool argument strings are replaced, and values under credential names and
 // credential-shaped text are masked at any depth (src/redact/: past its bounds, a marker). What the
 // rules read of the replaced arguments is kept as facts that hold none of them (rules/request-facts.ts).
+import { randomBytes } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Completed } from '../exchange/correlate.ts';
 import { H } from '../mcp/headers.ts';
 import { requestFacts } from '../rules/request-facts.ts';
 import type { ExchangeSubject, RequestFacts } from '../rules/types.ts';
+import { mapDeep, maskVisit, REDACT_BOUNDS } from '../redact/values.ts';
 import { hideText, loggedHeaders, maskSecrets } from './redact.ts';
 
 export const CAPTURE_VERSION = 1;
@@ -18,6 +20,12 @@ export interface CaptureRecord {
   v: typeof CAPTURE_VERSION;
   time: string;
   session: string | null;
+  /**
+   * Which credential a request without a session id came with, as a label of this capture's own
+   * (never the credential or a hash of it): the proxy keeps such requests' state (a 2026-07-28
+   * client's tool catalogue) per credential, and so does a replay.
+   */
+  principal?: string;
   /** The transport when not Streamable HTTP: a legacy SSE session's (`session` is its id) or stdio's (one session per child). */
   wire?: 'sse' | 'stdio';
   protocolVersion: string | null;
@@ -43,7 +51,13 @@ export interface CaptureRecord {
 /** Request headers a replay needs (the protocol's own); credentials are never among them. */
 const KEPT_HEADERS = [H.sessionId, H.protocolVersion, H.method, H.name, 'content-type', 'accept'];
 
-export function captureRecord(c: Completed, subject: ExchangeSubject, time: Date): CaptureRecord {
+/**
+ * A server's message as the capture keeps it: masked, and one level deeper than the rules read, so
+ * that a message nested past their bound is still past it in a replay (unreadable-response).
+ */
+const keptMessage = (value: unknown): unknown => mapDeep(value, maskVisit, { ...REDACT_BOUNDS, depth: REDACT_BOUNDS.depth + 1 });
+
+export function captureRecord(c: Completed, subject: ExchangeSubject, time: Date, principal?: string): CaptureRecord {
   const { request } = c;
   const params = request.params as Record<string, unknown> | undefined;
   const safeParams =
@@ -53,11 +67,12 @@ export function captureRecord(c: Completed, subject: ExchangeSubject, time: Date
     if ((KEPT_HEADERS.includes(name) || name.startsWith(H.paramPrefix)) && typeof v === 'string') kept[name] = v;
   // Mcp-Param-* values are tool arguments: hidden, as the arguments are.
   const headers = loggedHeaders(kept) as Record<string, string>;
-  const message = c.response ? maskSecrets(c.response.value) : null;
+  const message = c.response ? keptMessage(c.response.value) : null;
   return {
     v: CAPTURE_VERSION,
     time: time.toISOString(),
     session: request.sessionId ?? null,
+    ...(principal === undefined ? {} : { principal }),
     ...(subject.wire === 'sse' || subject.wire === 'stdio' ? { wire: subject.wire } : {}),
     protocolVersion: request.protocolVersion ?? null,
     request: {
@@ -73,16 +88,22 @@ export function captureRecord(c: Completed, subject: ExchangeSubject, time: Date
       transport: subject.transport,
       message,
       bodyProblem: subject.bodyProblem ?? null,
-      unmatched: subject.unmatched.map((m) => maskSecrets(m.value)),
+      unmatched: subject.unmatched.map((m) => keptMessage(m.value)),
       proxyError: subject.proxyError ?? null,
     },
   };
 }
 
+/** Credentials a sink labels at most; past it, requests without a session id get no label (a replay then judges them as one client). */
+const MAX_PRINCIPALS = 100_000;
+
 /** Appends capture records to a file; never blocks or throws into the traffic. */
 export class CaptureSink {
   private readonly stream: WriteStream;
   private failed = false;
+  private readonly principals = new Map<string, string>();
+  /** Tells this sink's labels from another's writing the same file (a worker, a restart). */
+  private readonly tag = randomBytes(4).toString('hex');
 
   constructor(
     readonly path: string,
@@ -95,8 +116,22 @@ export class CaptureSink {
     });
   }
 
-  write(record: CaptureRecord): void {
-    if (!this.failed) this.stream.write(`${JSON.stringify(record)}\n`);
+  /** Captures a judged exchange. */
+  exchange(c: Completed, subject: ExchangeSubject, time: Date): void {
+    if (this.failed) return;
+    // A client's request with no session of its own (no Mcp-Session-Id, no SSE or stdio session) is kept per credential.
+    const perCredential =
+      c.request.from === 'client' && c.request.sessionId === undefined && (subject.wire ?? 'streamable-http') === 'streamable-http';
+    const principal = perCredential ? this.principalOf(subject.session.key) : undefined;
+    this.stream.write(`${JSON.stringify(captureRecord(c, subject, time, principal))}\n`);
+  }
+
+  /** This capture's label of a session key (the proxy's, derived from the credential: never written). */
+  private principalOf(key: string): string | undefined {
+    let label = this.principals.get(key);
+    if (label === undefined && this.principals.size < MAX_PRINCIPALS)
+      this.principals.set(key, (label = `${this.tag}-${this.principals.size + 1}`));
+    return label;
   }
 
   close(): Promise<void> {

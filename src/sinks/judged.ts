@@ -6,7 +6,7 @@ import type { Judged } from '../engine/plans.ts';
 import type { Session } from '../exchange/sessions.ts';
 import type { Policy } from '../config/types.ts';
 import { excerpt } from '../redact/excerpt.ts';
-import { captureRecord, type CaptureSink } from './capture.ts';
+import type { CaptureSink } from './capture.ts';
 import { logDecision, logExchange, logFindings, type ShadowOf } from './exchange-log.ts';
 import { shadowAction } from './shadow.ts';
 import type { Tracing } from './tracing.ts';
@@ -61,7 +61,7 @@ export function recordJudged(sinks: JudgedSinks, policy: Policy, session: Sessio
         metrics.exchange(j.judged, j.http.status, (tool) => !j.detached && (session?.tools.has(tool) ?? false));
         // The capture keeps what the rules judged (the server's status and body), not what a rewrite sent.
         if (policy.capture && j.judged.subject)
-          sinks.capture(policy.capture.path).write(captureRecord(j.judged.exchange, j.judged.subject, new Date()));
+          sinks.capture(policy.capture.path).exchange(j.judged.exchange, j.judged.subject, new Date());
         break;
       }
       case 'findings':
