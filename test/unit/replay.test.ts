@@ -8,6 +8,7 @@ import type { Policy } from '../../src/config/types.ts';
 import { parseCaptureLine, replayCapture, replayCaptureSync, type ReplayedExchange } from '../../src/replay/replay.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { RULES } from '../../src/rules/index.ts';
+import type { RequestFacts } from '../../src/rules/types.ts';
 import type { CaptureRecord } from '../../src/sinks/capture.ts';
 
 const SESSION = '5f1c0c5e-6a57-4d0e-9d43-3c1f0e2f7a10';
@@ -29,6 +30,7 @@ interface RecordSpec {
   outcome?: string;
   status?: number | null;
   transport?: CaptureRecord['response']['transport'];
+  facts?: RequestFacts;
 }
 
 /** One capture line, as CaptureSink writes it. */
@@ -40,7 +42,12 @@ function line(spec: RecordSpec): string {
     time: '2026-12-02T10:18:55.560Z',
     session,
     protocolVersion: spec.protocolVersion === undefined ? VERSION : spec.protocolVersion,
-    request: { from: spec.from ?? 'client', headers, message: { jsonrpc: '2.0', ...spec.request } },
+    request: {
+      from: spec.from ?? 'client',
+      headers,
+      message: { jsonrpc: '2.0', ...spec.request },
+      ...(spec.facts ? { facts: spec.facts } : {}),
+    },
     response: {
       outcome: spec.outcome ?? 'result',
       status: spec.status === undefined ? 200 : spec.status,
@@ -330,5 +337,52 @@ describe('replayCapture: unanswered exchanges and what a replay cannot judge', (
     const lines = coverage.notJudged[2];
     assert.deepEqual(lines?.rules, ['stdio-not-a-message', 'stdio-embedded-newline']);
     assert.equal(coverage.judged.rules.length + (post?.rules.length ?? 0) + (client?.rules.length ?? 0) + lines.rules.length, RULES.length);
+  });
+});
+
+describe("replayCapture: a capture's request facts stand for the arguments it redacted", () => {
+  /** A session whose one call asked for an error message and got one (no isError), or failed with an echoed path. */
+  const session = (what: 'asked' | 'echoed', facts: RequestFacts | undefined): string[] => {
+    const text = what === 'asked' ? 'Error: Operation failed' : 'Error: cannot open /srv/app/config.yml: permission denied';
+    return [
+      initialize(),
+      toolsList(['get_message']),
+      line({
+        request: { id: 2, method: 'tools/call', params: { name: 'get_message', arguments: { messageType: '[REDACTED]' } } },
+        response: { id: 2, result: { content: [{ type: 'text', text }], ...(what === 'echoed' ? { isError: true } : {}) } },
+        outcome: what === 'echoed' ? 'isError' : 'result',
+        ...(facts ? { facts } : {}),
+      }),
+    ];
+  };
+  const judged = async (lines: string[]) => {
+    const report = replayCaptureSync(lines, await policyOf('config/enforce.yaml'));
+    assert.equal(report.lines.bad, 0, JSON.stringify(report.badLines));
+    const x = report.exchanges[2];
+    return { rules: rulesOf(x), decision: x?.decision.kind };
+  };
+
+  test('a call the live proxy found asking for its error is not a silent success; with no fact it is', async () => {
+    assert.deepEqual(await judged(session('asked', { aboutArguments: true })), { rules: [], decision: 'pass' });
+    assert.deepEqual(await judged(session('asked', {})), { rules: ['silent-success'], decision: 'rewrite' });
+  });
+
+  test('a path the response repeats from the request is no leak', async () => {
+    const echo = { at: ['result', 'content', 0, 'text'], start: 19, end: 38 };
+    assert.deepEqual(await judged(session('echoed', { echoes: [echo] })), { rules: [], decision: 'pass' });
+    assert.deepEqual(await judged(session('echoed', {})), { rules: ['leaked-path'], decision: 'rewrite' });
+  });
+
+  test('a capture from before the facts is replayed on its redacted arguments, as it was', async () => {
+    // What it loses: the exemptions that read the arguments' text (asked-for failures, echoed paths).
+    assert.deepEqual(await judged(session('asked', undefined)), { rules: ['silent-success'], decision: 'rewrite' });
+    assert.deepEqual(await judged(session('echoed', undefined)), { rules: ['leaked-path'], decision: 'rewrite' });
+  });
+
+  test('facts of the wrong shape make a bad line', () => {
+    const bad = JSON.parse(session('asked', {})[2]!) as CaptureRecord;
+    bad.request.facts = { aboutArguments: 'yes' } as unknown as RequestFacts;
+    const parsed = parseCaptureLine(JSON.stringify(bad));
+    assert.deepEqual(parsed, { ok: false, reason: 'not a capture record (request.facts is not a set of request facts)' });
   });
 });
