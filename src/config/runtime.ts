@@ -14,6 +14,27 @@ export interface Runtime {
   rewriters: ReadonlyMap<string, Rewriter>;
 }
 
+const leakPatternLists = new WeakMap<Policy, readonly LeakPattern[]>();
+
+/** The leak patterns a policy judges with: the built-in ones and the policy's own. */
+export function leakPatternsOf(policy: Policy): readonly LeakPattern[] {
+  if (policy.patterns.leaks.length === 0) return LEAK_PATTERNS;
+  let list = leakPatternLists.get(policy);
+  if (!list) {
+    list = [
+      ...LEAK_PATTERNS,
+      ...policy.patterns.leaks.map((p, i) => ({
+        rule: p.rule as LeakPattern['rule'],
+        name: `policy-${i + 1}`,
+        label: 'a pattern from the policy',
+        re: p.re,
+      })),
+    ];
+    leakPatternLists.set(policy, list);
+  }
+  return list;
+}
+
 export function runtimeFactory(onRuleError: (rule: string, err: unknown) => void): (policy: Policy) => Runtime {
   const base: Runtime = { engine: new RuleEngine(RULES, onRuleError), rewriters: rewriterIndex(REWRITERS) };
   const built = new WeakMap<Policy, Runtime>();
@@ -23,15 +44,7 @@ export function runtimeFactory(onRuleError: (rule: string, err: unknown) => void
     if (leaks.length === 0 && silentSuccess.length === 0 && !replaceSilentSuccess) return base;
     let runtime = built.get(policy);
     if (!runtime) {
-      const leakPatterns: LeakPattern[] = [
-        ...LEAK_PATTERNS,
-        ...leaks.map((p, i) => ({
-          rule: p.rule as LeakPattern['rule'],
-          name: `policy-${i + 1}`,
-          label: 'a pattern from the policy',
-          re: p.re,
-        })),
-      ];
+      const leakPatterns = leakPatternsOf(policy);
       const silent = replaceSilentSuccess ? silentSuccess : [...SILENT_SUCCESS_PATTERNS, ...silentSuccess];
       runtime = {
         engine: new RuleEngine(rulesWith({ leaks: leakPatterns, silentSuccess: silent }), onRuleError),

@@ -175,28 +175,31 @@ export function sentStrings(s: Pick<ExchangeSubject, 'request' | 'response' | 'f
   return entry.masked;
 }
 
-/** Echoes a capture keeps at most per exchange; a string shorter than ECHO_MIN holds no leak worth sparing. */
-const MAX_ECHOES = 128;
-const ECHO_MIN = 3;
+/** Echoes a capture keeps at most per exchange. */
+const MAX_ECHOES = 256;
 
 /**
- * Where `response` (the message as a capture keeps it) repeats a string of the request's params,
- * as the rules compare them (credentials masked): the fact a capture keeps in place of the
- * strings. Values under credential names are never among them.
+ * The leaks of `response` (the message as a capture keeps it: every string, any place) that merely
+ * echo what the request's params sent, as the rules judge them under `patterns`: the fact a
+ * capture keeps in place of the params' text. It says only that this leak-shaped text (a path, an
+ * address, a host, a trace) came from the client, never what else the client sent; an echo of a
+ * value under a credential's name is not kept (a replay then calls it a leak).
  */
-export function echoesOf(request: ExchangeSubject['request'], response: unknown): Echo[] {
-  const sent = new Set<string>();
+export function echoesOf(request: ExchangeSubject['request'], response: unknown, patterns: readonly LeakPattern[] = LEAK_PATTERNS): Echo[] {
+  const sent: string[] = [];
   paramStrings(request.params, (text, key) => {
-    if (!secretField(key, text) && text.length >= ECHO_MIN) sent.add(redactCredentials(text));
+    if (!secretField(key, text)) sent.push(redactCredentials(text));
   });
   const out: Echo[] = [];
-  if (sent.size === 0) return out;
+  if (sent.length === 0) return out;
   walkStrings(response, budget(), (text, at) => {
-    for (const s of sent) {
-      const start = text.indexOf(s);
-      if (start < 0 || out.length >= MAX_ECHOES) continue;
-      out.push({ at: at(), start, end: start + s.length });
-      sent.delete(s);
+    const masked = redactCredentials(text);
+    const leaks = new Set(findLeaks(masked, { patterns, sent }).map((l) => `${l.pattern}@${l.index}`));
+    for (const l of findLeaks(masked, { patterns })) {
+      if (leaks.has(`${l.pattern}@${l.index}`) || out.length >= MAX_ECHOES) continue;
+      // The rules read the text masked; the echo points into the text as kept (the same, unless masking moved it).
+      const start = masked === text ? l.index : text.indexOf(l.match);
+      if (start >= 0) out.push({ at: at(), start, end: start + l.length });
     }
     return undefined;
   });

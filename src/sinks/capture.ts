@@ -8,6 +8,8 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Completed } from '../exchange/correlate.ts';
 import { H } from '../mcp/headers.ts';
+import { leakPatternsOf } from '../config/runtime.ts';
+import type { Policy } from '../config/types.ts';
 import { requestFacts } from '../rules/request-facts.ts';
 import type { ExchangeSubject, RequestFacts } from '../rules/types.ts';
 import { mapDeep, maskVisit, REDACT_BOUNDS } from '../redact/values.ts';
@@ -57,7 +59,8 @@ const KEPT_HEADERS = [H.sessionId, H.protocolVersion, H.method, H.name, 'content
  */
 const keptMessage = (value: unknown): unknown => mapDeep(value, maskVisit, { ...REDACT_BOUNDS, depth: REDACT_BOUNDS.depth + 1 });
 
-export function captureRecord(c: Completed, subject: ExchangeSubject, time: Date, principal?: string): CaptureRecord {
+/** The capture record of a judged exchange; `policy`: the one it was judged under (its leak patterns say what the echoes are). */
+export function captureRecord(c: Completed, subject: ExchangeSubject, policy: Policy, time: Date, principal?: string): CaptureRecord {
   const { request } = c;
   const params = request.params as Record<string, unknown> | undefined;
   const safeParams =
@@ -79,7 +82,7 @@ export function captureRecord(c: Completed, subject: ExchangeSubject, time: Date
       from: request.from,
       headers,
       message: maskSecrets({ jsonrpc: '2.0', id: request.id, method: request.method, params: safeParams }),
-      facts: requestFacts(subject, message),
+      facts: requestFacts(subject, message, leakPatternsOf(policy)),
     },
     response: {
       outcome: c.outcome,
@@ -117,13 +120,13 @@ export class CaptureSink {
   }
 
   /** Captures a judged exchange. */
-  exchange(c: Completed, subject: ExchangeSubject, time: Date): void {
+  exchange(c: Completed, subject: ExchangeSubject, policy: Policy, time: Date): void {
     if (this.failed) return;
     // A client's request with no session of its own (no Mcp-Session-Id, no SSE or stdio session) is kept per credential.
     const perCredential =
       c.request.from === 'client' && c.request.sessionId === undefined && (subject.wire ?? 'streamable-http') === 'streamable-http';
     const principal = perCredential ? this.principalOf(subject.session.key) : undefined;
-    this.stream.write(`${JSON.stringify(captureRecord(c, subject, time, principal))}\n`);
+    this.stream.write(`${JSON.stringify(captureRecord(c, subject, policy, time, principal))}\n`);
   }
 
   /** This capture's label of a session key (the proxy's, derived from the credential: never written). */

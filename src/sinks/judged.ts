@@ -61,7 +61,7 @@ export function recordJudged(sinks: JudgedSinks, policy: Policy, session: Sessio
         metrics.exchange(j.judged, j.http.status, (tool) => !j.detached && (session?.tools.has(tool) ?? false));
         // The capture keeps what the rules judged (the server's status and body), not what a rewrite sent.
         if (policy.capture && j.judged.subject)
-          sinks.capture(policy.capture.path).exchange(j.judged.exchange, j.judged.subject, new Date());
+          sinks.capture(policy.capture.path).exchange(j.judged.exchange, j.judged.subject, policy, new Date());
         break;
       }
       case 'findings':

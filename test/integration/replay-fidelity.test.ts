@@ -140,6 +140,11 @@ const TOOLS = [
     inputSchema: { type: 'object', properties: { filter: { type: 'string' }, token: { type: 'string' } } },
   },
   {
+    name: 'run_command',
+    description: 'Runs a shell command',
+    inputSchema: { type: 'object', properties: { command: { type: 'string' }, password: { type: 'string' } } },
+  },
+  {
     name: 'set_mode',
     description: 'Sets the mode',
     inputSchema: { type: 'object', properties: { mode: { enum: ['read', 'write'] } }, required: ['mode'] },
@@ -180,6 +185,8 @@ async function startScriptedServer() {
         // Failures are what the filter asked for: the answer, not a silent failure.
         if (msg.params?.name === 'query_store')
           return text(`Error: disk quota exceeded (last entry matching ${JSON.stringify(args.filter)})`);
+        // The server repeats part of the command: still the client's own words.
+        if (msg.params?.name === 'run_command') return text(`${args.command?.split(' ')[1]}: No such file or directory`, true);
         if (msg.params?.name === 'set_mode')
           return json({ jsonrpc: '2.0', id: msg.id, error: { code: -32602, message: 'Invalid params' } });
         return text('unknown tool', true);
@@ -205,6 +212,11 @@ describe('secrets in tool arguments never reach the capture, and what the rules 
         assert.deepEqual(opened.content, [{ type: 'text', text: 'Error: cannot open /srv/app/config.yml: permission denied' }]);
         const queried = await c.client.callTool({ name: 'query_store', arguments: { filter: 'level:error', token: PASSWORD } });
         assert.equal(queried.isError, undefined, 'the live proxy leaves the asked-for failure alone');
+        const ran = await c.client.callTool({
+          name: 'run_command',
+          arguments: { command: 'cat /srv/data/report.csv', password: PASSWORD },
+        });
+        assert.deepEqual(ran.content, [{ type: 'text', text: '/srv/data/report.csv: No such file or directory' }]);
         await c.client.callTool({ name: 'set_mode', arguments: { mode: MODE } }).catch(() => undefined);
       });
     } finally {
@@ -232,8 +244,9 @@ describe('secrets in tool arguments never reach the capture, and what the rules 
       });
     assert.deepEqual(Object.keys(line('open_file').request.facts ?? {}), ['echoes']);
     assert.deepEqual(echoed('open_file'), ['/srv/app/config.yml']);
-    assert.deepEqual(Object.keys(line('query_store').request.facts ?? {}), ['aboutArguments', 'echoes']);
-    assert.deepEqual(echoed('query_store'), ['level:error']);
+    assert.deepEqual(Object.keys(line('query_store').request.facts ?? {}), ['aboutArguments']);
+    // Only the leak-shaped part the response repeats of the command: nothing else of it.
+    assert.deepEqual(echoed('run_command'), ['/srv/data/report.csv']);
     assert.deepEqual(Object.keys(line('set_mode').request.facts ?? {}), ['argumentErrors']);
   });
 
@@ -245,9 +258,11 @@ describe('secrets in tool arguments never reach the capture, and what the rules 
     );
     assert.deepEqual(replayedJudgements(rec.report), live);
     assert.deepEqual(
-      rec.report.exchanges.filter((x) => x.tool === 'open_file' || x.tool === 'query_store').flatMap((x) => x.findings),
+      rec.report.exchanges
+        .filter((x) => x.tool === 'open_file' || x.tool === 'query_store' || x.tool === 'run_command')
+        .flatMap((x) => x.findings),
       [],
-      'no leaked-path for the echoed path, no silent-success for the asked-for failure',
+      'no leaked-path for the echoed paths, no silent-success for the asked-for failure',
     );
   });
 });
