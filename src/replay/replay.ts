@@ -8,6 +8,11 @@
 // exchange is then judged with the proxy's judge() and decideFor() under the policy, treated as
 // enforce mode: the report says what the proxy would have flagged, rewritten and blocked.
 //
+// What the server's rules read of the arguments the capture redacts comes from the record's
+// request facts (rules/request-facts.ts); a record without them (an older capture) is judged on
+// the redacted request. A request without a session id is kept per credential, as the proxy keeps
+// it: the record's principal label stands in for the credential.
+//
 // What a replay cannot judge: the client's request rules (they read the request's own headers and
 // arguments, which the capture masks) and every POST-level rule (they need the raw POST body, the
 // server's reply headers and body bytes, which the capture does not keep). See REPLAY_COVERAGE.
