@@ -194,8 +194,10 @@ export function echoesOf(request: ExchangeSubject['request'], response: unknown,
   if (sent.length === 0) return out;
   walkStrings(response, budget(), (text, at) => {
     const masked = redactCredentials(text);
+    const all = findLeaks(masked, { patterns });
+    if (all.length === 0) return undefined;
     const leaks = new Set(findLeaks(masked, { patterns, sent }).map((l) => `${l.pattern}@${l.index}`));
-    for (const l of findLeaks(masked, { patterns })) {
+    for (const l of all) {
       if (leaks.has(`${l.pattern}@${l.index}`) || out.length >= MAX_ECHOES) continue;
       // The rules read the text masked; the echo points into the text as kept (the same, unless masking moved it).
       const start = masked === text ? l.index : text.indexOf(l.match);

@@ -13,7 +13,7 @@ import type { Policy } from '../config/types.ts';
 import { requestFacts } from '../rules/request-facts.ts';
 import type { ExchangeSubject, RequestFacts } from '../rules/types.ts';
 import { mapDeep, maskVisit, REDACT_BOUNDS } from '../redact/values.ts';
-import { hideText, loggedHeaders, maskSecrets } from './redact.ts';
+import { hideText, loggedHeaders, maskSecrets, maskShapes } from './redact.ts';
 
 export const CAPTURE_VERSION = 1;
 
@@ -59,6 +59,10 @@ const KEPT_HEADERS = [H.sessionId, H.protocolVersion, H.method, H.name, 'content
  */
 const keptMessage = (value: unknown): unknown => mapDeep(value, maskVisit, { ...REDACT_BOUNDS, depth: REDACT_BOUNDS.depth + 1 });
 
+/** Facts with credential-shaped text masked where a peer chose it (an argument's name in a pointer); echoes point into the response as kept. */
+const maskedFacts = (facts: RequestFacts): RequestFacts =>
+  facts.argumentErrors ? { ...facts, argumentErrors: maskShapes(facts.argumentErrors) } : facts;
+
 /** The capture record of a judged exchange; `policy`: the one it was judged under (its leak patterns say what the echoes are). */
 export function captureRecord(c: Completed, subject: ExchangeSubject, policy: Policy, time: Date, principal?: string): CaptureRecord {
   const { request } = c;
@@ -82,7 +86,7 @@ export function captureRecord(c: Completed, subject: ExchangeSubject, policy: Po
       from: request.from,
       headers,
       message: maskSecrets({ jsonrpc: '2.0', id: request.id, method: request.method, params: safeParams }),
-      facts: requestFacts(subject, message, leakPatternsOf(policy)),
+      facts: maskedFacts(requestFacts(subject, message, leakPatternsOf(policy))),
     },
     response: {
       outcome: c.outcome,
