@@ -17,6 +17,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import type { Logger } from '../sinks/logger.ts';
 import type { SessionFact, SessionStore } from '../exchange/sessions.ts';
+import { CAPTURE_KEY_ENV, captureKey } from '../sinks/capture.ts';
 
 const FACT = 'mcp-warden:session-fact';
 const TOUCHED = 'mcp-warden:sessions-touched';
@@ -147,7 +148,8 @@ export function startWorkers(n: number, port: number | undefined, logger: Logger
   });
 
   const fork = (): void => {
-    const worker = cluster.fork(port === undefined ? {} : { [WORKER_PORT_ENV]: String(port) });
+    // One capture key for all: a credential gets one label in every worker's capture lines.
+    const worker = cluster.fork({ [CAPTURE_KEY_ENV]: captureKey(), ...(port === undefined ? {} : { [WORKER_PORT_ENV]: String(port) }) });
     workers.add(worker);
     // A send to a worker that just died fails with EPIPE: an 'error' event, never the primary's end.
     worker.on('error', () => {});

@@ -235,10 +235,6 @@ function errorEnvelope(text: string, complete: boolean): boolean {
 }
 
 /**
- * Whether `text` is a failure statement (see the definition above); `complete` says the text was
- * not cut by the reader's window (a cut JSON text is no envelope, a cut last line is not judged).
- */
-/**
  * The line failureStatement judges, whatever the patterns: a traceback's exception line, else the
  * text's first line (what silent-success compares the call's arguments with).
  */
@@ -248,6 +244,10 @@ export function statementLine(text: string, complete = true): string | undefined
   return tracebackStatement(text, first, complete)?.line;
 }
 
+/**
+ * Whether `text` is a failure statement (see the definition above); `complete` says the text was
+ * not cut by the reader's window (a cut JSON text is no envelope, a cut last line is not judged).
+ */
 export function failureStatement(
   text: string,
   patterns: readonly RegExp[] = FAILURE_PATTERNS,

@@ -159,7 +159,7 @@ function paramStrings(params: unknown, visit: (text: string, key: Segment | unde
 /**
  * The strings a client sent in a request's params (a leak that merely echoes one is not a leak):
  * as sent, for the rewriter, which reads the text as sent; `masked`, for the rules, which read it
- * with credentials masked. In a replay, the strings the capture says the response repeats.
+ * with credentials masked. In a replay, the leaks the capture's facts say merely echo the request.
  */
 export function sentStrings(s: Pick<ExchangeSubject, 'request' | 'response' | 'facts'>, masked = false): string[] {
   let entry = sentCache.get(s.request);

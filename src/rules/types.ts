@@ -23,7 +23,7 @@ export interface BodyProblem {
   excerpt: string;
 }
 
-/** Where a response repeats a string the client sent: a path into the response message, and the span of that string. */
+/** A leak the response merely echoes from the request: a path into the response message, and the span of the leak's text there. */
 export interface Echo {
   at: Array<string | number>;
   start: number;
@@ -40,7 +40,7 @@ export interface RequestFacts {
   aboutArguments?: true;
   /** input-validation: how the arguments failed the tool's inputSchema (pointers, argument names and the schema's words; no value). */
   argumentErrors?: ArgumentError[];
-  /** The leak rules: where the response repeats a string of the request's params (a reference into the response, not the string). */
+  /** The leak rules: the leaks of the response that echo the request's params (references into the response, not the params' text). */
   echoes?: Echo[];
 }
 

@@ -3,7 +3,7 @@
 // left out, tool argument strings are replaced, and values under credential names and
 // credential-shaped text are masked at any depth (src/redact/: past its bounds, a marker). What the
 // rules read of the replaced arguments is kept as facts that hold none of them (rules/request-facts.ts).
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Completed } from '../exchange/correlate.ts';
@@ -23,9 +23,9 @@ export interface CaptureRecord {
   time: string;
   session: string | null;
   /**
-   * Which credential a request without a session id came with, as a label of this capture's own
-   * (never the credential or a hash of it): the proxy keeps such requests' state (a 2026-07-28
-   * client's tool catalogue) per credential, and so does a replay.
+   * Which credential a request without a session id came with, as a label keyed by a random key
+   * the proxy never writes (never the credential or a plain hash of it): the proxy keeps such
+   * requests' state (a 2026-07-28 client's tool catalogue) per credential, and so does a replay.
    */
   principal?: string;
   /** The transport when not Streamable HTTP: a legacy SSE session's (`session` is its id) or stdio's (one session per child). */
@@ -101,16 +101,26 @@ export function captureRecord(c: Completed, subject: ExchangeSubject, policy: Po
   };
 }
 
-/** Credentials a sink labels at most; past it, requests without a session id get no label (a replay then judges them as one client). */
-const MAX_PRINCIPALS = 100_000;
+/** Hands the labelling key to the processes of `--workers`, so that a credential has one label in all of them. */
+export const CAPTURE_KEY_ENV = 'MCP_WARDEN_CAPTURE_KEY';
+let key: string | undefined;
+
+/** This process's key for labelling credentials (the primary's under `--workers`): random, held in memory, never written. */
+export function captureKey(): string {
+  key ??= process.env[CAPTURE_KEY_ENV] || randomBytes(32).toString('base64url');
+  return key;
+}
+
+/**
+ * The label of a session the proxy keeps per credential (its key is derived from the credential):
+ * keyed by captureKey(), so the capture cannot be searched for a guessed credential.
+ */
+const principalOf = (sessionKey: string): string => createHmac('sha256', captureKey()).update(sessionKey).digest('base64url').slice(0, 16);
 
 /** Appends capture records to a file; never blocks or throws into the traffic. */
 export class CaptureSink {
   private readonly stream: WriteStream;
   private failed = false;
-  private readonly principals = new Map<string, string>();
-  /** Tells this sink's labels from another's writing the same file (a worker, a restart). */
-  private readonly tag = randomBytes(4).toString('hex');
 
   constructor(
     readonly path: string,
@@ -129,16 +139,8 @@ export class CaptureSink {
     // A client's request with no session of its own (no Mcp-Session-Id, no SSE or stdio session) is kept per credential.
     const perCredential =
       c.request.from === 'client' && c.request.sessionId === undefined && (subject.wire ?? 'streamable-http') === 'streamable-http';
-    const principal = perCredential ? this.principalOf(subject.session.key) : undefined;
+    const principal = perCredential ? principalOf(subject.session.key) : undefined;
     this.stream.write(`${JSON.stringify(captureRecord(c, subject, policy, time, principal))}\n`);
-  }
-
-  /** This capture's label of a session key (the proxy's, derived from the credential: never written). */
-  private principalOf(key: string): string | undefined {
-    let label = this.principals.get(key);
-    if (label === undefined && this.principals.size < MAX_PRINCIPALS)
-      this.principals.set(key, (label = `${this.tag}-${this.principals.size + 1}`));
-    return label;
   }
 
   close(): Promise<void> {
