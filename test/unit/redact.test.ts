@@ -3,7 +3,7 @@
 // URLs. Each shape has positive cases and, as important, negative ones: ordinary text that must
 // come out exactly as it went in.
 import assert from 'node:assert/strict';
-import { assertLinear } from '../helpers/growth.ts';
+import { GROWTH, assertLinear } from '../helpers/growth.ts';
 import { describe, test } from 'node:test';
 import { isSecretName, isSecretQueryName } from '../../src/redact/names.ts';
 import { REDACTED as TEXT_MARKER, redactText } from '../../src/redact/text.ts';
@@ -245,7 +245,7 @@ describe('credential shapes in text', () => {
       `${'a_'.repeat(12_500 * k)}=`,
     ];
     for (const [i, sample] of hostile(1).entries()) {
-      const large = hostile(8)[i]!;
+      const large = hostile(GROWTH)[i]!;
       assertLinear(`${sample.slice(0, 12)}…`, (scale) => () => redactText(scale === 1 ? sample : large));
     }
   });
