@@ -6,7 +6,7 @@ import { textBlocks } from '../mcp/content.ts';
 import { unescapeSegment } from '../codec/json-pointer.ts';
 import { type Answer, integerCode } from './read.ts';
 import { type ArgumentError, mentions, validateArguments } from './tool-arguments.ts';
-import { callRule, TEXT_WINDOW, UNRELATED_CODES } from './tool-calls.ts';
+import { callRule, UNRELATED_CODES, WHOLE_TEXT } from './tool-calls.ts';
 import type { ExchangeRule, ExchangeSubject, Report, RuleInfo } from './types.ts';
 import { ALL, where } from './versions.ts';
 
@@ -105,7 +105,8 @@ export const INPUT_VALIDATION_RULES: readonly ExchangeRule[] = [
         if (leaf && !/^\d+$/.test(leaf)) names.add(leaf);
       }
       if (names.size === 0) return [];
-      const { text } = textBlocks(result, 8 * TEXT_WINDOW);
+      // The whole text: a name it gives anywhere is named (a window would call a long answer vague).
+      const { text } = textBlocks(result, WHOLE_TEXT);
       for (const name of names) if (mentions(text, name)) return [];
       return [
         {

@@ -4,9 +4,11 @@
 // The definition (a warning, and a heuristic: precision matters more than recall). The rule fires
 // when a result without isError
 //   1. is a failure statement and nothing else (failure-statement.ts): its text (text blocks
-//      joined, first TEXT_WINDOW characters) opens with a failure ("Error: …", "Failed to …",
-//      "Invalid API key", "Issue #12 not found", a traceback, a JSON error envelope) and holds
-//      nothing else but the failure's stack frames and advice ("Please try again later.");
+//      joined, TEXT_WINDOW characters from its first non-blank one, however much blank text comes
+//      first) opens with a failure ("Error: …", "Failed to …", "Invalid API key", "Issue #12 not
+//      found", a traceback, a JSON error envelope) and holds nothing else but the failure's stack
+//      frames and advice ("Please try again later."). A failure line after other text is not one
+//      (a log, a listing, quoted text): "anywhere" stops at the first non-blank character;
 //   2. is about the call, not about what it was given or asked for: no string argument of the call
 //      opens the statement (a phrase or an error name; a bare lower-case keyword such as an enum's
 //      "error" quotes nothing) or reads as a failure itself (explain_error("ECONNREFUSED"),
@@ -39,7 +41,7 @@ import { excerpt } from '../redact/excerpt.ts';
 import { pointer } from '../codec/json-pointer.ts';
 import { FAILURE_PATTERNS, failureStatement, statementLine } from './failure-statement.ts';
 import { answerOf } from './read.ts';
-import { callRule, missingFromCatalogue, notFinal, TEXT_WINDOW } from './tool-calls.ts';
+import { callRule, missingFromCatalogue, notFinal, TEXT_WINDOW, WHOLE_TEXT } from './tool-calls.ts';
 import type { ExchangeRule, ExchangeSubject } from './types.ts';
 import { ALL } from './versions.ts';
 
@@ -119,9 +121,28 @@ function aboutItsArguments(line: string, args: unknown): boolean {
 export function statementAboutArguments(s: ExchangeSubject): boolean {
   const result = asRecord(answerOf(s, 'result', 'tools/call')?.result);
   if (!result) return false;
-  const { text } = textBlocks(result, TEXT_WINDOW + 1);
-  const line = statementLine(text.slice(0, TEXT_WINDOW), text.length <= TEXT_WINDOW);
+  const { window, complete } = openingOf(result);
+  const line = statementLine(window, complete);
   return line !== undefined && aboutItsArguments(line, asRecord(s.request.params)?.arguments);
+}
+
+/**
+ * The window of a result's text a statement is read in: TEXT_WINDOW characters from its first
+ * one that is not blank (blank text before a statement says nothing, so it is read past, however
+ * long: the whole text is bounded by the audit limit); `lead`: where the window opens in `text`.
+ */
+function openingOf(result: Record<string, unknown>): {
+  text: string;
+  starts: readonly BlockStart[];
+  lead: number;
+  window: string;
+  complete: boolean;
+} {
+  let { text, starts } = textBlocks(result, TEXT_WINDOW + 1);
+  if (text.length > TEXT_WINDOW && /^\s/.test(text)) ({ text, starts } = textBlocks(result, WHOLE_TEXT));
+  const lead = Math.max(0, text.search(/\S/));
+  const opening = text.slice(lead, lead + TEXT_WINDOW + 1);
+  return { text, starts, lead, window: opening.slice(0, TEXT_WINDOW), complete: opening.length <= TEXT_WINDOW };
 }
 
 /** The index of the content block a position of `textBlocks(...).text` falls in. */
@@ -161,12 +182,12 @@ type Memoised = ExchangeSubject & { [JUDGED]?: { patterns: readonly RegExp[]; fo
 
 /** The failure a tools/call result's text states, when it is about the call (see the definition above). */
 function statedFailure(s: ExchangeSubject, result: Record<string, unknown>, patterns: readonly RegExp[]): SilentFailure | undefined {
-  const { text, starts } = textBlocks(result, TEXT_WINDOW + 1);
-  const statement = failureStatement(text.slice(0, TEXT_WINDOW), patterns, text.length <= TEXT_WINDOW);
+  const { starts, lead, window, complete } = openingOf(result);
+  const statement = failureStatement(window, patterns, complete);
   if (!statement) return undefined;
   const name = s.request.tool;
-  const found = { line: statement.line, block: blockAt(starts, statement.index) };
-  if (namesItsAction(text.slice(0, TEXT_WINDOW), name)) return found;
+  const found = { line: statement.line, block: blockAt(starts, lead + statement.index) };
+  if (namesItsAction(window, name)) return found;
   // A replay reads what the live proxy found of the arguments; the capture does not keep their text.
   if (s.facts ? s.facts.aboutArguments === true : aboutItsArguments(statement.line, asRecord(s.request.params)?.arguments))
     return undefined;

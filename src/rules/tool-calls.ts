@@ -4,8 +4,15 @@ import { asRecord } from '../codec/json-value.ts';
 import { type Answer, answerRule, isLegacy } from './read.ts';
 import type { ExchangeRule, ExchangeSubject, Report } from './types.ts';
 
-/** How much of a result's text the text heuristics read. */
+/** How much of a result's text the text heuristics read as its opening statement. */
 export const TEXT_WINDOW = 1024;
+
+/**
+ * A result's whole text, for the rules that look for something anywhere in it: no window of its
+ * own, since the body it came in was bounded by the audit limit (auditBodyBytes, auditEventBytes)
+ * when the proxy parsed it; a larger body is never judged.
+ */
+export const WHOLE_TEXT = Number.POSITIVE_INFINITY;
 
 /**
  * Codes that say something other than "this tool call is wrong": the request did not parse, the

@@ -4,15 +4,40 @@ import { asRecord } from '../codec/json-value.ts';
 import { excerpt } from '../redact/excerpt.ts';
 import { textBlocks } from '../mcp/content.ts';
 import { type Answer, integerCode } from './read.ts';
-import { callRule, missingFromCatalogue, notFinal, TEXT_WINDOW, UNRELATED_CODES } from './tool-calls.ts';
+import { callRule, missingFromCatalogue, notFinal, TEXT_WINDOW, UNRELATED_CODES, WHOLE_TEXT } from './tool-calls.ts';
 import type { ExchangeRule, ExchangeSubject, Report, RuleInfo } from './types.ts';
 import { ALL } from './versions.ts';
 
 const INVALID_PARAMS = -32602;
 
+// The phrases that say a tool does not exist. A name is what MCP allows in one (2025-11-25:
+// letters, digits, `_`, `-`, `.`; `/` and `:` seen in the wild), and every quantifier is bounded:
+// a 4 MiB text is scanned in one linear pass.
+const LEAD = String.raw`\b(?:unknown tool|no such tool|tool not found)\b`;
+const NAME = String.raw`["'\`]?([\w./:-]{1,128})["'\`]?`;
+const NAMED_BEFORE = String.raw`\btool\s{1,8}${NAME}\s{1,8}(?:(?:(?:was|is)\s{1,8})?not\s{1,8}found\b|does\s{0,8}(?:not|n't)\s{1,8}exist\b)`;
+
 /** Text that clearly says the named tool does not exist. */
-export const UNKNOWN_TOOL_TEXT =
-  /\bunknown tool\b|\bno such tool\b|\btool not found\b|\btool\s+["'`]?[\w./:-]{1,64}["'`]?\s+(?:was\s+|is\s+)?not\s+found\b|\btool\s+["'`]?[\w./:-]{1,64}["'`]?\s+does\s*(?:not|n't)\s+exist\b/i;
+export const UNKNOWN_TOOL_TEXT = new RegExp(`${LEAD}|${NAMED_BEFORE}`, 'i');
+
+/** The same phrases naming the tool ("Unknown tool: NAME", "Tool 'NAME' not found"): its name is a capture. */
+const NAMED_UNKNOWN_TOOL = new RegExp(`${LEAD}[\\s:'"\`(]{0,4}${NAME}|${NAMED_BEFORE}`, 'gi');
+
+/**
+ * Whether a server's words say the tool `name` is unknown: such a phrase in the opening
+ * TEXT_WINDOW characters (where it is the answer's own statement), or anywhere in the text
+ * (bounded by the audit limit, the largest body the proxy parses) when it names that tool, so that
+ * padding before "Unknown tool: NAME" hides nothing while a long text that merely mentions some
+ * other unknown tool (a log, a listing) is not read as this call's answer.
+ */
+export function saysUnknown(words: string, name: string): boolean {
+  if (UNKNOWN_TOOL_TEXT.test(words.slice(0, TEXT_WINDOW))) return true;
+  for (const m of words.matchAll(NAMED_UNKNOWN_TOOL)) {
+    const said = m[1] ?? m[2] ?? '';
+    if (said === name || said.replace(/[.:]+$/, '') === name) return true;
+  }
+  return false;
+}
 
 type How = 'catalogue' | 'text';
 
@@ -25,7 +50,7 @@ function unknownTool(s: ExchangeSubject, words: unknown): How | undefined {
   if (name === undefined) return undefined;
   if (s.session.toolsComplete) return s.session.tools.has(name) ? undefined : 'catalogue';
   if (s.session.tools.has(name)) return undefined;
-  return typeof words === 'string' && UNKNOWN_TOOL_TEXT.test(words) ? 'text' : undefined;
+  return typeof words === 'string' && saysUnknown(words, name) ? 'text' : undefined;
 }
 
 /** The finding's message: which tool, how the proxy knows it is unknown, and what came back. */
@@ -69,8 +94,10 @@ export const UNKNOWN_TOOL_RULES: readonly ExchangeRule[] = [
     },
     (s, answer) => {
       const result = asRecord(answer.result);
-      if (result?.isError !== true) return [];
-      const { text } = textBlocks(result, TEXT_WINDOW);
+      const name = s.request.tool;
+      if (result?.isError !== true || name === undefined || s.session.tools.has(name)) return [];
+      // The whole text, read only for a tool the session does not know.
+      const { text } = textBlocks(result, WHOLE_TEXT);
       return unknownToolReport(s, text, 'an isError result instead of a JSON-RPC error', {
         pointer: '/response/result/isError',
         evidence: excerpt(text || result),
