@@ -1,7 +1,7 @@
 // JSON-RPC framing: a body that is not JSON gets -32700 with a null id, a client sends valid
 // JSON-RPC 2.0 (no id on a notification), and a response is valid JSON-RPC 2.0.
 import { excerpt, requestExcerpt } from '../redact/excerpt.ts';
-import { answerRule, type ErrorMessage, is2xx, messagePointer, messagesOf } from './read.ts';
+import { answerRule, type ErrorMessage, messagePointer, messagesOf } from './read.ts';
 import type { ExchangeRule, PostRule, PostSubject, Report, Rule } from './types.ts';
 import { ALL } from './versions.ts';
 
@@ -18,14 +18,27 @@ export const PARSE_ERROR_FIX =
   'answer a body that does not parse with {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}} (HTTP 400)';
 
 /**
+ * Statuses that reject a POST before its body is read, for a reason of their own (authorization,
+ * Origin or scope, session or endpoint, method, Accept, size, content type, rate): their JSON-RPC
+ * error's code is about that reason, not about the body.
+ */
+const BEFORE_THE_BODY: ReadonlySet<number> = new Set([401, 403, 404, 405, 406, 413, 415, 429]);
+
+/** Whether an HTTP answer's status may be the JSON-RPC layer's verdict on the body (any other, 5xx included). */
+const judgesTheBody = (status: number | undefined): boolean => status !== undefined && !BEFORE_THE_BODY.has(status);
+
+/** Any HTTP answer (a stdio line has no status; stdio's replies to unreadable lines are not judged here, as before). */
+const anyStatus = (status: number | undefined): boolean => status !== undefined;
+
+/**
  * A rule about the server's JSON-RPC errors in reply to a client body that was not JSON: `wrong`
- * picks the bad ones, `at` is where in the error. Only replies of the JSON-RPC layer count (2xx
- * or 400): a 401, 403, 404, 406, 413 or 415 rejects the POST before its body is read, with a
- * code about that.
+ * picks the bad ones, `at` is where in the error, `onStatus` which statuses it judges (a 500
+ * carrying -32603 answered the body as much as a 200 or 400 did).
  */
 const parseErrorRule = (
   r: Pick<PostRule, 'id' | 'summary' | 'source'>,
   at: readonly string[],
+  onStatus: (status: number | undefined) => boolean,
   wrong: (m: ErrorMessage) => boolean,
   message: (m: ErrorMessage, problem: string) => string,
 ): PostRule => ({
@@ -36,7 +49,7 @@ const parseErrorRule = (
   subject: 'post',
   ...r,
   check(s): Report[] {
-    if (s.request.ok || !(is2xx(s.status) || s.status === 400)) return [];
+    if (s.request.ok || !onStatus(s.status)) return [];
     return messagesOf(s.response).flatMap((m, i) =>
       m.kind === 'error' && wrong(m)
         ? [
@@ -130,10 +143,12 @@ export const FRAMING_RULES: readonly Rule[] = [
   parseErrorRule(
     {
       id: 'parse-error-code',
-      summary: 'A POST body that is not JSON was answered with an error code other than -32700',
+      summary:
+        'A POST body that is not JSON was answered with an error code other than -32700, on any HTTP status but a rejection before the body is read (401, 403, 404, 405, 406, 413, 415, 429)',
       source: 'https://www.jsonrpc.org/specification#error_object',
     },
     ['error', 'code'],
+    judgesTheBody,
     (m) => m.code !== -32700,
     (m, problem) =>
       `the client's body was ${problem}, and the server answered error code ${excerpt(m.code, 40)} instead of -32700 (Parse error)`,
@@ -141,11 +156,13 @@ export const FRAMING_RULES: readonly Rule[] = [
   parseErrorRule(
     {
       id: 'parse-error-id',
-      summary: 'A POST body that is not JSON was answered with an error carrying a made-up id',
+      summary: 'A POST body that is not JSON was answered (on any HTTP status) with an error carrying a made-up id',
       source:
         'https://www.jsonrpc.org/specification#response_object, https://modelcontextprotocol.io/specification/2026-07-28/basic/index#error-responses',
     },
     ['id'],
+    // No status makes an id readable from a body that did not parse.
+    anyStatus,
     (m) => typeof m.id === 'string' || typeof m.id === 'number',
     (m, problem) => `the client's body was ${problem}, so no id could be read, yet the error carries id ${excerpt(m.id, 40)}`,
   ),

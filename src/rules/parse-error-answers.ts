@@ -5,10 +5,11 @@
 // no JSON-RPC error. Such a POST opened no request (nothing could be read), so the exchange rules
 // (empty-body, html-body, ...) cannot see it: the POST is the exchange.
 //
-// Only replies of the JSON-RPC layer count, as for the other parse-error rules: 2xx, or 400 (an
-// empty 400 is how a framework's body parser fails). A 401, 403, 404, 405, 406, 413, 415 or 5xx
-// rejects the POST before its body is read, with a status that says why. An SSE stream is not
-// read here (its events are the stream's own).
+// Only replies of the JSON-RPC layer count: 2xx, or 400 (an empty 400 is how a framework's body
+// parser fails). A 401, 403, 404, 405, 406, 413, 415 or 5xx without a JSON-RPC error rejects the
+// POST before its body is read (or failed for its own reasons), with a status that says why; a
+// JSON-RPC error on such a status did answer the body, and parse-error-code judges its code
+// (framing.ts). An SSE stream is not read here (its events are the stream's own).
 import { excerpt } from '../redact/excerpt.ts';
 import { PARSE_ERROR_FIX, problemOf } from './framing.ts';
 import { is2xx, messagesOf } from './read.ts';
