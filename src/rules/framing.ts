@@ -1,7 +1,9 @@
-// JSON-RPC framing: a body that is not JSON gets -32700 with a null id, a client sends valid
-// JSON-RPC 2.0 (no id on a notification), and a response is valid JSON-RPC 2.0.
+// JSON-RPC framing: a body that is not JSON gets -32700 with a null id, JSON that is no request
+// gets -32600, a client sends valid JSON-RPC 2.0 (no id on a notification), and a response is
+// valid JSON-RPC 2.0.
 import { excerpt, requestExcerpt } from '../redact/excerpt.ts';
-import { answerRule, type ErrorMessage, messagePointer, messagesOf } from './read.ts';
+import { MODERN_REJECTIONS } from './error-answers.ts';
+import { answerRule, type ErrorMessage, integerCode, messagePointer, messagesOf } from './read.ts';
 import type { ExchangeRule, PostRule, PostSubject, Report, Rule } from './types.ts';
 import { ALL } from './versions.ts';
 
@@ -64,6 +66,68 @@ const parseErrorRule = (
     );
   },
 });
+
+/**
+ * Whether a client's message that is no valid JSON-RPC message was meant as a request: a value
+ * that is not an object (`42`), or an object with a `method` and neither `result` nor `error`
+ * (`"method": 42`, `"jsonrpc": "1.0"`, an id that is neither a string nor an integer). An object
+ * without a method may be a malformed response, which gets no answer.
+ */
+const meantAsRequest = (value: unknown): boolean =>
+  typeof value !== 'object' || value === null || Array.isArray(value) || ('method' in value && !('result' in value) && !('error' in value));
+
+/** The id a client's invalid message carries, when it is one a response could echo (a string or a number). */
+const readableId = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && 'id' in value && (typeof value.id === 'string' || typeof value.id === 'number');
+
+/**
+ * JSON that is no request, alone in its POST, answered with a JSON-RPC error whose code is not
+ * -32600 (Invalid Request), the JSON-RPC 2.0 table's code for it, or with an id when none could be
+ * read (a bare value, an id that is an object): JSON-RPC asks for null then. On the statuses that
+ * answered the body, as parse-error-code; a 2026-07-28 rejection of the headers (-32020..-32022)
+ * may come first and is left alone. In a batch, which answer is whose is the batch rules' question.
+ */
+const invalidRequestCode: PostRule = {
+  id: 'invalid-request-code',
+  group: 'framing',
+  severity: 'error',
+  versions: ALL,
+  party: 'server',
+  subject: 'post',
+  summary:
+    'A POST holding JSON that is not a valid request (a method that is not a string, jsonrpc other than "2.0", a bad id type, a bare value) was answered with an error code other than -32600, or with an id where none could be read',
+  source: 'https://www.jsonrpc.org/specification#error_object',
+  check(s): Report[] {
+    if (!s.request.ok || s.request.payload.batch || !judgesTheBody(s.status)) return [];
+    const [sent] = s.request.payload.messages;
+    if (sent?.kind !== 'invalid' || !meantAsRequest(sent.value)) return [];
+    const idUnreadable = !readableId(sent.value);
+    return messagesOf(s.response).flatMap((m, i): Report[] => {
+      if (m.kind !== 'error') return [];
+      const code = integerCode(m.code);
+      if (code !== undefined && MODERN_REJECTIONS.has(code)) return [];
+      const reports: Report[] = [];
+      if (code !== undefined && code !== -32600)
+        reports.push({
+          message: `the client sent JSON that is not a valid request (${sent.reason}), and the server answered error code ${code} instead of -32600 (Invalid Request)`,
+          pointer: messagePointer('response', s.response, i, 'error', 'code'),
+          evidence: excerpt(m.value),
+          fix: INVALID_REQUEST_FIX,
+        });
+      if (idUnreadable && m.id !== null && m.id !== undefined)
+        reports.push({
+          message: `the client sent JSON that is not a valid request (${sent.reason}) with no id that could be read, yet the error carries id ${excerpt(m.id, 40)}`,
+          pointer: messagePointer('response', s.response, i, 'id'),
+          evidence: excerpt(m.value),
+          fix: INVALID_REQUEST_FIX,
+        });
+      return reports;
+    });
+  },
+};
+
+const INVALID_REQUEST_FIX =
+  'answer JSON that is not a valid request with {"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}} (the id null when it could not be read)';
 
 const requestEnvelope: PostRule = {
   id: 'request-envelope',
@@ -166,6 +230,7 @@ export const FRAMING_RULES: readonly Rule[] = [
     (m) => typeof m.id === 'string' || typeof m.id === 'number',
     (m, problem) => `the client's body was ${problem}, so no id could be read, yet the error carries id ${excerpt(m.id, 40)}`,
   ),
+  invalidRequestCode,
   requestEnvelope,
   jsonrpcEnvelope,
 ];
