@@ -12,7 +12,16 @@ import { LiveReport } from '../report/live.ts';
 import type { TransportMode } from '../transport/legacy-sse.ts';
 import cluster from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
-import { announceListening, isWorker, shareSessions, startWorkers, workerPort, type Primary } from '../proxy/workers.ts';
+import {
+  announceListening,
+  isWorker,
+  shareLegacyStreams,
+  shareSessions,
+  startWorkers,
+  workerPort,
+  type Primary,
+} from '../proxy/workers.ts';
+import { LegacyPeers } from '../proxy/peers.ts';
 import { freePort } from '../proxy/listen.ts';
 
 /** The proxy command's options as commander parsed them: undefined where the user gave nothing. */
@@ -47,9 +56,6 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
   if (!upstream) throw new Error('no upstream: give --upstream <url>, or upstream.url in the policy file');
   const level = opts.logLevel ?? policy.log.level ?? 'info';
   const processes = opts.workers ?? 1;
-  if (processes > 1 && (opts.transport ?? policy.upstream.transport) === 'sse')
-    // A legacy session's answers come on its one GET stream, in one worker; its POSTs would reach any.
-    throw new Error('--workers above 1 cannot carry the legacy HTTP+SSE transport (--transport sse): run it with --workers 1');
   const worker = isWorker();
   if (processes > 1 && !worker) return runPrimary(processes, opts, upstream, level);
 
@@ -63,6 +69,8 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
   const store = policyStore({ policy, text: policyText }, opts.policy, logger, (ok) => proxy.metrics.reloaded(ok));
   // The admin port's report: fed only when there is an admin port to serve it (a worker has none).
   const report = opts.admin && !worker ? new LiveReport() : undefined;
+  // A legacy session's POSTs that land on this worker, when another holds its stream, go there.
+  const peers = worker ? new LegacyPeers(logger) : undefined;
   const proxy = createProxy({
     upstream,
     path: opts.path,
@@ -78,6 +86,7 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
     tracing,
     report,
     policy: () => store.current(),
+    peers,
     limits: {
       upstreamHeadersTimeoutMs: opts.timeout ?? policy.upstream.headersTimeoutMs ?? DEFAULT_LIMITS.upstreamHeadersTimeoutMs,
       upstreamBodyTimeoutMs: opts.idleTimeout ?? policy.upstream.bodyTimeoutMs ?? DEFAULT_LIMITS.upstreamBodyTimeoutMs,
@@ -89,8 +98,9 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
       clientHeadersTimeoutMs: opts.headerTimeout ?? DEFAULT_LIMITS.clientHeadersTimeoutMs,
     },
   });
-  if (worker) {
+  if (peers) {
     shareSessions(proxy.sessions, () => performance.now(), logger);
+    await shareLegacyStreams(proxy, peers, () => performance.now());
     // The primary's /metrics sums the workers' registries: each worker answers its requests.
     new AggregatorRegistry();
     AggregatorRegistry.setRegistries([proxy.metrics.registry]);

@@ -23,6 +23,11 @@ export class BoundedMap<K, V> {
     return entry.value;
   }
 
+  /** The keys, oldest first (an entry may be deleted while they are read). */
+  keys(): IterableIterator<K> {
+    return this.entries.keys();
+  }
+
   /** Looks without touching (for reads that are not use). */
   peek(key: K): V | undefined {
     return this.entries.get(key)?.value;

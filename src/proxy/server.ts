@@ -32,6 +32,7 @@ import { McpRouter } from '../transport/routing.ts';
 import { LegacySessions, type TransportMode } from '../transport/legacy-sse.ts';
 import { Upstream, type UpstreamResponse } from '../transport/upstream.ts';
 import { JudgingQueue } from '../transport/judge-later.ts';
+import type { LegacyPeers } from './peers.ts';
 
 export interface ProxyOptions {
   upstream: URL;
@@ -55,6 +56,8 @@ export interface ProxyOptions {
   report?: LiveReport;
   /** Which MCP transport the upstream speaks: learned per stream (auto, the default), the legacy HTTP+SSE, or Streamable HTTP only. */
   transport?: TransportMode;
+  /** With `--workers`: a legacy session's POST goes to the worker holding its stream (peers.ts). */
+  peers?: LegacyPeers;
 }
 
 export interface RunningProxy {
@@ -69,6 +72,8 @@ export interface Proxy {
   server: Server;
   /** What the proxy remembers of sessions (versions, capabilities, tool catalogues). */
   sessions: SessionStore;
+  /** The legacy SSE sessions whose streams pass through the proxy (and, with `--workers`, another worker's). */
+  legacy: LegacySessions;
   metrics: Metrics;
   /** True once shutdown began: readiness probes report it. */
   draining(): boolean;
@@ -225,6 +230,8 @@ export function createProxy(options: ProxyOptions): Proxy {
       sendProxyError(res, new ProxyError(code), [], false);
       return;
     }
+    // With --workers: a POST of a legacy session another worker holds the stream of is judged there.
+    if (options.peers?.forward(req, res, () => server.emit('request', req, res))) return;
     // MCP traffic by what it is (routing.ts): every spelling of the endpoint's path, a legacy
     // session's message path, JSON-RPC on any other path; the rest passes through.
     const route = router.route(req);
@@ -310,6 +317,7 @@ export function createProxy(options: ProxyOptions): Proxy {
   return {
     server,
     sessions,
+    legacy,
     metrics,
     /** True once shutdown began: readiness probes report it. */
     draining: () => draining,

@@ -9,6 +9,11 @@
 //   - every TOUCH_EVERY_MS a worker sends the sessions its traffic used, and the others touch them:
 //     a session busy on one worker stays recent on all (least recently used goes first, idle ones
 //     expire), within that interval.
+// A legacy HTTP+SSE session is judged whole by the worker holding its GET stream (peers.ts): that
+// worker tells the others which session it holds (a LegacyStreamFact, through the primary) and
+// where it takes forwarded POSTs; the primary remembers both, so that a worker that starts later
+// learns them before it listens, and when a worker exits tells the others that its sessions are
+// gone.
 // The primary serves no traffic: it starts the workers, relays the facts and touches, restarts a
 // worker that dies, passes SIGHUP on to the workers that are listening, and on SIGINT/SIGTERM
 // stops them all. Port 0 is resolved once, before the first fork: every worker, restarted ones
@@ -18,12 +23,17 @@ import { availableParallelism } from 'node:os';
 import type { Logger } from '../sinks/logger.ts';
 import type { SessionFact, SessionStore } from '../exchange/sessions.ts';
 import { CAPTURE_KEY_ENV, captureKey } from '../sinks/capture.ts';
+import type { LegacySessions, LegacyStreamFact } from '../transport/legacy-sse.ts';
+import type { LegacyPeers, PeerAddress } from './peers.ts';
 
 const FACT = 'mcp-warden:session-fact';
 const TOUCHED = 'mcp-warden:sessions-touched';
 /** How often a worker tells the others which sessions its traffic used. */
 const TOUCH_EVERY_MS = 250;
 const LISTENING = 'mcp-warden:listening';
+const STREAM = 'mcp-warden:legacy-stream';
+const PEER = 'mcp-warden:peer';
+const GONE = 'mcp-warden:worker-gone';
 /** The port every worker listens on when the command said port 0 (resolved by the primary). */
 const WORKER_PORT_ENV = 'MCP_WARDEN_WORKER_PORT';
 /** Restarts allowed within RESTART_WINDOW_MS before the primary gives up (a worker that cannot start). */
@@ -42,12 +52,34 @@ interface TouchedMessage {
   keys: string[];
 }
 
+interface StreamMessage {
+  type: typeof STREAM;
+  fact: LegacyStreamFact;
+  /** The worker holding the stream (set by the primary). */
+  origin?: number;
+}
+
+interface PeerMessage {
+  type: typeof PEER;
+  address: PeerAddress;
+  /** Whose address (set by the primary). */
+  worker?: number;
+}
+
+interface GoneMessage {
+  type: typeof GONE;
+  worker: number;
+}
+
 const typed =
   <M>(type: string) =>
   (m: unknown): m is M =>
     typeof m === 'object' && m !== null && (m as { type?: unknown }).type === type;
 const isFact = typed<FactMessage>(FACT);
 const isTouched = typed<TouchedMessage>(TOUCHED);
+const isStream = typed<StreamMessage>(STREAM);
+const isPeer = typed<PeerMessage>(PEER);
+const isGone = typed<GoneMessage>(GONE);
 const isListening = typed<{ type: typeof LISTENING }>(LISTENING);
 
 /** `--workers`: a count, or `auto` (the cores this process may use). */
@@ -122,6 +154,31 @@ export function shareSessions(sessions: SessionStore, now: () => number, logger:
   touches.unref();
 }
 
+/**
+ * In a worker: the legacy streams it holds are known to the others and theirs here, it takes the
+ * POSTs they forward (peers.ts), and a worker's exit drops the sessions it held. Call before the
+ * proxy listens: the primary then answers this worker's address with every peer and stream known
+ * so far, on the channel it later hands this worker its connections on.
+ */
+export async function shareLegacyStreams(
+  proxy: Parameters<LegacyPeers['listen']>[0] & { legacy: LegacySessions },
+  peers: LegacyPeers,
+  now: () => number,
+): Promise<void> {
+  const self = cluster.worker?.id;
+  proxy.legacy.share = (fact) => void process.send?.({ type: STREAM, fact } satisfies StreamMessage, undefined, {}, () => {});
+  process.on('message', (m: unknown) => {
+    if (isStream(m) && m.origin !== undefined && m.origin !== self) proxy.legacy.learnPeer(m.fact, m.origin, now());
+    else if (isPeer(m) && m.worker !== undefined && m.worker !== self) peers.setPeer(m.worker, m.address);
+    else if (isGone(m)) {
+      peers.setPeer(m.worker, undefined);
+      proxy.legacy.forgetHolder(m.worker);
+    }
+  });
+  const address = await peers.listen(proxy);
+  process.send?.({ type: PEER, address } satisfies PeerMessage, undefined, {}, () => {});
+}
+
 /** In a worker: tells the primary it listens: it may now be sent SIGHUP, and readiness counts it. */
 export const announceListening = (): void => void process.send?.({ type: LISTENING }, undefined, {}, () => {});
 
@@ -141,6 +198,12 @@ export function startWorkers(n: number, port: number | undefined, logger: Logger
   const workers = new Set<Worker>();
   const listening = new Set<Worker>();
   const restarts: number[] = [];
+  // Where each worker takes forwarded POSTs, and which worker holds each legacy session's stream.
+  const addresses = new Map<number, PeerAddress>();
+  const streams = new Map<string, { holder: number; fact: LegacyStreamFact }>();
+  const others = (worker: Worker, message: TouchedMessage | StreamMessage | PeerMessage): void => {
+    for (const other of workers) if (other !== worker && other.isConnected()) other.send(message, undefined, () => {});
+  };
   let stopping = false;
   let resolveStopped: () => void = () => {};
   const stopped = new Promise<void>((resolve) => {
@@ -157,11 +220,30 @@ export function startWorkers(n: number, port: number | undefined, logger: Logger
       if (isListening(m)) return void listening.add(worker);
       // A fact goes to every worker, its sender too (one order for all); touches to the others.
       if (isFact(m)) for (const each of workers) if (each.isConnected()) each.send({ ...m, origin: worker.id }, undefined, () => {});
-      if (isTouched(m)) for (const other of workers) if (other !== worker && other.isConnected()) other.send(m, undefined, () => {});
+      if (isTouched(m)) others(worker, m);
+      if (isStream(m)) {
+        const { key } = m.fact;
+        if (m.fact.kind === 'open') streams.set(key, { holder: worker.id, fact: m.fact });
+        else if (streams.get(key)?.holder === worker.id) streams.delete(key);
+        others(worker, { ...m, origin: worker.id } satisfies StreamMessage);
+      }
+      if (isPeer(m)) {
+        // A worker that starts learns every peer and stream known so far; then the others learn it.
+        const send = (message: PeerMessage | StreamMessage) => worker.send(message, undefined, () => {});
+        for (const [id, address] of addresses) send({ type: PEER, address, worker: id });
+        for (const { holder, fact } of streams.values()) send({ type: STREAM, fact, origin: holder });
+        addresses.set(worker.id, m.address);
+        others(worker, { type: PEER, address: m.address, worker: worker.id } satisfies PeerMessage);
+      }
     });
     worker.once('exit', (code, signal) => {
       workers.delete(worker);
       listening.delete(worker);
+      // Its legacy sessions went with it: their POSTs now find no session, on every worker.
+      addresses.delete(worker.id);
+      for (const [key, { holder }] of streams) if (holder === worker.id) streams.delete(key);
+      for (const other of workers)
+        if (other.isConnected()) other.send({ type: GONE, worker: worker.id } satisfies GoneMessage, undefined, () => {});
       if (stopping) {
         if (workers.size === 0) resolveStopped();
         return;

@@ -64,9 +64,20 @@ const keyOf = (target: string): string => {
   return targetPath(target) + (q >= 0 ? target.slice(q) : '');
 };
 
+/**
+ * With `--workers`: what a worker tells the others of the legacy streams it holds (a stream named
+ * its session's message endpoint: the session's key and canonical path; the stream ended), so a
+ * POST that lands on another worker goes to this one (proxy/peers.ts).
+ */
+export type LegacyStreamFact = { kind: 'open'; key: string; path: string; named?: string | undefined } | { kind: 'end'; key: string };
+
 export class LegacySessions {
   /** Open legacy sessions by the key of their message endpoint. */
   private readonly sessions: BoundedMap<string, LegacySession>;
+  /** With `--workers`: the sessions whose stream another worker holds, by key: that worker. */
+  private readonly elsewhere: BoundedMap<string, number>;
+  /** Where this process's stream facts go (the other workers); unset with one process. */
+  share: ((fact: LegacyStreamFact) => void) | undefined;
   /** Canonical paths of the message endpoints the upstream named (the newest `maxSessions`: a server may put the session in the path): a POST there is legacy traffic. */
   private readonly paths = new Set<string>();
   /** The key of the session each session parameter value names (the newest `maxSessions`). */
@@ -78,7 +89,9 @@ export class LegacySessions {
     private readonly endpointPath: string,
     private readonly maxSessions: number,
   ) {
-    this.sessions = new BoundedMap(maxSessions, Number.POSITIVE_INFINITY, () => {});
+    // A session pushed out past the bound is gone for the other workers too.
+    this.sessions = new BoundedMap(maxSessions, Number.POSITIVE_INFINITY, (key) => this.share?.({ kind: 'end', key }));
+    this.elsewhere = new BoundedMap(maxSessions, Number.POSITIVE_INFINITY);
   }
 
   /**
@@ -103,18 +116,54 @@ export class LegacySessions {
     const key = keyOf(upstreamTarget);
     const named = SESSION_PARAMS.map((p) => target.searchParams.get(p)).find((v) => v !== null);
     const session: LegacySession = { via: { wire: 'sse', session: key, sessionId: named ?? upstreamTarget }, upstreamTarget };
-    const path = canonicalPath(target.pathname);
+    this.addPath(canonicalPath(target.pathname));
+    this.sessions.set(key, session, now);
+    if (named !== undefined) this.addName(named, key);
+    this.share?.({ kind: 'open', key, path: canonicalPath(target.pathname), named });
+    const absolute = /^[a-z][a-z0-9+.-]*:/i.test(data.trim());
+    return { session, data: absolute ? `${publicOrigin}${upstreamTarget}` : data };
+  }
+
+  private addPath(path: string): void {
     this.paths.delete(path);
     this.paths.add(path);
     if (this.paths.size > this.maxSessions) this.paths.delete(this.paths.values().next().value!);
-    this.sessions.set(key, session, now);
-    if (named !== undefined) {
-      this.byName.delete(named);
-      this.byName.set(named, key);
-      if (this.byName.size > this.maxSessions) this.byName.delete(this.byName.keys().next().value!);
+  }
+
+  private addName(named: string, key: string): void {
+    this.byName.delete(named);
+    this.byName.set(named, key);
+    if (this.byName.size > this.maxSessions) this.byName.delete(this.byName.keys().next().value!);
+  }
+
+  /** Another worker's stream fact (`holder`: that worker): its message path is legacy traffic here too, and its session's POSTs go there. */
+  learnPeer(fact: LegacyStreamFact, holder: number, now: number): void {
+    if (fact.kind === 'end') {
+      if (this.elsewhere.peek(fact.key) === holder) this.elsewhere.delete(fact.key);
+      return;
     }
-    const absolute = /^[a-z][a-z0-9+.-]*:/i.test(data.trim());
-    return { session, data: absolute ? `${publicOrigin}${upstreamTarget}` : data };
+    this.addPath(fact.path);
+    if (fact.named !== undefined) this.addName(fact.named, fact.key);
+    this.elsewhere.set(fact.key, holder, now);
+  }
+
+  /** A worker is gone: so are the sessions whose stream it held (their POSTs find no session, as after their stream's end). */
+  forgetHolder(holder: number): void {
+    for (const key of this.elsewhere.keys()) if (this.elsewhere.peek(key) === holder) this.elsewhere.delete(key);
+  }
+
+  /**
+   * The worker holding the stream of the session a POST names (by its message path, or by its
+   * session parameter on any path), when not this process (this one's own sessions come first).
+   */
+  holderOf(target: string, now: number): number | undefined {
+    if (this.elsewhere.size === 0) return undefined;
+    const key = keyOf(target);
+    if (this.sessions.peek(key)) return undefined;
+    const byPath = this.elsewhere.get(key, now);
+    if (byPath !== undefined) return byPath;
+    const byName = this.nameOf(target);
+    return byName === undefined || this.sessions.peek(byName) ? undefined : this.elsewhere.get(byName, now);
   }
 
   /** Whether a request target is a legacy message endpoint (a POST there is MCP traffic, to judge). */
@@ -142,17 +191,23 @@ export class LegacySessions {
    * its path: a server may route several paths to its sessions. Undefined when it names none.
    */
   named(target: string, now: number): LegacySession | undefined {
+    const key = this.nameOf(target);
+    return key === undefined ? undefined : this.sessions.get(key, now);
+  }
+
+  /** The key of the session a request target's session parameter names, if it names one. */
+  private nameOf(target: string): string | undefined {
     const q = target.indexOf('?');
     if (q < 0 || this.mode === 'streamable-http') return undefined;
     const params = new URLSearchParams(target.slice(q + 1));
     const id = SESSION_PARAMS.map((p) => params.get(p)).find((v) => v !== null);
-    if (id === undefined) return undefined;
-    const key = this.byName.get(id);
-    return key === undefined ? undefined : this.sessions.get(key, now);
+    return id === undefined ? undefined : this.byName.get(id);
   }
 
   /** The session's stream ended: its POSTs are answered 404 from now on (unless another stream has named the same endpoint since). */
   end(session: LegacySession): void {
-    if (this.sessions.peek(session.via.session) === session) this.sessions.delete(session.via.session);
+    if (this.sessions.peek(session.via.session) !== session) return;
+    this.sessions.delete(session.via.session);
+    this.share?.({ kind: 'end', key: session.via.session });
   }
 }

@@ -1,0 +1,138 @@
+// `--workers N` and the legacy HTTP+SSE transport: every answer of a legacy session comes on its
+// one GET stream, which one worker holds, while its POSTs land on any worker (node:cluster hands
+// out connections, not sessions). The worker holding the stream judges the whole session: another
+// worker that gets one of its POSTs forwards that HTTP request, as it came, to the holder over
+// loopback, on a port of the holder's own that only the workers know (with a token), and relays
+// the holder's answer back as it came. The holder serves it as if it had come from the client
+// (guard, limits, judging, relaying upstream; the client's address in X-Forwarded-For), so each
+// exchange is judged once, by the worker its record names. Which worker holds which session is
+// learned from the stream facts workers.ts relays.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { pipeline } from 'node:stream/promises';
+import { ProxyError } from '../errors.ts';
+import type { Logger } from '../sinks/logger.ts';
+import { redactTarget } from '../sinks/redact.ts';
+import { sendProxyError } from '../transport/egress.ts';
+import type { LegacySessions } from '../transport/legacy-sse.ts';
+
+/** Where a worker takes the POSTs other workers forward to it. */
+export interface PeerAddress {
+  port: number;
+  token: string;
+}
+
+const TOKEN = 'x-mcp-warden-peer-token';
+/** The client's address as the forwarding worker saw it. */
+const CLIENT = 'x-mcp-warden-peer-client';
+/** Of the holder's answer, what belongs to the loopback hop only. */
+const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding']);
+
+/** `raw` (as rawHeaders) without the headers named in `drop`. */
+function without(raw: readonly string[], drop: (name: string) => boolean): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) if (!drop(raw[i]!.toLowerCase())) out.push(raw[i]!, raw[i + 1]!);
+  return out;
+}
+
+export class LegacyPeers {
+  private readonly token = randomBytes(24).toString('base64url');
+  private readonly peers = new Map<number, PeerAddress>();
+  /** Requests to serve here whatever session they name: forwarded to this worker, or not deliverable to their holder. */
+  private readonly here = new WeakSet<IncomingMessage>();
+  private legacy: LegacySessions | undefined;
+
+  constructor(private readonly logger: Logger) {}
+
+  /**
+   * Listens on a loopback port of this worker's own (not the cluster's shared one); what comes
+   * there with the token is served by `proxy` as its own client's request. Closes with it.
+   */
+  async listen(proxy: { server: Server; legacy: LegacySessions }): Promise<PeerAddress> {
+    this.legacy = proxy.legacy;
+    const server = createServer((req, res) => {
+      const token = req.headers[TOKEN];
+      if (typeof token !== 'string' || !this.isToken(token)) return void res.writeHead(403).end();
+      const client = req.headers[CLIENT];
+      delete req.headers[TOKEN];
+      delete req.headers[CLIENT];
+      req.rawHeaders = without(req.rawHeaders, (name) => name === TOKEN || name === CLIENT);
+      // One request per loopback connection: the socket's address may stand for the client's.
+      if (typeof client === 'string') Object.defineProperty(req.socket, 'remoteAddress', { value: client, configurable: true });
+      this.here.add(req);
+      proxy.server.emit('request', req, res);
+    });
+    server.headersTimeout = proxy.server.headersTimeout;
+    server.requestTimeout = proxy.server.requestTimeout;
+    proxy.server.once('close', () => {
+      server.close();
+      server.closeAllConnections();
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      // exclusive: a cluster worker's own port, not one shared through the primary.
+      server.listen({ port: 0, host: '127.0.0.1', exclusive: true }, resolve);
+    });
+    return { port: (server.address() as AddressInfo).port, token: this.token };
+  }
+
+  private isToken(token: string): boolean {
+    const a = Buffer.from(token);
+    const b = Buffer.from(this.token);
+    return a.length === b.length && timingSafeEqual(a, b);
+  }
+
+  /** Another worker's address (it started), or its end (it exited). */
+  setPeer(worker: number, address: PeerAddress | undefined): void {
+    if (address) this.peers.set(worker, address);
+    else this.peers.delete(worker);
+  }
+
+  /**
+   * A POST for a legacy session whose stream another worker holds goes there (true: it is being
+   * forwarded). Should the holder be unreachable before the request went out, `serveHere` serves
+   * it here, where the session is unknown (as once its stream is gone).
+   */
+  forward(req: IncomingMessage, res: ServerResponse, serveHere: () => void): boolean {
+    if (req.method !== 'POST' || !this.legacy || this.here.has(req)) return false;
+    const target = req.url ?? '/';
+    const holder = this.legacy.holderOf(target, performance.now());
+    const address = holder === undefined ? undefined : this.peers.get(holder);
+    if (!address) return false;
+    const headers = [...req.rawHeaders, TOKEN, address.token, CLIENT, req.socket.remoteAddress ?? ''];
+    const out = request({ host: '127.0.0.1', port: address.port, method: 'POST', path: target, headers, agent: false });
+    let sent = false;
+    out.once('socket', (socket) =>
+      socket.once('connect', () => {
+        sent = true;
+        pipeline(req, out).catch(() => out.destroy());
+      }),
+    );
+    out.once('response', (answer) => {
+      res.writeHead(
+        answer.statusCode ?? 502,
+        answer.statusMessage,
+        without(answer.rawHeaders, (name) => HOP.has(name)),
+      );
+      pipeline(answer, res).catch(() => res.destroy());
+    });
+    out.once('error', (err) => {
+      if (!sent) {
+        this.logger.warn({ to: holder, err: err.message }, 'the worker holding a legacy stream cannot be reached; the POST is served here');
+        this.here.add(req);
+        return serveHere();
+      }
+      // The holder went away with the request (and the session's stream): the session is gone.
+      if (res.headersSent) return void res.destroy();
+      this.logger.warn({ to: holder, target: redactTarget(target), err: err.message }, 'legacy session unknown');
+      sendProxyError(res, new ProxyError('WARDEN_UNKNOWN_SESSION'), [], false);
+    });
+    res.once('close', () => {
+      if (!res.writableFinished) out.destroy();
+    });
+    this.logger.debug({ to: holder, target: redactTarget(target) }, 'legacy POST forwarded to the worker holding its stream');
+    return true;
+  }
+}
