@@ -160,10 +160,10 @@ test('two workers judge legacy SSE sessions whose stream and POSTs land on diffe
   assert.equal(await two.stop(), 0);
 });
 
-test('enforce: the unknown tool is rewritten to -32602 whichever worker got its POST', async () => {
+test('enforce, --transport sse (no longer refused with --workers): the unknown tool is rewritten to -32602 whichever worker got its POST', async () => {
   const server = await startLegacyServer();
   closers.push(server.close);
-  const two = await startCli(server.sse, 2, ['--policy', ENFORCE]);
+  const two = await startCli(server.sse, 2, ['--policy', ENFORCE, '--transport', 'sse']);
   const { answers } = await drive(two.url);
   for (const session of answers) {
     const unknown = session.find((a) => a.id === 4)!;

@@ -115,18 +115,17 @@ test('the primary restarts a worker that dies, and /metrics sums the workers', a
   assert.match(metrics, /^mcp_warden_build_info\{version="[^"]+",node="[^"]+"\} 1$/m, 'one build, not one per worker');
 });
 
-test('--workers: auto is one per core; a bad count and the legacy SSE transport are refused at start', async () => {
+test('--workers: auto is one per core; a bad count is refused at start', async () => {
   const { parseWorkers } = await import('../../src/proxy/workers.ts');
   const { availableParallelism } = await import('node:os');
   assert.equal(parseWorkers('auto'), availableParallelism());
   assert.equal(parseWorkers('3'), 3);
   for (const bad of ['0', '-1', '1.5', 'many', '257'])
     assert.throws(() => parseWorkers(bad), /--workers takes a number from 1 to 256, or auto/);
-  const run = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+  const run = (args: string[]) =>
     new Promise<{ code: number | null; stderr: string }>((resolve) => {
       const child = spawn(process.execPath, [...CLI, 'proxy', '--upstream', 'http://127.0.0.1:9/sse', ...args], {
         stdio: ['ignore', 'ignore', 'pipe'],
-        env: { ...process.env, ...env },
       });
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => {
@@ -134,9 +133,6 @@ test('--workers: auto is one per core; a bad count and the legacy SSE transport 
       });
       child.once('exit', (code) => resolve({ code, stderr }));
     });
-  const legacy = await run(['--transport', 'sse'], { MCP_WARDEN_WORKERS: '2' });
-  assert.equal(legacy.code, 1);
-  assert.match(legacy.stderr, /--workers above 1 cannot carry the legacy HTTP\+SSE transport/);
   const bad = await run(['--workers', 'lots']);
   assert.notEqual(bad.code, 0);
   assert.match(bad.stderr, /--workers takes a number from 1 to 256, or auto/);
