@@ -27,6 +27,8 @@ export interface PeerAddress {
 const TOKEN = 'x-mcp-warden-peer-token';
 /** The client's address as the forwarding worker saw it. */
 const CLIENT = 'x-mcp-warden-peer-client';
+/** How long a POST naming a session nobody is known to hold waits for its stream's fact (one IPC hop, well under this). */
+const HOLDER_WAIT_MS = 250;
 /** Of the holder's answer, what belongs to the loopback hop only. */
 const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding']);
 
@@ -42,6 +44,8 @@ export class LegacyPeers {
   private readonly peers = new Map<number, PeerAddress>();
   /** Requests to serve here whatever session they name: forwarded to this worker, or not deliverable to their holder. */
   private readonly here = new WeakSet<IncomingMessage>();
+  /** POSTs waiting for the fact of their session's stream. */
+  private readonly waiting = new Set<() => void>();
   private legacy: LegacySessions | undefined;
 
   constructor(private readonly logger: Logger) {}
@@ -90,15 +94,60 @@ export class LegacyPeers {
     else this.peers.delete(worker);
   }
 
+  /** A stream fact came from another worker: POSTs waiting for their session's holder look again. */
+  learned(): void {
+    const waiting = [...this.waiting];
+    this.waiting.clear();
+    for (const retry of waiting) retry();
+  }
+
   /**
    * A POST for a legacy session whose stream another worker holds goes there (true: it is being
-   * forwarded). Should the holder be unreachable before the request went out, `serveHere` serves
-   * it here, where the session is unknown (as once its stream is gone).
+   * forwarded). One naming a session nobody is known to hold waits up to HOLDER_WAIT_MS for the
+   * fact of its stream (the client may have read the endpoint event before this worker heard of
+   * it), then is served here. Should the holder be unreachable before the request went out,
+   * `serveHere` serves it here, where the session is unknown (as once its stream is gone).
    */
   forward(req: IncomingMessage, res: ServerResponse, serveHere: () => void): boolean {
     if (req.method !== 'POST' || !this.legacy || this.here.has(req)) return false;
     const target = req.url ?? '/';
-    const holder = this.legacy.holderOf(target, performance.now());
+    if (this.peers.size > 0 && this.legacy.unplaced(target, performance.now())) {
+      this.awaitHolder(req, res, serveHere);
+      return true;
+    }
+    return this.send(req, res, serveHere);
+  }
+
+  /** Waits for the holder of the session `req` names, then forwards it, or serves it here when none turns up in time. */
+  private awaitHolder(req: IncomingMessage, res: ServerResponse, serveHere: () => void): void {
+    const legacy = this.legacy!;
+    const target = req.url ?? '/';
+    const settle = (): void => {
+      clearTimeout(timer);
+      this.waiting.delete(retry);
+      res.off('close', settle);
+    };
+    const retry = (): void => {
+      if (legacy.unplaced(target, performance.now())) return void this.waiting.add(retry);
+      settle();
+      if (!this.send(req, res, serveHere)) this.serveHere(req, serveHere);
+    };
+    const timer = setTimeout(() => {
+      settle();
+      this.serveHere(req, serveHere);
+    }, HOLDER_WAIT_MS);
+    this.waiting.add(retry);
+    res.once('close', settle);
+  }
+
+  private serveHere(req: IncomingMessage, serveHere: () => void): void {
+    this.here.add(req);
+    serveHere();
+  }
+
+  private send(req: IncomingMessage, res: ServerResponse, serveHere: () => void): boolean {
+    const target = req.url ?? '/';
+    const holder = this.legacy?.holderOf(target, performance.now());
     const address = holder === undefined ? undefined : this.peers.get(holder);
     if (!address) return false;
     const headers = [...req.rawHeaders, TOKEN, address.token, CLIENT, req.socket.remoteAddress ?? ''];
@@ -121,8 +170,7 @@ export class LegacyPeers {
     out.once('error', (err) => {
       if (!sent) {
         this.logger.warn({ to: holder, err: err.message }, 'the worker holding a legacy stream cannot be reached; the POST is served here');
-        this.here.add(req);
-        return serveHere();
+        return this.serveHere(req, serveHere);
       }
       // The holder went away with the request (and the session's stream): the session is gone.
       if (res.headersSent) return void res.destroy();

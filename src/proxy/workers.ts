@@ -168,8 +168,10 @@ export async function shareLegacyStreams(
   const self = cluster.worker?.id;
   proxy.legacy.share = (fact) => void process.send?.({ type: STREAM, fact } satisfies StreamMessage, undefined, {}, () => {});
   process.on('message', (m: unknown) => {
-    if (isStream(m) && m.origin !== undefined && m.origin !== self) proxy.legacy.learnPeer(m.fact, m.origin, now());
-    else if (isPeer(m) && m.worker !== undefined && m.worker !== self) peers.setPeer(m.worker, m.address);
+    if (isStream(m) && m.origin !== undefined && m.origin !== self) {
+      proxy.legacy.learnPeer(m.fact, m.origin, now());
+      peers.learned();
+    } else if (isPeer(m) && m.worker !== undefined && m.worker !== self) peers.setPeer(m.worker, m.address);
     else if (isGone(m)) {
       peers.setPeer(m.worker, undefined);
       proxy.legacy.forgetHolder(m.worker);

@@ -166,6 +166,22 @@ export class LegacySessions {
     return byName === undefined || this.sessions.peek(byName) ? undefined : this.elsewhere.get(byName, now);
   }
 
+  /**
+   * Whether a POST names a legacy session no stream here or known elsewhere carries, by a session
+   * parameter or on a message path: with --workers, its stream's fact may be one IPC hop behind it.
+   */
+  unplaced(target: string, now: number): boolean {
+    if (this.lookup(target, now) === 'unknown') return this.holderOf(target, now) === undefined;
+    const q = target.indexOf('?');
+    if (q < 0 || this.mode === 'streamable-http') return false;
+    const params = new URLSearchParams(target.slice(q + 1));
+    return (
+      SESSION_PARAMS.some((p) => params.get(p) !== null) &&
+      this.named(target, now) === undefined &&
+      this.holderOf(target, now) === undefined
+    );
+  }
+
   /** Whether a request target is a legacy message endpoint (a POST there is MCP traffic, to judge). */
   isMessagePath(target: string): boolean {
     if (this.paths.size === 0 && this.mode !== 'sse') return false;
