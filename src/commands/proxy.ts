@@ -71,15 +71,17 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
   const report = opts.admin && !worker ? new LiveReport() : undefined;
   // A legacy session's POSTs that land on this worker, when another holds its stream, go there.
   const peers = worker ? new LegacyPeers(logger) : undefined;
+  // The MCP endpoint's Host/Origin guard, and the admin port's report paths too.
+  const guard = {
+    allowedHosts: opts.allowedHosts ?? policy.security.allowedHosts,
+    allowedOrigins: opts.allowedOrigins ?? policy.security.allowedOrigins,
+  };
   const proxy = createProxy({
     upstream,
     path: opts.path,
     publicUrl: opts.publicUrl,
     logger,
-    guard: {
-      allowedHosts: opts.allowedHosts ?? policy.security.allowedHosts,
-      allowedOrigins: opts.allowedOrigins ?? policy.security.allowedOrigins,
-    },
+    guard,
     hostHeader: opts.hostHeader ?? policy.upstream.hostHeader,
     transport: opts.transport ?? policy.upstream.transport,
     shadow: await shadowPolicy(opts.shadow),
@@ -108,7 +110,7 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
   await proxy.listen(worker ? workerPort(opts.listen.port) : opts.listen.port, opts.listen.host);
   logger.info({ policy: policy.source, mode: policy.mode }, 'policy in force');
   const admin =
-    opts.admin && !worker ? createAdminServer({ metrics: proxy.metrics, upstream, draining: proxy.draining, report }) : undefined;
+    opts.admin && !worker ? createAdminServer({ metrics: proxy.metrics, upstream, draining: proxy.draining, report, guard }) : undefined;
   if (admin && opts.admin) logger.info({ admin: (await admin.listen(opts.admin.port, opts.admin.host)).href }, 'admin listening');
   if (opts.policy !== undefined) store.watch();
   let stopping = false;

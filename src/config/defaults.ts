@@ -69,3 +69,18 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
  * reports the message unreadable and a redacted copy writes a marker: both read the same part.
  */
 export const READ_BOUNDS = Object.freeze({ depth: 128, nodes: 100_000 });
+
+/**
+ * What the admin port's live report holds and renders (src/report/live.ts): every peer string it
+ * keeps (tool, method, session, client label, finding message and evidence) cut to `stringChars`,
+ * the rings' entries together under `ringBytes` (oldest dropped first), and a page or JSON answer
+ * past `renderBytes` refused with 503 rather than built: memory and render time stay bounded.
+ */
+export const LIVE_REPORT_BOUNDS = Object.freeze({ stringChars: 1024, ringBytes: 32 * 1024 * 1024, renderBytes: 64 * 1024 * 1024 });
+
+/**
+ * What a trace span carries (src/sinks/tracing.ts): every peer string in its name or attributes cut
+ * to `stringChars`; the exporter queues at most `maxQueueSize` spans (past it new spans are dropped,
+ * so a collector that is down cannot grow memory) and sends at most `maxExportBatchSize` at once.
+ */
+export const TRACE_BOUNDS = Object.freeze({ stringChars: 256, maxQueueSize: 2048, maxExportBatchSize: 512 });

@@ -1,9 +1,14 @@
 // The admin port: /healthz (the process is up), /readyz (the upstream accepts connections and the
 // proxy is not shutting down), /metrics (Prometheus), /report and /report.json (the last hour's
 // report, src/report/live.ts). Separate from the proxy's port so probes, scrapes and reports never
-// mix with MCP traffic.
+// mix with MCP traffic. The report's paths carry sessions, tools and clients: they check Host and
+// Origin as the MCP endpoint does (transport/host-guard.ts, same options and defaults), so a page
+// on a rebound DNS name cannot read them. Probes and scrapes (/healthz, /readyz, /metrics) are not
+// guarded: Kubernetes and Prometheus send `Host: <pod-ip>:port`, and they say nothing a page could misuse.
 import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
+import { LIVE_REPORT_BOUNDS } from '../config/defaults.ts';
+import { createHostGuard, type HostGuard, type HostGuardOptions } from '../transport/host-guard.ts';
 import { listenOn } from './listen.ts';
 import type { LiveReport } from '../report/live.ts';
 import { renderReportHtml } from '../report/html.ts';
@@ -32,6 +37,10 @@ export interface AdminOptions {
   serving?: () => boolean;
   /** The live report (/report, /report.json). */
   report?: LiveReport;
+  /** The Host/Origin guard of /report and /report.json: the MCP endpoint's options (--allowed-hosts, --allowed-origins). */
+  guard?: HostGuardOptions;
+  /** Largest /report or /report.json answer (bytes); past it a 503 says so. */
+  renderBytes?: number;
 }
 
 const PATHS = ['/healthz', '/readyz', '/metrics', '/report', '/report.json'];
@@ -41,6 +50,21 @@ export function createAdminServer(options: AdminOptions) {
     const text = JSON.stringify(body);
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
     res.end(text);
+  };
+  let guard: HostGuard = createHostGuard(options.guard ?? {}, '127.0.0.1');
+  const renderBytes = options.renderBytes ?? LIVE_REPORT_BOUNDS.renderBytes;
+  /** The report, as JSON or the page, or why it cannot be sent: never a RangeError out of the handler. */
+  const render = (path: string): { status: number; type: string; text: string } => {
+    try {
+      const data = options.report!.data();
+      const text = path === '/report.json' ? JSON.stringify(data) : renderReportHtml(data, 'mcp-warden report: the last hour');
+      if (Buffer.byteLength(text) <= renderBytes)
+        return { status: 200, type: path === '/report.json' ? 'application/json' : 'text/html; charset=utf-8', text };
+    } catch {
+      // A string past V8's limit: the same answer as too large.
+    }
+    const text = JSON.stringify({ error: 'report too large', limit: renderBytes });
+    return { status: 503, type: 'application/json', text };
   };
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -55,15 +79,12 @@ export function createAdminServer(options: AdminOptions) {
       return;
     }
     if (options.report && (path === '/report' || path === '/report.json')) {
-      const data = options.report.data();
-      if (path === '/report.json') return json(res, 200, data);
-      const html = renderReportHtml(data, 'mcp-warden report: the last hour');
-      res.writeHead(200, {
-        'content-type': 'text/html; charset=utf-8',
-        'content-length': Buffer.byteLength(html),
-        'cache-control': 'no-store',
-      });
-      res.end(req.method === 'HEAD' ? undefined : html);
+      const origin = req.headers.origin;
+      const refused = guard.check(req.headers.host, Array.isArray(origin) ? origin[0] : origin);
+      if (refused) return json(res, 403, { error: refused === 'host' ? 'forbidden host' : 'forbidden origin' });
+      const { status, type, text } = render(path);
+      res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+      res.end(req.method === 'HEAD' ? undefined : text);
       return;
     }
     if (path === '/metrics') {
@@ -81,7 +102,10 @@ export function createAdminServer(options: AdminOptions) {
   });
   return {
     server,
-    listen: (port: number, host: string): Promise<URL> => listenOn(server, port, host),
+    listen: (port: number, host: string): Promise<URL> => {
+      guard = createHostGuard(options.guard ?? {}, host);
+      return listenOn(server, port, host);
+    },
     close(): Promise<void> {
       return new Promise((resolve) => {
         server.close(() => resolve());

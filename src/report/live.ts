@@ -1,6 +1,10 @@
 // The report of the running proxy (the admin port's /report and /report.json): the exchanges and
 // loose findings of the last hour, at most the newest `max` of each, in fixed rings; the tables
-// are built from them on request. Fed by sinks/judged.ts only when the admin port is on.
+// are built from them on request. Fed by sinks/judged.ts only when the admin port is on. What a
+// peer sends is bounded before it is kept (LIVE_REPORT_BOUNDS): each string cut to `stringChars`,
+// the rings together under `ringBytes`, so no traffic can grow the report without end.
+import { LIVE_REPORT_BOUNDS } from '../config/defaults.ts';
+import { clip, clipOptional } from '../util/clip.ts';
 import type { JudgedExchange, FindingContext } from '../engine/plans.ts';
 import type { Policy } from '../config/types.ts';
 import type { PolicedFinding } from '../verdicts.ts';
@@ -14,26 +18,42 @@ import { whatIfOf, WhatIfTally } from './what-if.ts';
 const LIVE_WINDOW_MS = 60 * 60 * 1000;
 const LIVE_MAX = 10_000;
 
-/** The newest `size` items, oldest first; a full ring overwrites its oldest. */
+/** The newest `size` items, oldest first, with the bytes each holds; a full ring overwrites its oldest. */
 class Ring<T> {
-  private readonly items: Array<T | undefined>;
+  private readonly items: Array<{ item: T; bytes: number } | undefined>;
   private next = 0;
   private count = 0;
+  /** What the items hold together (the estimate each was pushed with). */
+  bytes = 0;
 
   constructor(private readonly size: number) {
-    this.items = new Array<T | undefined>(size);
+    this.items = new Array<{ item: T; bytes: number } | undefined>(size);
   }
 
-  push(item: T): void {
-    this.items[this.next] = item;
+  push(item: T, bytes: number): void {
+    if (this.count === this.size) this.dropOldest();
+    this.items[this.next] = { item, bytes };
+    this.bytes += bytes;
     this.next = (this.next + 1) % this.size;
-    this.count = Math.min(this.count + 1, this.size);
+    this.count++;
+  }
+
+  dropOldest(): void {
+    const i = (this.next - this.count + this.size) % this.size;
+    this.bytes -= this.items[i]?.bytes ?? 0;
+    this.items[i] = undefined;
+    this.count--;
   }
 
   *[Symbol.iterator](): IterableIterator<T> {
-    for (let i = 0; i < this.count; i++) yield this.items[(this.next - this.count + i + this.size) % this.size]!;
+    for (let i = 0; i < this.count; i++) yield this.items[(this.next - this.count + i + this.size) % this.size]!.item;
   }
 }
+
+/** Bytes a kept string holds (UTF-16), and a fixed cost per object for its fields and header. */
+const textBytes = (...values: Array<string | null | undefined>) => values.reduce((n, v) => n + 2 * (v?.length ?? 0), 0);
+const OBJECT_BYTES = 160;
+const findingBytes = (f: ReportFinding) => OBJECT_BYTES + textBytes(f.rule, f.message, f.evidence, f.action, f.shadow);
 
 interface LiveExchange {
   exchange: ReportExchange;
@@ -50,6 +70,7 @@ export class LiveReport {
     private readonly windowMs = LIVE_WINDOW_MS,
     private readonly max = LIVE_MAX,
     private readonly now: () => number = Date.now,
+    private readonly bounds: { stringChars: number; ringBytes: number } = LIVE_REPORT_BOUNDS,
   ) {
     this.exchanges = new Ring(max);
     this.loose = new Ring(max);
@@ -59,6 +80,7 @@ export class LiveReport {
   /** A judged exchange, under `policy` (its mode says whether `shadow` applies). */
   exchange(judged: JudgedExchange, status: number | undefined, policy: Policy, shadow: Policy | undefined, unjudged?: string): void {
     const { request } = judged.exchange;
+    const n = this.bounds.stringChars;
     const where: FindingContext = {
       method: request.method,
       id: request.id,
@@ -68,36 +90,54 @@ export class LiveReport {
     };
     const underShadow = policy.mode === 'audit' ? shadow : undefined;
     const d = judged.decision;
-    this.exchanges.push({
-      exchange: {
-        time: this.now(),
-        method: request.method,
-        tool: request.tool,
-        session: request.sessionId ?? null,
-        protocolVersion: request.protocolVersion ?? null,
-        client: clientLabel(request.client?.name, request.client?.version, userAgentOf(request.headers)),
-        outcome: judged.exchange.outcome,
-        status,
-        durationMs: judged.exchange.durationMs,
-        verdict: d.kind === 'mutate' ? 'rewrite' : d.kind === 'reject' ? 'block' : undefined,
-        // As its record counts them (`violations`): the request's findings, then the answer's.
-        findings: [...request.verdict.findings, ...judged.findings].map((f) => finding(f, where, underShadow)),
-        unjudged,
-      },
-      shadow: underShadow,
-    });
+    const exchange: ReportExchange = {
+      time: this.now(),
+      method: clip(request.method, n),
+      tool: clipOptional(request.tool, n),
+      session: clipOptional(request.sessionId ?? null, n),
+      protocolVersion: clipOptional(request.protocolVersion ?? null, n),
+      client: clipOptional(clientLabel(request.client?.name, request.client?.version, userAgentOf(request.headers)), n),
+      outcome: judged.exchange.outcome,
+      status,
+      durationMs: judged.exchange.durationMs,
+      verdict: d.kind === 'mutate' ? 'rewrite' : d.kind === 'reject' ? 'block' : undefined,
+      // As its record counts them (`violations`): the request's findings, then the answer's.
+      findings: [...request.verdict.findings, ...judged.findings].map((f) => finding(f, where, underShadow, n)),
+      unjudged,
+    };
+    const bytes =
+      OBJECT_BYTES +
+      textBytes(exchange.method, exchange.tool, exchange.session, exchange.protocolVersion, exchange.client, exchange.outcome, unjudged) +
+      exchange.findings.reduce((sum, f) => sum + findingBytes(f), 0);
+    this.exchanges.push({ exchange, shadow: underShadow }, bytes);
+    this.trim();
+  }
+
+  /** Past the byte budget, the ring holding the most drops its oldest until the rings fit. */
+  private trim(): void {
+    const rings = [this.exchanges, this.loose, this.passed];
+    while (rings.reduce((sum, r) => sum + r.bytes, 0) > this.bounds.ringBytes) {
+      const largest = rings.reduce((a, b) => (b.bytes > a.bytes ? b : a));
+      largest.dropOldest();
+    }
   }
 
   /** MCP traffic the pass-through relayed unjudged (`scope.passthrough`, a JSON POST too large to sniff). */
   passthrough(reason: string): void {
-    this.passed.push({ time: this.now(), reason });
+    this.passed.push({ time: this.now(), reason }, OBJECT_BYTES + textBytes(reason));
+    this.trim();
   }
 
   /** Findings on no exchange (a whole POST, a stdio line). */
   findings(findings: readonly PolicedFinding[], where: FindingContext): void {
     const time = this.now();
-    for (const f of findings)
-      this.loose.push({ ...finding(f, where, undefined), time, method: where.method, tool: where.tool, session: where.session ?? null });
+    const n = this.bounds.stringChars;
+    const [method, tool, session] = [clipOptional(where.method, n), clipOptional(where.tool, n), clipOptional(where.session ?? null, n)];
+    for (const f of findings) {
+      const kept = finding(f, where, undefined, n);
+      this.loose.push({ ...kept, time, method, tool, session }, findingBytes(kept) + textBytes(method, tool, session));
+    }
+    this.trim();
   }
 
   data(): ReportData {
@@ -133,12 +173,12 @@ export class LiveReport {
   }
 }
 
-function finding(f: PolicedFinding, where: FindingContext, shadow: Policy | undefined): ReportFinding {
+function finding(f: PolicedFinding, where: FindingContext, shadow: Policy | undefined, n: number): ReportFinding {
   return {
     rule: f.rule,
     severity: f.severity,
-    message: f.message,
-    evidence: f.evidence,
+    message: clip(f.message, n),
+    evidence: clip(f.evidence, n),
     action: f.action,
     shadow: shadow ? shadowAction(shadow, f, where) : undefined,
   };

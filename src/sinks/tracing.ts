@@ -3,12 +3,16 @@
 // and the policy's rewrites and blocks are its events. Attribute names follow the OpenTelemetry
 // semantic conventions for MCP (https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/):
 // mcp.method.name, mcp.session.id, mcp.protocol.version, gen_ai.tool.name, jsonrpc.request.id,
-// error.type. With export off nothing here is created: the proxy pays nothing for it.
+// error.type. With export off nothing here is created: the proxy pays nothing for it. What a peer
+// sends is bounded before it goes in a span (TRACE_BOUNDS): each string cut to `stringChars`, and
+// the exporter's queue capped, so a collector that is down cannot grow memory.
 import { context, defaultTextMapGetter, SpanKind, SpanStatusCode, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { TRACE_BOUNDS } from '../config/defaults.ts';
+import { clip } from '../util/clip.ts';
 import type { ExchangeHttp, JudgedExchange } from '../engine/plans.ts';
 import { requestKey } from '../exchange/table.ts';
 
@@ -46,7 +50,9 @@ export class Tracing {
     const exporter = new OTLPTraceExporter({ url });
     this.provider = new BasicTracerProvider({
       resource: resourceFromAttributes({ 'service.name': o.env.OTEL_SERVICE_NAME ?? 'mcp-warden', 'service.version': o.version }),
-      spanProcessors: [new BatchSpanProcessor(exporter)],
+      spanProcessors: [
+        new BatchSpanProcessor(exporter, { maxQueueSize: TRACE_BOUNDS.maxQueueSize, maxExportBatchSize: TRACE_BOUNDS.maxExportBatchSize }),
+      ],
     });
     this.tracer = this.provider.getTracer('mcp-warden', o.version);
   }
@@ -76,17 +82,18 @@ export class Tracing {
     const begun = this.begun.get(key);
     if (begun) this.begun.delete(key);
     const end = Date.now();
+    const cut = (value: string) => clip(value, TRACE_BOUNDS.stringChars);
     const attributes: Attributes = {
-      'mcp.method.name': r.method,
-      'jsonrpc.request.id': String(r.id),
+      'mcp.method.name': cut(r.method),
+      'jsonrpc.request.id': cut(String(r.id)),
       'mcp_warden.outcome': c.outcome,
       'mcp_warden.transport': http.transport,
     };
-    if (r.sessionId) attributes['mcp.session.id'] = r.sessionId;
-    if (r.protocolVersion) attributes['mcp.protocol.version'] = r.protocolVersion;
-    if (r.tool) attributes['gen_ai.tool.name'] = r.tool;
+    if (r.sessionId) attributes['mcp.session.id'] = cut(r.sessionId);
+    if (r.protocolVersion) attributes['mcp.protocol.version'] = cut(r.protocolVersion);
+    if (r.tool) attributes['gen_ai.tool.name'] = cut(r.tool);
     if (http.status !== undefined) attributes['http.response.status_code'] = http.status;
-    const name = r.tool ? `${r.method} ${r.tool}` : r.method;
+    const name = cut(r.tool ? `${r.method} ${r.tool}` : r.method);
     const span =
       begun?.updateName(name).setAttributes(attributes) ??
       this.tracer.startSpan(
@@ -101,7 +108,7 @@ export class Tracing {
       span.addEvent(d.kind === 'mutate' ? 'mcp_warden.rewrite' : 'mcp_warden.block', { rules: d.rules.join(',') }, end);
     const failed = c.outcome.startsWith('error:') ? c.outcome.slice(6) : c.outcome === 'isError' ? 'tool_error' : http.proxyError;
     if (failed || c.outcome === 'no-response') {
-      span.setAttribute('error.type', failed ?? c.outcome);
+      span.setAttribute('error.type', cut(failed ?? c.outcome));
       span.setStatus({ code: SpanStatusCode.ERROR });
     }
     span.end(end);
