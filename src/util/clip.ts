@@ -1,9 +1,15 @@
 // Cutting a peer's string to a stated length before the proxy keeps it (a report ring, a span):
 // a 1 MB tool name must not become 1 MB held per exchange.
 
-/** `value` when at most `max` characters, else its first `max` followed by a marker saying how long it was. */
+/**
+ * `value` when at most `max` characters, else a copy of its first `max` followed by a marker
+ * saying how long it was. A copy: V8's slice of a long string points into it, and would keep the
+ * whole of it alive for as long as the cut one is kept.
+ */
 export function clip(value: string, max: number): string {
-  return value.length <= max ? value : `${value.slice(0, max)}…[${value.length} chars]`;
+  if (value.length <= max) return value;
+  const head = Buffer.from(value.slice(0, max), 'utf16le').toString('utf16le');
+  return `${head}…[${value.length} chars]`;
 }
 
 /** `clip` for a value that may be absent. */
