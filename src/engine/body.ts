@@ -47,8 +47,9 @@ function judgeBody(
   }
   const empty = body.kind === 'complete' && body.bytes.length === 0;
   const completed = frame?.completed ?? [];
-  const abandoned = abandon(core, x, empty ? 'no-response' : 'invalid-response', http);
   const target = nullIdError(frame?.unmatched ?? []);
+  const idless = target && !x.bodyProblem ? { error: target, bytes: wireBytes } : undefined;
+  const abandoned = abandon(core, x, empty ? 'no-response' : 'invalid-response', http, undefined, idless);
   const changes = [...changesOf(completed, (j) => j.exchange.response), ...changesOf(abandoned, () => target)];
   // A body that answered nothing usable is replaced whole; a usable one keeps its other messages.
   const rewritten = rewriteBody(x.bodyProblem ? undefined : frame?.decoded, changes);

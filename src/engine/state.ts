@@ -3,7 +3,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { JsonRpcId, Message } from '../codec/jsonrpc.ts';
 import type { Limits } from '../config/defaults.ts';
-import type { Correlator, Flow } from '../exchange/correlate.ts';
+import { type Completed, type Correlator, type Flow, outcomeOf } from '../exchange/correlate.ts';
 import type { Runtime } from '../config/runtime.ts';
 import type { Policy } from '../config/types.ts';
 import { exchangeSubject, type ResponseHttp } from '../rules/subjects.ts';
@@ -101,16 +101,35 @@ export function abandon(
   outcome: string,
   http: ResponseHttp,
   decidable = outcome !== 'unaudited',
+  idless?: IdlessAnswer,
 ): JudgedExchange[] {
   const ctx = stagesFor(core, x);
   const out: JudgedExchange[] = [];
   for (const [i, id] of x.requestIds.entries()) {
-    const c = core.correlator.abandon(x.flow.scope, 'client', id, ctx.now, outcome, x.flow.exchange, x.requestTokens[i]);
-    if (!c) continue;
+    const taken = core.correlator.abandon(x.flow.scope, 'client', id, ctx.now, outcome, x.flow.exchange, x.requestTokens[i]);
+    if (!taken) continue;
+    const c = idless && x.requestIds.length === 1 ? answeredWithoutId(taken, idless) : taken;
     out.push(judgeExchange(c, exchangeSubject(c, x.flow, http, x.bodyProblem, x.unmatched), ctx, decidable));
   }
   return out;
 }
+
+/** An error without an id (or with id null) that came as the whole answer to a POST's one request, and the bytes it came in. */
+export interface IdlessAnswer {
+  error: Message;
+  bytes: number;
+}
+
+/**
+ * The record of the one request whose answer is an error without an id: its outcome is that
+ * error's code and its size the bytes that came (the rules still judge the id; a record saying
+ * `invalid-response` with 0 bytes would read as a server that sent nothing).
+ */
+export const answeredWithoutId = (c: Completed, idless: IdlessAnswer): Completed => ({
+  ...c,
+  outcome: outcomeOf(idless.error),
+  responseBytes: idless.bytes,
+});
 
 /** Where the POST's own findings belong: its first message. */
 export function postWhere(x: ExchangeState): FindingContext {

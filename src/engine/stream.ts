@@ -11,7 +11,7 @@ import { ORDERING } from './order.ts';
 import type { ExchangeHttp, Judged, JudgedExchange, StreamAnswer, StreamEndPlan, StreamPlan } from './plans.ts';
 import { postFindings } from './post.ts';
 import type { Frame } from './stages.ts';
-import { abandon, exchanges, pipe, stagesFor, type EngineCore, type ExchangeState } from './state.ts';
+import { abandon, answeredWithoutId, exchanges, pipe, stagesFor, type EngineCore, type ExchangeState } from './state.ts';
 
 /** Whether the policy blocks what it cannot read (unaudited-response) for this exchange's first request. */
 function blocksUnread(core: EngineCore, x: ExchangeState): boolean {
@@ -40,8 +40,9 @@ function brokenAnswer(core: EngineCore, x: ExchangeState, frame: Frame, http: Re
   // Only what is clearly a failed answer counts: an error without an id, an HTML page, a JSON
   // object that is not JSON-RPC. Unreadable data may be a broken notification, not the answer.
   const answerLike = problem?.problem === 'html' || problem?.problem === 'not-jsonrpc';
-  if (!answerLike && !nullIdError(frame.unmatched)) return [];
-  const c = core.correlator.abandon(
+  const idless = nullIdError(frame.unmatched);
+  if (!answerLike && !idless) return [];
+  const taken = core.correlator.abandon(
     x.flow.scope,
     'client',
     x.requestIds[0]!,
@@ -50,7 +51,8 @@ function brokenAnswer(core: EngineCore, x: ExchangeState, frame: Frame, http: Re
     x.flow.exchange,
     x.requestTokens[0],
   );
-  if (!c) return [];
+  if (!taken) return [];
+  const c = idless && !problem ? answeredWithoutId(taken, { error: idless, bytes: frame.size }) : taken;
   return [judgeExchange(c, exchangeSubject(c, x.flow, http, problem, frame.unmatched), stagesFor(core, x))];
 }
 

@@ -139,12 +139,10 @@ export class Metrics {
     const c = judged.exchange;
     const { request, response } = c;
     const method = methodLabel(request.method);
+    // An error without an id answering the one request is in the outcome only (the rules judge its id).
+    const errorCode = response?.kind === 'error' ? response.code : c.outcome.startsWith('error:') ? Number(c.outcome.slice(6)) : undefined;
     const code =
-      response?.kind === 'error'
-        ? typeof response.code === 'number' && KNOWN_CODES.has(response.code)
-          ? String(response.code)
-          : 'other'
-        : 'none';
+      errorCode === undefined ? 'none' : typeof errorCode === 'number' && KNOWN_CODES.has(errorCode) ? String(errorCode) : 'other';
     const isError = c.outcome === 'isError' ? 'true' : c.outcome === 'result' ? 'false' : 'none';
     this.exchanges.inc({ method, status: status === undefined ? 'none' : String(status), code, is_error: isError });
     if (request.tool !== undefined)
