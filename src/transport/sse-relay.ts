@@ -13,7 +13,7 @@ import type { ServerResponse } from 'node:http';
 import type { Duplex, Readable } from 'node:stream';
 import type { StreamAnswer } from '../engine/plans.ts';
 import type { ProxyError } from '../errors.ts';
-import { parseBlock, hasData } from '../codec/sse.ts';
+import { parseBlock, hasData, type SseEvent } from '../codec/sse.ts';
 import { SseRelaySplitter, type SseRelayPiece } from '../codec/sse-splitter.ts';
 import { isDecodeError } from './content-coding.ts';
 import { sseEvent } from '../rewrite/encode.ts';
@@ -65,6 +65,7 @@ export function answerEvents(summary: SseSummary, answers: readonly StreamAnswer
   return Buffer.concat(cut === '' ? events : [Buffer.from(cut), ...events]);
 }
 
+const EMPTY = Buffer.alloc(0);
 const LF = 0x0a;
 const CR = 0x0d;
 
@@ -80,21 +81,44 @@ function cutAfter(piece: SseRelayPiece, tail: boolean, before: SseSummary['cutIn
   return lineEnded ? 'event' : 'line';
 }
 
-/** Event bookkeeping for one stream: counts what each piece is and returns an event's data, if it has any. */
-function eventReader(summary: SseSummary): (piece: SseRelayPiece) => string | undefined {
+/** What a piece of the stream is to the reader: an event's data, if it has any; `foreign`: a block of a page that is no SSE. */
+interface ReadPiece {
+  data: string | undefined;
+  foreign: boolean;
+}
+
+const NOTHING: ReadPiece = { data: undefined, foreign: false };
+
+/** A block that sets no field at all (no data, event, id, retry, comment): no SSE client reads anything of it. */
+const fieldless = (e: SseEvent): boolean =>
+  e.data === undefined && e.event === undefined && e.id === undefined && e.retry === undefined && e.comments.length === 0;
+
+/**
+ * Event bookkeeping for one stream: counts what each piece is and returns an event's data, if it
+ * has any. A fieldless block that opens with `<` is an HTML (or XML) page sent as the stream (an
+ * error page behind a text/event-stream header): its text is read as the data of an event, so it
+ * is judged as the broken answer it is, and the fieldless blocks after it are the rest of it.
+ */
+function eventReader(summary: SseSummary): (piece: SseRelayPiece) => ReadPiece {
   let before = 0; // bytes of the stream ahead of the piece
+  let page = false;
   return (piece) => {
     const streamStart = before === 0;
     before += piece.raw.length;
-    if (piece.kind === 'comment') return undefined;
+    if (piece.kind === 'comment') return NOTHING;
     if (piece.kind === 'oversize') {
       if (piece.last) summary.unaudited++;
-      return undefined;
+      return NOTHING;
     }
     summary.events++;
     const event = parseBlock(piece.raw, streamStart);
     if (event.id !== undefined) summary.sawEventId = true;
-    return hasData(event) ? event.data! : undefined;
+    if (!fieldless(event)) return { data: hasData(event) ? event.data! : undefined, foreign: false };
+    if (page) return { data: undefined, foreign: true };
+    const text = piece.raw.toString('utf8').replace(/^\uFEFF/, '');
+    if (!text.trimStart().startsWith('<')) return NOTHING;
+    page = true;
+    return { data: text, foreign: true };
   };
 }
 
@@ -132,6 +156,7 @@ export async function relaySse(
   const summary = emptySummary();
   const splitter = new SseRelaySplitter(maxEventBytes);
   const read = eventReader(summary);
+  let pageReplaced = false;
 
   const forward = async (pieces: SseRelayPiece[], tail = false): Promise<boolean> => {
     // Events that arrived in one chunk leave in one write: a write per event cost a system call
@@ -153,14 +178,22 @@ export async function relaySse(
           if (piece.last) summary.withheld++;
           continue;
         }
+        const { data: read0, foreign } = read(piece);
+        // The rest of a page that was replaced (enforce) goes with it: no client reads any of it.
+        if (foreign && read0 === undefined && pageReplaced) continue;
         let out = piece.raw;
-        let data = read(piece);
+        let data = read0;
         const rerouted = data === undefined ? undefined : reroute?.(data, piece.raw);
         if (rerouted) {
           out = rerouted;
           data = undefined;
         }
-        if (data !== undefined && !readAfterWrite) out = onEvent(data, piece.raw.length, piece.raw) ?? piece.raw;
+        if (data !== undefined && !readAfterWrite) {
+          // A page's lines are not the event's own fields: its replacement is an event of its own.
+          const replaced = onEvent(data, piece.raw.length, foreign ? EMPTY : piece.raw);
+          if (replaced && foreign) pageReplaced = true;
+          out = replaced ?? piece.raw;
+        }
         summary.bytes += out.length;
         summary.cutInside = piece.kind === 'block' && !tail ? undefined : cutAfter(piece, tail, summary.cutInside);
         const written = writeChunk(res, out);
@@ -214,7 +247,7 @@ export async function mirrorSse(
   const read = eventReader(summary);
   const readAll = (pieces: SseRelayPiece[]): void => {
     for (const piece of pieces) {
-      const data = read(piece);
+      const { data } = read(piece);
       if (data !== undefined) onEvent(data, piece.raw.length, piece.raw);
     }
   };
