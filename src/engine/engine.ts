@@ -211,6 +211,12 @@ export class Engine {
     if (status >= 200 && status < 300 && x.flow.sessionId) this.sessions.end(x.flow.session.key);
   }
 
+  /** The proxy is shutting down: every request still waiting is given up; returns their records. */
+  giveUpAll(): readonly Judged[] {
+    this.table.giveUpAll();
+    return this.drain([]);
+  }
+
   /** Time passes: requests and sessions idle too long are given up; returns what that ended. */
   tick(now: number): readonly Judged[] {
     this.table.sweep(now);

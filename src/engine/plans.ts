@@ -1,7 +1,7 @@
 // What the engine returns: plans as values. A transport carries a plan out (writes what it says,
 // in the order it says) and hands `judged` to the sinks; it decides nothing itself.
 import type { Completed } from '../exchange/correlate.ts';
-import type { OpenRequest } from '../exchange/table.ts';
+import type { OpenRequest, Unanswered } from '../exchange/table.ts';
 import type { JsonRpcId } from '../codec/jsonrpc.ts';
 import type { ProxyError } from '../errors.ts';
 import type { ExchangeSubject } from '../rules/types.ts';
@@ -25,7 +25,7 @@ export interface ExchangeHttp {
   /** The proxy's own failure code, when the proxy answered instead of the server. */
   proxyError?: string;
   /** Why the proxy stopped waiting for a response: table full, idle too long, or its id reused by a new request. */
-  expired?: 'capacity' | 'idle' | 'replaced';
+  expired?: Exclude<Unanswered, 'client-closed'>;
   /** Why an answer went out unread (outcome `unaudited`): past the audit limit, or in a coding the proxy cannot undo. */
   unread?: 'too-large' | 'unknown-coding';
 }

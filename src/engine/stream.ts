@@ -133,16 +133,17 @@ export interface StreamEnd {
 export function streamEnd(core: EngineCore, x: ExchangeState, end: StreamEnd, http: ExchangeHttp, frameHttp: ResponseHttp): StreamEndPlan {
   // The stream stopped decoding: what is still unanswered was answered with bytes no client can read.
   if (end.undecodable !== undefined) x.bodyProblem ??= { problem: 'not-utf8', excerpt: end.undecodable };
-  // A legacy session whose stream carried event ids may resume it on a GET: keep waiting then.
-  // A client that dropped such a stream may resume it too (legacy disconnection is no
-  // cancellation), but only for a while: past the resumption window it is logged client-closed.
+  // A session (2025-03-26 to 2025-11-25) whose stream carried event ids may resume it on a GET
+  // with Last-Event-ID, whoever ended it (a server may close a stream on purpose, 2025-11-25):
+  // no error goes into it, and the answer may still come on the resumed stream. Only for a while:
+  // past the resumption window, a request still waiting is logged (client-closed when the client
+  // dropped the stream, else no-response with expired: not-resumed).
   const resumable = x.flow.sessionId !== undefined && end.sawEventId && eraOf(x.flow.protocolVersion ?? '') === 'legacy';
   if (resumable) {
-    if (end.clientGone) {
-      const at = core.now() + core.limits.resumeWindowMs;
-      for (const [i, id] of x.requestIds.entries())
-        core.correlator.expire(x.flow.scope, 'client', id, at, x.flow.exchange, x.requestTokens[i]);
-    }
+    const at = core.now() + core.limits.resumeWindowMs;
+    const why = end.clientGone ? 'client-closed' : 'not-resumed';
+    for (const [i, id] of x.requestIds.entries())
+      core.correlator.expire(x.flow.scope, 'client', id, at, why, x.flow.exchange, x.requestTokens[i]);
     return { answers: [], judged: () => postFindings(core, x, undefined) };
   }
   // An event too large to read may have been the answer: it was delivered, unread, not missed.

@@ -8,7 +8,7 @@ import { META } from '../mcp/versions.ts';
 import type { Wire } from '../rules/types.ts';
 import { clientInfoIn, clientOf, traceparentOf } from './identity.ts';
 import type { Session, SessionStore } from './sessions.ts';
-import { requestKey, type OpenRequest, type RequestTable, type Sender } from './table.ts';
+import { requestKey, type OpenRequest, type RequestTable, type ResumeDeadline, type Sender } from './table.ts';
 
 /** Where a message travels: the correlation scope and the session it belongs to. */
 export interface Flow {
@@ -189,8 +189,8 @@ export class Correlator {
   }
 
   /** An open request is given up at `at` unless answered first (a dropped stream that may still be resumed). */
-  expire(scope: string, from: Sender, id: JsonRpcId, at: number, exchange?: number, token?: string): void {
-    this.table.deadline(scope, from, id, at, token, exchange);
+  expire(scope: string, from: Sender, id: JsonRpcId, at: number, why: ResumeDeadline, exchange?: number, token?: string): void {
+    this.table.deadline(scope, from, id, at, why, token, exchange);
   }
 
   private learn(request: OpenRequest, msg: Message, flow: Flow, newSessionId: string | undefined, now: number): void {

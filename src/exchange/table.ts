@@ -58,13 +58,21 @@ const entryKey = (base: string, req: OpenRequest): string => (req.exchange === u
 const answerableOn = (req: OpenRequest, exchange: number | undefined): boolean =>
   exchange === undefined || req.exchange === undefined || req.exchange === exchange;
 
-/** Why the proxy stopped waiting for a response: the table was full, it idled out, its id was reused in the same POST, or the client dropped its stream and did not resume it in time. */
-export type Unanswered = 'capacity' | 'idle' | 'replaced' | 'client-closed';
+/**
+ * Why the proxy stopped waiting for a response: the table was full, it idled out, its id was
+ * reused in the same POST, the client dropped its stream and did not resume it in time, the
+ * server ended a resumable stream and no resumption brought the answer in time, or the proxy shut
+ * down.
+ */
+export type Unanswered = 'capacity' | 'idle' | 'replaced' | 'client-closed' | 'not-resumed' | 'shutdown';
+
+/** Why a request given up at a time of its own is given up: a dropped stream that was not resumed. */
+export type ResumeDeadline = Extract<Unanswered, 'client-closed' | 'not-resumed'>;
 
 export class RequestTable {
   private readonly open: BoundedMap<string, OpenRequest>;
   /** Requests given up at a time of their own (dropped streams awaiting resumption). */
-  private readonly deadlines = new Map<string, number>();
+  private readonly deadlines = new Map<string, { at: number; why: ResumeDeadline }>();
   /** Each owner's open keys, oldest first. */
   private readonly byOwner = new Map<string, Set<string>>();
   /** The open keys under each requestKey, oldest first (more than one only while an id is reused in flight). */
@@ -142,19 +150,27 @@ export class RequestTable {
     return out;
   }
 
-  /** That request is given up at `at` (reported `client-closed`) unless answered first. */
-  deadline(scope: string, from: Sender, id: JsonRpcId, at: number, token?: string, exchange?: number): void {
+  /** That request is given up at `at` (reported as `why`) unless answered first. */
+  deadline(scope: string, from: Sender, id: JsonRpcId, at: number, why: ResumeDeadline, token?: string, exchange?: number): void {
     const key = this.find(scope, from, id, token, exchange);
-    if (key !== undefined) this.deadlines.set(key, at);
+    if (key !== undefined) this.deadlines.set(key, { at, why });
   }
 
   sweep(now: number): void {
-    for (const [key, at] of this.deadlines) {
+    for (const [key, { at, why }] of this.deadlines) {
       if (at > now) continue;
       const req = this.remove(key);
-      if (req) this.onUnanswered(req, 'client-closed');
+      if (req) this.onUnanswered(req, why);
     }
     this.open.sweep(now);
+  }
+
+  /** Every request still open is given up (the proxy is shutting down): each reported `shutdown`. */
+  giveUpAll(): void {
+    for (const key of [...this.open.keys()]) {
+      const req = this.remove(key);
+      if (req) this.onUnanswered(req, 'shutdown');
+    }
   }
 
   private remove(key: string): OpenRequest | undefined {

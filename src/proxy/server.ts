@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { DEFAULT_LIMITS, type Limits } from '../config/defaults.ts';
 import { Engine } from '../engine/engine.ts';
+import type { Judged } from '../engine/plans.ts';
 import type { SessionStore } from '../exchange/sessions.ts';
 import { ProxyError } from '../errors.ts';
 import { listenOn } from './listen.ts';
@@ -300,15 +301,18 @@ export function createProxy(options: ProxyOptions): Proxy {
     else socket.destroy(err);
   });
 
+  // What the engine ended on its own (idle, not resumed, shut down): recorded as it is handed out.
+  const recordEnded = (ended: readonly Judged[]): void =>
+    recordJudged(
+      { logger, metrics, capture, shadow: options.shadow, tracing: options.tracing, report: options.report },
+      policy(),
+      undefined,
+      ended,
+    );
   const sweeper = setInterval(
     () => {
       judging.flush();
-      recordJudged(
-        { logger, metrics, capture, shadow: options.shadow, tracing: options.tracing, report: options.report },
-        policy(),
-        undefined,
-        engine.tick(performance.now()),
-      );
+      recordEnded(engine.tick(performance.now()));
     },
     Math.min(limits.requestIdleMs, limits.sessionIdleMs, limits.resumeWindowMs, 5_000),
   );
@@ -352,6 +356,9 @@ export function createProxy(options: ProxyOptions): Proxy {
         });
         server.closeAllConnections();
         judging.flush();
+        // A request still waiting gets its record now: a clean log must not hide one never answered.
+        recordEnded(engine.tick(performance.now()));
+        recordEnded(engine.giveUpAll());
         passthrough.close();
         await upstream.close();
         await Promise.all([...captures.values()].map((c) => c.close()));

@@ -268,3 +268,70 @@ describe('answers on a GET stream (resumption)', () => {
     assert.deepEqual([record.transport, record.verdict], ['get-sse', 'rewrite']);
   });
 });
+
+describe('a server that ends a resumable stream before answering (#24: every request ends in one record)', () => {
+  const SESSION_1125 = { 'mcp-session-id': 'sess-2', 'mcp-protocol-version': '2025-11-25' };
+
+  for (const how of ['reset', 'end'] as const) {
+    test(`${how} after an event id: no error event, then logged no-response, expired not-resumed, when no resumption came`, async () => {
+      const upstream = await startRawServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('id: ev-1\ndata: \n\n');
+        setTimeout(() => (how === 'reset' ? res.socket?.destroy() : res.end()), 20);
+      });
+      const proxy = await startProxy(new URL('/mcp', upstream.url), { limits: { resumeWindowMs: 300 } });
+      closers.push(upstream, proxy);
+      const res = await post(proxy.url, callBody(21, 'slow'), SESSION_1125);
+      const text = await res.body.text();
+      assert.equal(text.includes('"error"'), false, `an error went into a resumable stream: ${text}`);
+      assert.equal(proxy.exchanges().length, 0, 'still resumable');
+      const record = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 21, 3000);
+      assert.deepEqual([record.outcome, record.expired], ['no-response', 'not-resumed']);
+      assert.equal(proxy.exchanges().length, 1);
+    });
+  }
+
+  test('a resumption that brings the answer gives its normal record, and no other', async () => {
+    const upstream = await startRawServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      if (req.method === 'POST') {
+        res.write('id: ev-1\ndata: \n\n');
+        setTimeout(() => res.socket?.destroy(), 20);
+        return;
+      }
+      res.end(`id: ev-2\nevent: message\ndata: ${answer(22, 'done')}\n\n`);
+    });
+    const proxy = await startProxy(new URL('/mcp', upstream.url), { limits: { resumeWindowMs: 300 } });
+    closers.push(upstream, proxy);
+    await (await post(proxy.url, callBody(22, 'slow'), SESSION_1125)).body.text();
+    const { request } = await import('undici');
+    const resumed = await request(proxy.url, {
+      method: 'GET',
+      headers: { accept: 'text/event-stream', 'last-event-id': 'ev-1', ...SESSION_1125 },
+    });
+    assert.match(await resumed.body.text(), /"done"/);
+    const record = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 22);
+    assert.deepEqual([record.outcome, record.transport], ['result', 'get-sse']);
+    await sleep(500); // past the window: the deadline must have been dropped with the answer
+    assert.equal(proxy.exchanges().filter((r) => r.id === 22).length, 1);
+  });
+
+  test('at shutdown, a request still waiting is logged no-response, expired shutdown', async () => {
+    const upstream = await startRawServer(() => {}); // never answers
+    const proxy = await startProxy(new URL('/mcp', upstream.url));
+    closers.push(upstream);
+    const pending = post(proxy.url, callBody(23, 'slow'), SESSION).catch(() => undefined);
+    await within(
+      2000,
+      'the request reaches the upstream',
+      (async () => {
+        while (upstream.requests.length === 0) await sleep(5);
+      })(),
+    );
+    await proxy.close();
+    await pending;
+    const records = proxy.exchanges().filter((r) => r.id === 23);
+    assert.equal(records.length, 1);
+    assert.deepEqual([records[0]!.outcome, records[0]!.expired], ['no-response', 'shutdown']);
+  });
+});

@@ -505,8 +505,8 @@ describe('RequestTable', () => {
     const { table, unanswered } = setup();
     table.add(open(1), 0);
     table.add(open(2), 0);
-    table.deadline('x:1', 'client', 1, 100);
-    table.deadline('x:1', 'client', 2, 100);
+    table.deadline('x:1', 'client', 1, 100, 'client-closed');
+    table.deadline('x:1', 'client', 2, 100, 'client-closed');
     assert.ok(table.take('x:1', 'client', 2), 'answered in time');
     table.sweep(99);
     assert.equal(unanswered.length, 0);
