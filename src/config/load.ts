@@ -48,18 +48,20 @@ export async function loadPolicyFile(path: string, options: LoadOptions = {}): P
 
 /** loadPolicyFile, with the text it read (undefined if it could not read it). */
 export async function readPolicyFile(path: string, options: LoadOptions = {}): Promise<{ text: string | undefined; result: LoadResult }> {
-  let text: string;
+  const read = await readPolicyText(path);
+  if ('error' in read) return { text: undefined, result: { ok: false, errors: [read.error] } };
+  return { text: read.text, result: loadPolicyText(read.text, path, { baseDir: dirname(resolve(path)), ...options }) };
+}
+
+/** The policy file's text, or why it cannot be read (as a policy error). */
+export async function readPolicyText(path: string): Promise<{ text: string } | { error: PolicyError }> {
   try {
-    text = await readFile(path, 'utf8');
+    return { text: await readFile(path, 'utf8') };
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     const why = e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'it is a directory' : e.message;
-    return {
-      text: undefined,
-      result: { ok: false, errors: [{ file: path, line: 0, column: 0, key: '', message: `cannot read the policy file: ${why}` }] },
-    };
+    return { error: { file: path, line: 0, column: 0, key: '', message: `cannot read the policy file: ${why}` } };
   }
-  return { text, result: loadPolicyText(text, path, { baseDir: dirname(resolve(path)), ...options }) };
 }
 
 const YAML_MESSAGES: Record<string, (detail: string, source: string) => string> = {

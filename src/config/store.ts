@@ -1,12 +1,13 @@
 // The policy in force, swapped atomically on reload. An exchange calls current() once at its start
 // and keeps that object until it ends: that is how in-flight exchanges finish under the policy
 // they started with (a Policy is frozen; a reload makes a new one, never changes the old).
-// A reload that does not validate is logged and changes nothing.
+// A reload that does not validate is logged and changes nothing. A file event's reload waits for
+// the file to settle first: a file written in place in pieces is never read half-way.
 import { watch, type FSWatcher } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Logger } from '../sinks/logger.ts';
 import { defaultPolicy } from './compile.ts';
-import { formatPolicyError, readPolicyFile as readPolicy, type LoadOptions, type PolicyError } from './load.ts';
+import { formatPolicyError, loadPolicyText, readPolicyFile as readPolicy, readPolicyText, type LoadOptions, type PolicyError } from './load.ts';
 import { restartWarnings } from './restart.ts';
 import type { Policy } from './types.ts';
 
@@ -22,6 +23,8 @@ export interface PolicyStoreOptions {
   rewritable?: ReadonlySet<string>;
   /** Quiet time after the last file event before the file is read (default 100 ms). */
   debounceMs?: number;
+  /** A file event's read is taken once a second read this much later finds the same text (default 250 ms). */
+  settleMs?: number;
   /** Told how each reload of the file ended: swapped in, or rejected (metrics count them). */
   onReload?: (ok: boolean) => void;
 }
@@ -34,6 +37,8 @@ export interface ReloadResult {
 }
 
 const REWATCH_MS = 250;
+/** How many settle periods a file event waits for the file to stop changing before it gives up (the next event reads again). */
+const SETTLE_READS = 20;
 
 export class PolicyStore {
   readonly #options: PolicyStoreOptions;
@@ -88,7 +93,10 @@ export class PolicyStore {
       logger.info({ reason }, 'no policy file: the built-in defaults stay in force');
       return { ok: true };
     }
-    const { text, result } = await readPolicy(path, loadOptions(this.#options));
+    const read = reason === 'file' ? await this.#settled(path) : await readPolicyText(path);
+    if (read === undefined) return { ok: false, errors: [] };
+    const text = 'text' in read ? read.text : undefined;
+    const result = 'text' in read ? loadPolicyText(read.text, path, loadOptions(this.#options)) : { ok: false as const, errors: [read.error] };
     if (!result.ok) {
       logger.error({ policy: path, reason, errors: result.errors.map(formatPolicyError) }, 'policy rejected');
       this.#options.onReload?.(false);
@@ -112,6 +120,33 @@ export class PolicyStore {
       }
     }
     return { ok: true };
+  }
+
+  /**
+   * The file once two reads a settle period apart agree (a writer writing it in place in pieces
+   * has finished), or undefined when it is still changing after SETTLE_READS periods: then the
+   * policy in force stays, said at warn, and the writer's next change reads it again.
+   */
+  async #settled(path: string): Promise<Awaited<ReturnType<typeof readPolicyText>> | undefined> {
+    const settleMs = this.#options.settleMs ?? 250;
+    let last = await readPolicyText(path);
+    let warned = false;
+    for (let i = 0; i < SETTLE_READS; i++) {
+      await new Promise((r) => setTimeout(r, settleMs));
+      const again = await readPolicyText(path);
+      const same = 'text' in last ? 'text' in again && again.text === last.text : 'error' in again;
+      if (same) return again;
+      if (!warned) {
+        warned = true;
+        this.#options.logger.warn(
+          { policy: path, settleMs },
+          'policy file changed while it was read: the policy in force stays until the file settles (save by rename to swap at once)',
+        );
+      }
+      last = again;
+    }
+    this.#options.logger.warn({ policy: path, settleMs: settleMs * SETTLE_READS }, 'policy file did not settle: the policy in force stays');
+    return undefined;
   }
 
   /**

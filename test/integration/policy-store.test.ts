@@ -2,7 +2,7 @@
 // including an editor's save by rename), a bad one is rejected and logged while the old policy
 // stays, and the object an exchange took before a reload never changes. Waits are bounded polls.
 import assert from 'node:assert/strict';
-import { mkdtemp, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -40,11 +40,16 @@ after(async () => {
 
 let n = 0;
 /** A fresh policy file with `text`, a store on it and its log; the store is closed after the test. */
-async function setup(t: { after(fn: () => void): void }, text: string): Promise<{ file: string; store: PolicyStore; log: LogCapture }> {
+async function setup(
+  t: { after(fn: () => void): void },
+  text: string,
+  settleMs?: number,
+): Promise<{ file: string; store: PolicyStore; log: LogCapture }> {
   const file = join(dir, `policy-${++n}.yaml`);
   await writeFile(file, text);
   const log = createLogCapture();
-  const opened = await PolicyStore.open({ path: file, logger: createLogger({ destination: log.stream, level: 'debug' }), debounceMs: 50 });
+  const logger = createLogger({ destination: log.stream, level: 'debug' });
+  const opened = await PolicyStore.open({ path: file, logger, debounceMs: 50, ...(settleMs ? { settleMs } : {}) });
   assert.ok(opened.ok, opened.ok ? '' : JSON.stringify(opened.errors));
   t.after(() => opened.store.close());
   return { file, store: opened.store, log };
@@ -267,5 +272,25 @@ describe('watch()', () => {
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(store.current().mode, 'audit');
     assert.ok(!log.find((r) => r.msg === 'policy reloaded' || r.msg === 'policy rejected'));
+  });
+
+  test('a file written in place in two pieces, 300 ms apart: the half is never in force, the whole is (#25)', async (t) => {
+    const { file, store, log } = await setup(t, AUDIT, 1000);
+    const seen: Policy[] = [];
+    store.onChange((p) => seen.push(p));
+    store.watch();
+    // The first piece alone is a valid policy, and a weaker one: enforce with html-body only logged.
+    const handle = await open(file, 'w');
+    await handle.write('mode: enforce\n');
+    await new Promise((r) => setTimeout(r, 300));
+    await handle.write('rules:\n  html-body: block\n');
+    await handle.close();
+    await until(() => store.current().setting(HTML).action === 'block', 'the whole file');
+    assert.deepEqual(
+      seen.map((p) => [p.mode, p.setting(HTML).action]),
+      [['enforce', 'block']],
+      'only the whole file was swapped in',
+    );
+    assert.equal(log.records.filter((r) => r.msg === 'policy reloaded').length, 1);
   });
 });
