@@ -1,7 +1,7 @@
 // A server's answer as one body (JSON, or anything not a stream): judged whole, rewritten or
 // replaced where the policy says so; and the proxy's own failure to get one.
 import type { ProxyError } from '../errors.ts';
-import { nullIdError, rewriteBody, type BodyChange } from '../rewrite/apply.ts';
+import { nullIdError, repeatsOfChanged, rewriteBody, type BodyChange } from '../rewrite/apply.ts';
 import { encodeBody } from '../rewrite/encode.ts';
 import type { Message } from '../codec/jsonrpc.ts';
 import type { ResponseHttp } from '../rules/subjects.ts';
@@ -52,7 +52,7 @@ function judgeBody(
   const abandoned = abandon(core, x, empty ? 'no-response' : 'invalid-response', http, undefined, idless);
   const changes = [...changesOf(completed, (j) => j.exchange.response), ...changesOf(abandoned, () => target)];
   // A body that answered nothing usable is replaced whole; a usable one keeps its other messages.
-  const rewritten = rewriteBody(x.bodyProblem ? undefined : frame?.decoded, changes);
+  const rewritten = rewriteBody(x.bodyProblem ? undefined : frame?.decoded, changes, repeatsOfChanged(changes, frame?.unmatched ?? []));
   const decided = [...completed, ...abandoned].find((j) => statusOf(j) !== undefined);
   const usable = frame?.decoded.ok === true && !x.bodyProblem;
   const upstreamStatus = http.status!;

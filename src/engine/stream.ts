@@ -2,7 +2,7 @@
 // enforce), and what the requests still waiting get when the stream ends.
 import { ProxyError } from '../errors.ts';
 import { eraOf } from '../mcp/versions.ts';
-import { nullIdError, rewriteBody } from '../rewrite/apply.ts';
+import { nullIdError, repeatsOfChanged, rewriteBody } from '../rewrite/apply.ts';
 import { exchangeSubject, type ResponseHttp } from '../rules/subjects.ts';
 import type { BodyProblem } from '../rules/types.ts';
 import { changeOf, changesOf } from './body.ts';
@@ -74,7 +74,7 @@ export function serverEvent(
   judged.push(...exchanges(frame.completed, http), ...exchanges(broken, http));
   const target = nullIdError(frame.unmatched);
   const changes = [...changesOf(frame.completed, (j) => j.exchange.response), ...changesOf(broken, () => target)];
-  const rewritten = rewriteBody(problem ? undefined : frame.decoded, changes);
+  const rewritten = rewriteBody(problem ? undefined : frame.decoded, changes, repeatsOfChanged(changes, frame.unmatched));
   return { rewritten: rewritten?.toString('utf8'), judged, problem };
 }
 

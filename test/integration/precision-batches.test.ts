@@ -4,6 +4,9 @@
 // says whether the client could send one). Through the real proxy.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { loadPolicyFile } from '../../src/config/load.ts';
+import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { assertFires, assertSilent, MODERN, runScenario, type Reply } from '../helpers/rule-scenario.ts';
 
 const VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', MODERN];
@@ -77,5 +80,49 @@ describe('batch-duplicate-answer', () => {
       }),
     });
     assertSilent(res, 'batch-duplicate-answer');
+  });
+});
+
+describe('under enforce, a batch answering one id twice (#25: a client may read either)', () => {
+  const enforce = async () => {
+    const loaded = await loadPolicyFile(fileURLToPath(new URL('../../config/enforce.yaml', import.meta.url)), { rewritable: REWRITABLE });
+    assert.ok(loaded.ok);
+    return loaded.policy;
+  };
+  const call = (id: number, name: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: { text: 'hi' } } });
+  const unknown = (id: number) => ({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'Unknown tool: nosuch' }] } });
+  const echo = (id: number) => ({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'hi' }] } });
+
+  test("the repeat of an answer the policy replaced goes too: the client reads only the proxy's -32602", async () => {
+    const policy = await enforce();
+    const res = await runScenario({
+      version: '2025-03-26',
+      request: { method: 'tools/call', raw: JSON.stringify([call(1, 'nosuch'), call(2, 'echo')]) },
+      respond: () => ({ json: [unknown(1), echo(2), unknown(1)] }),
+      proxy: { policy: () => policy },
+    });
+    const body = JSON.parse(res.body) as Array<{ id: number; error?: { code: number } }>;
+    assert.deepEqual(
+      body.map((m) => [m.id, m.error?.code]),
+      [
+        [1, -32602],
+        [2, undefined],
+      ],
+      res.body,
+    );
+    assertFires(res, 'batch-duplicate-answer');
+  });
+
+  test('a repeat of an answer nothing changed is left as it came (only logged)', async () => {
+    const policy = await enforce();
+    const served = JSON.stringify([echo(1), echo(2), echo(1)]);
+    const res = await runScenario({
+      version: '2025-03-26',
+      request: { method: 'tools/call', raw: JSON.stringify([call(1, 'echo'), call(2, 'echo')]) },
+      respond: () => ({ body: served, headers: { 'content-type': 'application/json' } }),
+      proxy: { policy: () => policy },
+    });
+    assert.equal(res.body, served);
+    assertFires(res, 'batch-duplicate-answer');
   });
 });
