@@ -7,7 +7,14 @@ import { watch, type FSWatcher } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Logger } from '../sinks/logger.ts';
 import { defaultPolicy } from './compile.ts';
-import { formatPolicyError, loadPolicyText, readPolicyFile as readPolicy, readPolicyText, type LoadOptions, type PolicyError } from './load.ts';
+import {
+  formatPolicyError,
+  loadPolicyText,
+  readPolicyFile as readPolicy,
+  readPolicyText,
+  type LoadOptions,
+  type PolicyError,
+} from './load.ts';
 import { restartWarnings } from './restart.ts';
 import type { Policy } from './types.ts';
 
@@ -96,7 +103,8 @@ export class PolicyStore {
     const read = reason === 'file' ? await this.#settled(path) : await readPolicyText(path);
     if (read === undefined) return { ok: false, errors: [] };
     const text = 'text' in read ? read.text : undefined;
-    const result = 'text' in read ? loadPolicyText(read.text, path, loadOptions(this.#options)) : { ok: false as const, errors: [read.error] };
+    const result =
+      'text' in read ? loadPolicyText(read.text, path, loadOptions(this.#options)) : { ok: false as const, errors: [read.error] };
     if (!result.ok) {
       logger.error({ policy: path, reason, errors: result.errors.map(formatPolicyError) }, 'policy rejected');
       this.#options.onReload?.(false);
