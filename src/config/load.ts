@@ -48,13 +48,24 @@ export async function loadPolicyFile(path: string, options: LoadOptions = {}): P
 
 /** loadPolicyFile, with the text it read (undefined if it could not read it). */
 export async function readPolicyFile(path: string, options: LoadOptions = {}): Promise<{ text: string | undefined; result: LoadResult }> {
-  const read = await readPolicyText(path);
+  return loadPolicyRead(await readPolicyText(path), path, options);
+}
+
+/** What one read of a policy file found: its text, or why it could not be read (as a policy error). */
+export type PolicyRead = { text: string } | { error: PolicyError };
+
+/** A read of the policy file at `path`, loaded (readPolicyFile's second half, for a caller that read it itself). */
+export function loadPolicyRead(
+  read: PolicyRead,
+  path: string,
+  options: LoadOptions = {},
+): { text: string | undefined; result: LoadResult } {
   if ('error' in read) return { text: undefined, result: { ok: false, errors: [read.error] } };
   return { text: read.text, result: loadPolicyText(read.text, path, { baseDir: dirname(resolve(path)), ...options }) };
 }
 
-/** The policy file's text, or why it cannot be read (as a policy error). */
-export async function readPolicyText(path: string): Promise<{ text: string } | { error: PolicyError }> {
+/** The policy file's text, or why it cannot be read. */
+export async function readPolicyText(path: string): Promise<PolicyRead> {
   try {
     return { text: await readFile(path, 'utf8') };
   } catch (err) {

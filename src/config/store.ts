@@ -9,11 +9,12 @@ import type { Logger } from '../sinks/logger.ts';
 import { defaultPolicy } from './compile.ts';
 import {
   formatPolicyError,
-  loadPolicyText,
+  loadPolicyRead,
   readPolicyFile as readPolicy,
   readPolicyText,
   type LoadOptions,
   type PolicyError,
+  type PolicyRead,
 } from './load.ts';
 import { restartWarnings } from './restart.ts';
 import type { Policy } from './types.ts';
@@ -102,9 +103,7 @@ export class PolicyStore {
     }
     const read = reason === 'file' ? await this.#settled(path) : await readPolicyText(path);
     if (read === undefined) return { ok: false, errors: [] };
-    const text = 'text' in read ? read.text : undefined;
-    const result =
-      'text' in read ? loadPolicyText(read.text, path, loadOptions(this.#options)) : { ok: false as const, errors: [read.error] };
+    const { text, result } = loadPolicyRead(read, path, loadOptions(this.#options));
     if (!result.ok) {
       logger.error({ policy: path, reason, errors: result.errors.map(formatPolicyError) }, 'policy rejected');
       this.#options.onReload?.(false);
@@ -135,7 +134,7 @@ export class PolicyStore {
    * has finished), or undefined when it is still changing after SETTLE_READS periods: then the
    * policy in force stays, said at warn, and the writer's next change reads it again.
    */
-  async #settled(path: string): Promise<Awaited<ReturnType<typeof readPolicyText>> | undefined> {
+  async #settled(path: string): Promise<PolicyRead | undefined> {
     const settleMs = this.#options.settleMs ?? 250;
     let last = await readPolicyText(path);
     let warned = false;

@@ -24,7 +24,7 @@ export interface ExchangeHttp {
   transport: ExchangeSubject['transport'];
   /** The proxy's own failure code, when the proxy answered instead of the server. */
   proxyError?: string;
-  /** Why the proxy stopped waiting for a response: table full, idle too long, or its id reused by a new request. */
+  /** Why the proxy stopped waiting for a response: table full, idle too long, its id reused by a new request, a resumable stream not resumed in time, or shutdown. */
   expired?: Exclude<Unanswered, 'client-closed'>;
   /** Why an answer went out unread (outcome `unaudited`): past the audit limit, or in a coding the proxy cannot undo. */
   unread?: 'too-large' | 'unknown-coding';
