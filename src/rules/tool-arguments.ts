@@ -9,6 +9,7 @@ import { versionInfo } from '../mcp/versions.ts';
 import { asRecord } from '../codec/json-value.ts';
 import { excerpt } from '../redact/excerpt.ts';
 import { pointer, unescapeSegment } from '../codec/json-pointer.ts';
+import { linearRegExp, UnsafePattern } from './schema-regexp.ts';
 
 export interface ArgumentError {
   /** JSON Pointer into the arguments (for a missing or extra property: to that property). */
@@ -25,11 +26,15 @@ export interface ArgumentsVerdict {
 
 type Dialect = 'draft-07' | '2019-09' | '2020-12';
 
-const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false, logger: false } as const;
+// Patterns run under RE2 (schema-regexp.ts): a server's schema cannot stall the proxy.
+const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false, logger: false, code: { regExp: linearRegExp } } as const;
 const MAX_ERRORS = 10;
 const validators: Partial<Record<Dialect, Ajv | Ajv2019 | Ajv2020>> = {};
-/** Compiled validators per schema object and dialect; `false` when the schema does not compile. */
-const compiled = new WeakMap<object, Partial<Record<Dialect, ValidateFunction | false>>>();
+/**
+ * Compiled validators per schema object and dialect; `false` when the schema does not compile, the
+ * UnsafePattern when a pattern of it cannot run in linear time.
+ */
+const compiled = new WeakMap<object, Partial<Record<Dialect, ValidateFunction | UnsafePattern | false>>>();
 
 function ajvFor(dialect: Dialect): Ajv | Ajv2019 | Ajv2020 {
   let ajv = validators[dialect];
@@ -51,7 +56,7 @@ function dialectOf(schema: Record<string, unknown>, version: string | undefined)
   return undefined;
 }
 
-function validatorFor(schema: Record<string, unknown>, dialect: Dialect): ValidateFunction | undefined {
+function validatorFor(schema: Record<string, unknown>, dialect: Dialect): ValidateFunction | UnsafePattern | undefined {
   let entry = compiled.get(schema);
   if (!entry) {
     entry = {};
@@ -63,11 +68,11 @@ function validatorFor(schema: Record<string, unknown>, dialect: Dialect): Valida
   // hostile $id cannot replace a schema the instance holds. Ajv caches by schema object: drop it.
   const { $id: _id, $schema: _schema, ...copy } = schema;
   const ajv = ajvFor(dialect);
-  let validate: ValidateFunction | false;
+  let validate: ValidateFunction | UnsafePattern | false;
   try {
     validate = ajv.compile(copy);
-  } catch {
-    validate = false;
+  } catch (err) {
+    validate = err instanceof UnsafePattern ? err : false;
   }
   try {
     ajv.removeSchema(copy);
@@ -90,24 +95,34 @@ function argumentError(e: ErrorObject): ArgumentError {
   return { path, message, param };
 }
 
+/** The schema's compiled validator (or why it has none), in the dialect it declares or the version defaults to. */
+function compiledFor(schema: unknown, version: string | undefined): ValidateFunction | UnsafePattern | undefined {
+  const record = asRecord(schema);
+  const dialect = record && dialectOf(record, version);
+  return dialect ? validatorFor(record, dialect) : undefined;
+}
+
 /**
  * Validates tool arguments against a tool's inputSchema, in the dialect the schema declares or the
  * version defaults to (its row of the versions table). Undefined when it cannot tell: no schema
- * object, an unknown dialect or version, a schema that does not compile. Never throws.
+ * object, an unknown dialect or version, a schema that does not compile, or one with a pattern
+ * RE2 cannot run (unsafePattern says which). Never throws.
  */
 export function validateArguments(schema: unknown, args: unknown, version: string | undefined): ArgumentsVerdict | undefined {
-  const record = asRecord(schema);
-  if (!record) return undefined;
   try {
-    const dialect = dialectOf(record, version);
-    if (!dialect) return undefined;
-    const validate = validatorFor(record, dialect);
-    if (!validate) return undefined;
+    const validate = compiledFor(schema, version);
+    if (!validate || validate instanceof UnsafePattern) return undefined;
     if (validate(args) === true) return { valid: true, errors: [] };
     return { valid: false, errors: (validate.errors ?? []).slice(0, MAX_ERRORS).map(argumentError) };
   } catch {
     return undefined;
   }
+}
+
+/** The pattern that keeps a schema from being judged (validateArguments then cannot tell), if one does. */
+export function unsafePattern(schema: unknown, version: string | undefined): UnsafePattern | undefined {
+  const validate = compiledFor(schema, version);
+  return validate instanceof UnsafePattern ? validate : undefined;
 }
 
 /** Whether `text` names `name` as a word (also as snake_case, camelCase or spaced words). */
