@@ -243,7 +243,7 @@ export function buildPolicySchema(rules: readonly RuleInfo[]): JsonSchema {
           },
           unjudged: {
             description:
-              'What enforce does with an answer the proxy cannot judge in full (past the audit limit, in a coding it cannot undo, nested too deep): relay (default) sends it on as it came, counted and logged; block answers the client with a JSON-RPC error carrying the request id instead. It is the action of the rules unaudited-response, unreadable-request and unreadable-response wherever `rules` does not name them. Traffic scope.passthrough names is never blocked.',
+              'What enforce does with an answer the proxy cannot judge in full (past the audit limit, in a coding it cannot undo, nested too deep): relay (default) sends it on as it came, counted and logged; block answers the client with a JSON-RPC error carrying the request id instead. It is the action of the rules unaudited-response, unreadable-request and unreadable-response wherever `rules` does not name them. Traffic scope.passthrough names is never blocked, nor a tools/call whose schema check alone was skipped (unsafe-schema: a pattern RE2 cannot run; the answer was read and judged by every other rule).',
             enum: ['relay', 'block'],
           },
         },

@@ -4,7 +4,7 @@ import { asRecord } from '../codec/json-value.ts';
 import { excerpt } from '../redact/excerpt.ts';
 import { textBlocks } from '../mcp/content.ts';
 import { unescapeSegment } from '../codec/json-pointer.ts';
-import { type Answer, integerCode } from './read.ts';
+import { type Answer, answerOf, integerCode } from './read.ts';
 import { type ArgumentError, mentions, validateArguments } from './tool-arguments.ts';
 import { callRule, UNRELATED_CODES, WHOLE_TEXT } from './tool-calls.ts';
 import type { ExchangeRule, ExchangeSubject, Report, RuleInfo } from './types.ts';
@@ -19,14 +19,43 @@ function callArguments(s: ExchangeSubject): { args: Record<string, unknown> } | 
   return args ? { args } : undefined;
 }
 
-/** How a call's arguments fail its catalogued tool's inputSchema (undefined: they do not, or it cannot tell): the fact a capture keeps. */
-export function argumentErrors(s: ExchangeSubject): ArgumentError[] | undefined {
+/** The catalogued tool's inputSchema and the call's arguments, when the call has both. */
+function schemaAndArguments(s: ExchangeSubject): { schema: unknown; args: Record<string, unknown> } | undefined {
   const tool = s.request.tool;
   const known = tool === undefined ? undefined : s.session.tools.get(tool);
   const call = callArguments(s);
-  if (!known || !call) return undefined;
-  const verdict = validateArguments(known.inputSchema, call.args, s.version);
+  return known && call && { schema: known.inputSchema, args: call.args };
+}
+
+/** How a call's arguments fail its catalogued tool's inputSchema (undefined: they do not, or it cannot tell): the fact a capture keeps. */
+export function argumentErrors(s: ExchangeSubject): ArgumentError[] | undefined {
+  const input = schemaAndArguments(s);
+  const verdict = input && validateArguments(input.schema, input.args, s.version);
   return !verdict || verdict.valid || verdict.errors.length === 0 ? undefined : verdict.errors;
+}
+
+/** An error code that may be about the call's arguments (not a transport, version or parse rejection, not "method not found"). */
+function argumentsCode(code: unknown): number | undefined {
+  const n = integerCode(code);
+  return n === undefined || UNRELATED_CODES.has(n) || n === -32601 ? undefined : n;
+}
+
+/** The versions whose input validation errors are tool execution errors (isError). */
+const TOOL_ERROR_VERSIONS = where((v) => v.inputErrorsAreToolErrors);
+
+/**
+ * The inputSchema the rules below validate this exchange's arguments against, if they do: the
+ * answer is an error that may be about the arguments (from 2025-11-25), or an isError result.
+ * Coverage reads it: a schema the proxy cannot run leaves such an exchange not judged in full.
+ */
+export function inputSchemaRead(s: ExchangeSubject): unknown {
+  const input = schemaAndArguments(s);
+  if (!input) return undefined;
+  const error = answerOf(s, 'error', 'tools/call');
+  const reads = error
+    ? s.version !== undefined && TOOL_ERROR_VERSIONS.includes(s.version) && argumentsCode(error.code) !== undefined
+    : asRecord(answerOf(s, 'result', 'tools/call')?.result)?.isError === true;
+  return reads ? input.schema : undefined;
 }
 
 /** The failed validation of a call to a catalogued tool, if its arguments fail the tool's inputSchema. */
@@ -65,12 +94,12 @@ export const INPUT_VALIDATION_RULES: readonly ExchangeRule[] = [
     'error',
     {
       id: 'input-validation-as-protocol-error',
-      versions: where((v) => v.inputErrorsAreToolErrors),
+      versions: TOOL_ERROR_VERSIONS,
       summary: "Arguments that fail a tool's inputSchema got a JSON-RPC error instead of an isError result the model can correct",
     },
     (s, e) => {
-      const code = integerCode(e.code);
-      if (code === undefined || UNRELATED_CODES.has(code) || code === -32601) return [];
+      const code = argumentsCode(e.code);
+      if (code === undefined) return [];
       const failed = failedValidation(s);
       if (!failed) return [];
       return [

@@ -7,26 +7,52 @@ import { asRecord } from '../codec/json-value.ts';
 import { excerpt } from '../redact/excerpt.ts';
 import { answerOf, quoted } from './read.ts';
 import { validateArguments } from './tool-arguments.ts';
-import type { ExchangeRule, Report } from './types.ts';
+import type { ExchangeRule, ExchangeSubject, Report } from './types.ts';
 import { ALL, where } from './versions.ts';
+
+/** The versions with structured output (outputSchema, structuredContent). */
+const STRUCTURED_VERSIONS = where((v) => v.structuredOutput);
+
+/** A tools/call result that owes structured output, with its tool and the tool's outputSchema. */
+interface Owed {
+  tool: string;
+  schema: Record<string, unknown>;
+  result: Record<string, unknown>;
+}
+
+/** The result of a catalogued tool with an outputSchema, unless it is an error result. */
+function owesStructured(s: ExchangeSubject): Owed | undefined {
+  const tool = s.request.tool;
+  const answer = answerOf(s, 'result', 'tools/call');
+  if (tool === undefined || !answer) return undefined;
+  const schema = asRecord(s.session.tools.get(tool)?.outputSchema);
+  const result = asRecord(answer.result);
+  // An error result reports a failure: it owes no structured output.
+  return schema && result && result.isError !== true ? { tool, schema, result } : undefined;
+}
+
+/**
+ * The outputSchema structured-output validates this exchange's structuredContent against, if it
+ * does. Coverage reads it: a schema the proxy cannot run leaves such an exchange not judged in full.
+ */
+export function outputSchemaRead(s: ExchangeSubject): unknown {
+  const owed = s.version !== undefined && STRUCTURED_VERSIONS.includes(s.version) ? owesStructured(s) : undefined;
+  return owed?.result.structuredContent === undefined ? undefined : owed.schema;
+}
 
 const structuredOutput: ExchangeRule = {
   id: 'structured-output',
   group: 'tools',
   severity: 'error',
-  versions: where((v) => v.structuredOutput),
+  versions: STRUCTURED_VERSIONS,
   party: 'server',
   subject: 'exchange',
   summary: 'A tool that declares an outputSchema returned no structuredContent, or structuredContent that does not validate against it',
   source: 'https://modelcontextprotocol.io/specification/2026-07-28/server/tools#output-schema',
   check(s): Report[] {
-    const tool = s.request.tool;
-    const answer = answerOf(s, 'result', 'tools/call');
-    if (tool === undefined || !answer) return [];
-    const schema = asRecord(s.session.tools.get(tool)?.outputSchema);
-    const result = asRecord(answer.result);
-    // An error result reports a failure: it owes no structured output.
-    if (!schema || !result || result.isError === true) return [];
+    const owed = owesStructured(s);
+    if (!owed) return [];
+    const { tool, schema, result } = owed;
     const fix = `return "structuredContent" that validates against ${quoted(tool)}'s outputSchema (and the same JSON in a text block)`;
     if (result.structuredContent === undefined) {
       return [

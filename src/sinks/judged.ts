@@ -1,8 +1,9 @@
 // Carries what the engine judged to the sinks: log records, metrics and the opt-in capture.
 // Record types and field names are an interface (README, "Log records").
 import type { Logger } from 'pino';
-import { unjudgedReason } from '../engine/coverage.ts';
-import type { Judged } from '../engine/plans.ts';
+import { skippedSchema, unjudgedReason } from '../engine/coverage.ts';
+import type { Judged, JudgedExchange } from '../engine/plans.ts';
+import type { UnsafePattern } from '../rules/schema-regexp.ts';
 import type { Session } from '../exchange/sessions.ts';
 import type { Policy } from '../config/types.ts';
 import { excerpt } from '../redact/excerpt.ts';
@@ -27,6 +28,28 @@ export interface JudgedSinks {
   report?: LiveReport;
 }
 
+/** The schemas already named in a `schema not judged` record (each is cached with its compiled schema). */
+const noticed = new WeakSet<UnsafePattern>();
+
+/** Names, once per schema, the pattern that keeps the rules from validating against it (its exchanges each say `unjudged`). */
+function noticeSkippedSchema(logger: Logger, judged: JudgedExchange): void {
+  const skipped = judged.subject && skippedSchema(judged.subject);
+  if (!skipped || noticed.has(skipped.unsafe)) return;
+  noticed.add(skipped.unsafe);
+  const { request } = judged.exchange;
+  logger.warn(
+    {
+      tool: skipped.tool,
+      schema: skipped.schema,
+      pattern: excerpt(skipped.unsafe.pattern, 200),
+      why: skipped.unsafe.message,
+      session: request.sessionId ?? null,
+      protocolVersion: request.protocolVersion ?? null,
+    },
+    'schema not judged',
+  );
+}
+
 /** Records what was judged under `policy` (its log.arguments, its capture); `session`: whose tool catalogue labels the metrics. */
 export function recordJudged(sinks: JudgedSinks, policy: Policy, session: Session | undefined, judged: readonly Judged[]): void {
   const { logger, metrics } = sinks;
@@ -47,6 +70,7 @@ export function recordJudged(sinks: JudgedSinks, policy: Policy, session: Sessio
       case 'exchange': {
         const unjudged = unjudgedReason(j.judged, j.http);
         if (unjudged !== undefined) metrics.unjudged(unjudged);
+        if (unjudged === 'unsafe-schema') noticeSkippedSchema(logger, j.judged);
         // A detached record belongs to no exchange in progress: its arguments stay redacted and its
         // tool is labelled without a catalogue, whoever's plan carries it.
         logExchange(logger, j.judged, j.http, j.detached ? 'redacted' : policy.log.arguments, shadowOf, unjudged);

@@ -72,7 +72,7 @@ export class Metrics {
     });
     this.unjudgedExchanges = new Counter({
       name: 'mcp_warden_unjudged_total',
-      help: 'MCP exchanges relayed without full judging, by reason (UNJUDGED_REASONS: scoped-out, json-post, too-large, unknown-coding, too-deep, ...)',
+      help: 'MCP exchanges relayed without full judging, by reason (UNJUDGED_REASONS: scoped-out, json-post, too-large, unknown-coding, too-deep, unsafe-schema)',
       labelNames: ['reason'],
       registers,
     });
