@@ -1,10 +1,13 @@
 // A message a child wrote over several lines (pretty-printed JSON) is put back together here, so it
 // is judged as the one message it is (and, under enforce, sent on one line); every other line is a
-// unit of its own. Only a line that opens a JSON value without closing it starts a join; the join is
-// parsed only at a line that closes a value at column 0 (where pretty-printers end a message), and
-// gives up at a line that opens another there. A message past the bounds cannot be read: its lines
-// are handed on unread (relayed as they came, never judged one by one as lines that are no
-// message) up to the line that closes it. An ordinary line costs two character tests.
+// unit of its own. Only a line that opens a JSON value without closing it starts a join; each line
+// held is scanned once for its nesting (codec/json-nesting.ts), and the join is parsed once, when
+// the value closes. It gives up at a line that cannot continue the value (a closer that does not
+// match, text after the value) or that opens another at column 0. A message past the bounds cannot
+// be read: its lines are handed on unread (relayed as they came, never judged one by one as lines
+// that are no message) up to the line that closes it. An ordinary line costs two character tests.
+
+import { NestingScanner } from '../codec/json-nesting.ts';
 
 /** What the engine judges: one line, or the lines of one message joined by `\n`. */
 export interface LineUnit {
@@ -42,6 +45,8 @@ function parses(text: string): boolean {
 
 export class MessageJoiner {
   private parts: Part[] = [];
+  /** The nesting of the held lines, followed as they come. */
+  private readonly nesting = new NestingScanner();
   /** Inside a message too large to join, until the line that closes it. */
   private overflow = false;
   private bytes = 0;
@@ -65,8 +70,8 @@ export class MessageJoiner {
       return;
     }
     if (this.parts.length > 0) {
-      // Only a line at column 0 that closes a value may end the message: the join is parsed then, once per message.
-      if (ends && this.tryJoin(part)) return;
+      const nesting = this.nesting.line(text);
+      if (nesting === 'closed') return void this.join(part);
       if (this.bytes + raw.length > this.maxBytes || this.parts.length + 1 >= this.maxLines) {
         // Too large to read: what was held and the rest of the message go on unread.
         const held = this.parts;
@@ -78,21 +83,22 @@ export class MessageJoiner {
         return;
       }
       // A line at column 0 that opens a value starts another message: what was held is lines of their own.
-      if (topLevel && opens(text[0])) this.flush();
-      else {
-        this.hold(part);
-        return;
-      }
+      if (nesting === 'open' && !(topLevel && opens(text[0]))) return void this.hold(part);
+      this.flush();
     }
-    if (this.maxLines > 1 && opens(text.trimStart()[0]) && !looksWhole(text)) this.hold(part);
-    else this.single(part);
+    if (this.maxLines > 1 && opens(text.trimStart()[0]) && !looksWhole(text)) {
+      this.nesting.reset();
+      if (this.nesting.line(text) === 'open') return void this.hold(part);
+    }
+    this.single(part);
   }
 
-  /** Emits the held lines and `last` as one message, if together they parse. */
-  private tryJoin(last: Part): boolean {
-    const all = [...this.parts, last];
+  /** The held lines and `last` closed a value: one message if they parse, else the lines they are. */
+  private join(last: Part): void {
+    this.hold(last);
+    const all = this.parts;
     const joined = all.map((p) => p.text).join('\n');
-    if (!parses(joined)) return false;
+    if (!parses(joined)) return void this.flush();
     this.parts = [];
     this.bytes = 0;
     this.emit({
@@ -101,7 +107,6 @@ export class MessageJoiner {
       lines: all.length,
       written: all.every((p) => p.written),
     });
-    return true;
   }
 
   /** What is held goes out as the lines it is (the stream ended, or the join gave up). */

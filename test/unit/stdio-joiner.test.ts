@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { MessageJoiner, type LineUnit } from '../../src/transport/stdio-joiner.ts';
 import { runs } from '../helpers/arbitraries.ts';
+import { assertLinear, GROWTH } from '../helpers/growth.ts';
 
 const BIG = 1 << 30;
 
@@ -22,6 +23,22 @@ function units(lines: readonly string[], o: { maxBytes?: number; maxLines?: numb
   for (const l of lines) j.line(Buffer.from(l, 'utf8'), o.written ?? false);
   if (o.flush !== false) j.flush();
   return out;
+}
+
+/** The units `lines` come out as, and how many characters JSON.parse read to get them. */
+function parsing(lines: readonly string[]): { parsed: number; out: LineUnit[] } {
+  const parse = JSON.parse;
+  let parsed = 0;
+  JSON.parse = ((text: string, reviver?: Parameters<typeof parse>[1]) => {
+    parsed += text.length;
+    return parse(text, reviver);
+  }) as typeof JSON.parse;
+  try {
+    const out = units(lines);
+    return { out, parsed };
+  } finally {
+    JSON.parse = parse;
+  }
 }
 
 const pretty = (msg: unknown): string[] => JSON.stringify(msg, null, 2).split('\n');
@@ -228,24 +245,49 @@ describe('MessageJoiner: bounds', () => {
   test('joining a message costs time linear in its size: the bytes parsed stay within a few times the message', () => {
     const tools = Array.from({ length: 300 }, (_, i) => ({ name: `tool${i}`, description: 'does things' }));
     const message = pretty({ jsonrpc: '2.0', id: 1, result: { tools } });
-    const size = Buffer.byteLength(message.join('\n'));
-    const parse = JSON.parse;
-    let parsed = 0;
-    JSON.parse = ((text: string, reviver?: Parameters<typeof parse>[1]) => {
-      parsed += text.length;
-      return parse(text, reviver);
-    }) as typeof JSON.parse;
-    let out: LineUnit[];
-    try {
-      out = units(message);
-    } finally {
-      JSON.parse = parse;
-    }
+    const { parsed, out } = parsing(message);
     assert.deepEqual(
       out.map((u) => u.lines),
       [message.length],
     );
+    const size = Buffer.byteLength(message.join('\n'));
     assert.ok(parsed <= 4 * size, `parsed ${parsed} characters to join a message of ${size}`);
+  });
+
+  // Lines that keep a join open and end like a message's last line: re-parsing the join at each of
+  // them was quadratic (`{` then 40,000 lines of `]` held a session for over a minute).
+  const HOSTILE: ReadonlyArray<[string, (n: number) => string[]]> = [
+    ['`{` then lines of `]`', (n) => ['{', ...Array.from({ length: n }, () => ']')]],
+    ['`{` then lines of `}`', (n) => ['{', '  "a": [', ...Array.from({ length: n }, () => '}')]],
+    ['`{` then column-0 lines closing their own brackets', (n) => ['{', ...Array.from({ length: n }, () => '"k": [1]')]],
+  ];
+
+  test('hostile lines: every line comes out once, and what is parsed stays within a few times the input', () => {
+    for (const [label, hostile] of HOSTILE) {
+      const lines = hostile(5_000);
+      const { parsed, out } = parsing(lines);
+      assert.deepEqual(
+        out.map((u) => u.data),
+        lines,
+        label,
+      );
+      const size = lines.join('\n').length;
+      assert.ok(parsed <= 4 * size, `${label}: parsed ${parsed} characters for ${size}`);
+    }
+  });
+
+  test(`hostile lines: ${GROWTH} times the lines take about ${GROWTH} times as long, not ${GROWTH * GROWTH}`, () => {
+    for (const [label, hostile] of HOSTILE) {
+      const input = (scale: number) => hostile(500 * scale).map((l) => Buffer.from(l));
+      assertLinear(label, (scale) => {
+        const lines = input(scale);
+        return () => {
+          const j = new MessageJoiner(BIG, 100_000, () => {});
+          for (const l of lines) j.line(l, false);
+          j.flush();
+        };
+      });
+    }
   });
 
   test('after a give-up the next message is joined again', () => {
