@@ -2,7 +2,9 @@
 // process on the other (its stdin and stdout). Newline-delimited JSON-RPC both ways, each line
 // through the same engine as HTTP traffic. Nothing but JSON-RPC is ever written to the client's
 // stream: the log goes elsewhere, and a line the child wrote that is not a message is the policy's
-// to pass or drop. Backpressure both ways: a slow reader pauses the writer's stream.
+// to pass or drop. Backpressure both ways (flow-control.ts): the client's output past its buffer
+// pauses the child's stdout and the client's input too (the proxy answers some requests itself),
+// the child's stdin past its buffer pauses the client's input.
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import { decodeJson } from '../codec/json-body.ts';
@@ -17,6 +19,7 @@ import type { Via } from '../exchange/flow.ts';
 import { recordJudged, type JudgedSinks } from '../sinks/judged.ts';
 import { upstreamTrace } from './trace-context.ts';
 import { answerText } from './egress.ts';
+import { FlowControl } from './flow-control.ts';
 import { MessageJoiner, type LineUnit } from './stdio-joiner.ts';
 
 const NEWLINE = Buffer.from('\n');
@@ -44,7 +47,9 @@ export class StdioRelay {
   private clientGone = false;
   /** A server line over the size limit is being relayed in pieces: the proxy's own lines wait for its end. */
   private serverLineOpen = false;
-  private held: Buffer[] = [];
+  private readonly held: Buffer[] = [];
+  private heldBytes = 0;
+  private readonly flow: FlowControl;
 
   constructor(private readonly o: StdioRelayOptions) {
     this.via = { wire: 'stdio', session: o.session, sessionId: undefined };
@@ -59,6 +64,10 @@ export class StdioRelay {
     // A message over several lines is read up to the size of a line.
     this.joiner = new MessageJoiner(o.limits.auditBodyBytes, MAX_JOINED_LINES, (unit) => this.serverUnit(unit));
     const { client, server } = o;
+    this.flow = new FlowControl([
+      { from: client.input, into: [server.input, client.output, this.held] },
+      { from: server.output, into: [client.output] },
+    ]);
     client.input.on('data', (chunk: Buffer) => corked(server.input, chunk, () => this.fromClient.push(chunk)));
     // The client closed its end: so does the child's stdin (a stdio server exits when it ends).
     client.input.once('end', () => {
@@ -77,7 +86,7 @@ export class StdioRelay {
       o.logger.warn({ err }, 'client closed its stdout; stopping the server');
       server.input.end();
       // No drain will come: what the child still writes is read and dropped, so it can see its stdin end and exit.
-      server.output.resume();
+      this.flow.go(client.output);
     });
   }
 
@@ -141,39 +150,42 @@ export class StdioRelay {
     else {
       this.toClient(piece, last);
       this.serverLineOpen = !last;
-      if (last) for (const line of this.held.splice(0)) this.toClient(line);
+      if (last) this.releaseHeld();
     }
     if (last) this.o.logger.warn({ from, transport: 'stdio' }, 'line over the size limit relayed unread');
   }
 
   private toServer(bytes: Buffer, end = true): void {
-    const { server, client } = this.o;
-    if (server.input.writableEnded || server.input.destroyed) return;
-    write(server.input, client.input, bytes, end);
+    const { input } = this.o.server;
+    if (input.writableEnded || input.destroyed) return;
+    this.flow.write(input, end ? Buffer.concat([bytes, NEWLINE]) : bytes);
   }
 
   private toClient(bytes: Buffer, end = true): void {
     if (this.clientGone) return;
-    write(this.o.client.output, this.o.server.output, bytes, end);
+    this.flow.write(this.o.client.output, end ? Buffer.concat([bytes, NEWLINE]) : bytes);
   }
 
-  /** A line of the proxy's own (a block's reply, an answer when the child exits): never inside a server line still being relayed. */
+  /**
+   * A line of the proxy's own (a block's reply): never inside a server line still being relayed.
+   * Held past the client output's buffer size, it pauses the client's input, as a full output would.
+   */
   private ownToClient(bytes: Buffer): void {
-    if (this.serverLineOpen) this.held.push(bytes);
-    else this.toClient(bytes);
+    if (!this.serverLineOpen) return void this.toClient(bytes);
+    this.held.push(bytes);
+    this.heldBytes += bytes.length;
+    if (this.heldBytes >= this.o.client.output.writableHighWaterMark) this.flow.stop(this.held);
+  }
+
+  private releaseHeld(): void {
+    for (const line of this.held.splice(0)) this.toClient(line);
+    this.heldBytes = 0;
+    this.flow.go(this.held);
   }
 
   private record(x: ExchangeState, judged: readonly Judged[]): void {
     recordJudged(this.o.sinks, x.policy, x.flow.session, judged);
   }
-}
-
-/** Writes a line (or a piece of one, `end` false) to `out`; past its buffer, `source` pauses until `out` drains (one listener, however many writes). */
-function write(out: Writable, source: Readable, bytes: Buffer, end: boolean): void {
-  const ok = out.write(end ? Buffer.concat([bytes, NEWLINE]) : bytes);
-  if (ok || source.isPaused()) return;
-  source.pause();
-  out.once('drain', () => source.resume());
 }
 
 /** The lines one read brought leave in one write (a write per line cost a system call each). */
