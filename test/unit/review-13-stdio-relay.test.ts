@@ -2,48 +2,16 @@
 // test shows a bug and is marked todo until it is fixed.
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { PassThrough, Writable } from 'node:stream';
+import { type PassThrough, Writable } from 'node:stream';
 import { describe, test } from 'node:test';
-import { DEFAULT_LIMITS, type Limits } from '../../src/config/defaults.ts';
 import { loadPolicyFile, loadPolicyText } from '../../src/config/load.ts';
-import { runtimeFactory } from '../../src/config/runtime.ts';
 import type { Policy } from '../../src/config/types.ts';
-import { Engine } from '../../src/engine/engine.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
-import { createLogger } from '../../src/sinks/logger.ts';
-import { Metrics } from '../../src/sinks/metrics.ts';
-import { StdioRelay } from '../../src/transport/stdio-relay.ts';
-import { createLogCapture } from '../helpers/log-capture.ts';
+import { relayUnder } from '../helpers/stdio-relay.ts';
 
 const loaded = await loadPolicyFile(fileURLToPath(new URL('../../config/enforce.yaml', import.meta.url)), { rewritable: REWRITABLE });
 assert.ok(loaded.ok);
 const ENFORCE: Policy = loaded.policy;
-
-function relayUnder(policy: Policy, limits: Partial<Limits>, clientOutput: Writable = new PassThrough()) {
-  const full: Limits = { ...DEFAULT_LIMITS, ...limits };
-  const log = createLogCapture();
-  const logger = createLogger({ destination: log.stream, level: 'debug' });
-  const engine = new Engine({ limits: full, runtime: runtimeFactory(() => {}), policy: () => policy, now: () => performance.now() });
-  const metrics = new Metrics({ sessions: () => engine.sessions.size, openRequests: () => engine.openRequests });
-  const client = { input: new PassThrough(), output: clientOutput };
-  const server = { input: new PassThrough(), output: new PassThrough() };
-  const relay = new StdioRelay({
-    engine,
-    sinks: {
-      logger,
-      metrics,
-      capture: () => {
-        throw new Error('no capture in this test');
-      },
-    },
-    limits: full,
-    logger,
-    client,
-    server,
-    session: 'review',
-  });
-  return { relay, client, server, log };
-}
 
 const tick = () => new Promise((r) => setImmediate(r));
 
