@@ -1,6 +1,7 @@
 // `mcp-warden stdio [options] -- COMMAND [ARGS...]`: runs a stdio MCP server as a child and stands
 // between it and the client that started mcp-warden (our stdin/stdout are the client's pipe). The
-// log goes to --log-file or stderr, never stdout; the child's stderr passes through to ours.
+// log goes to --log-file or stderr, never stdout; the child's stderr goes into it, a record per
+// line (proxy/child-stderr.ts), never through to ours as it came.
 // SIGINT and SIGTERM go on to the child; SIGHUP reloads the policy; mcp-warden exits with the
 // child's exit code once the requests it left open are answered.
 import { DEFAULT_LIMITS } from '../config/defaults.ts';

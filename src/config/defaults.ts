@@ -84,3 +84,12 @@ export const LIVE_REPORT_BOUNDS = Object.freeze({ stringChars: 1024, ringBytes: 
  * so a collector that is down cannot grow memory) and sends at most `maxExportBatchSize` at once.
  */
 export const TRACE_BOUNDS = Object.freeze({ stringChars: 256, maxQueueSize: 2048, maxExportBatchSize: 512 });
+
+/**
+ * A stdio server's stderr as the log shows it (src/proxy/child-stderr.ts): each line a record of
+ * the proxy's, its text cut to `lineChars` (of a longer line at most `heldBytes` are held, the
+ * rest is read and dropped); `burstLines` records at once, then `linesPerSecond`: past that, lines
+ * are read and dropped, and their count logged. A child that floods stderr is never blocked and
+ * grows neither memory nor the log without bound.
+ */
+export const STDERR_BOUNDS = Object.freeze({ lineChars: 1024, heldBytes: 16 * 1024, burstLines: 1000, linesPerSecond: 100 });

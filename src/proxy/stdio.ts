@@ -1,6 +1,7 @@
 // The stdio proxy: a server run as a child, its stdin/stdout relayed to a client's pair of streams
-// through the engine (transport/stdio-relay.ts). The `stdio` command gives it the process's own
-// stdin/stdout; the demo and tests give it streams of their own.
+// through the engine (transport/stdio-relay.ts); its stderr becomes records of the log's
+// (child-stderr.ts). The `stdio` command gives it the process's own stdin/stdout; the demo and
+// tests give it streams of their own.
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { constants } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -15,6 +16,7 @@ import { recordJudged, type JudgedSinks } from '../sinks/judged.ts';
 import { Metrics } from '../sinks/metrics.ts';
 import type { Tracing } from '../sinks/tracing.ts';
 import { StdioRelay } from '../transport/stdio-relay.ts';
+import { ChildStderr } from './child-stderr.ts';
 
 export interface StdioProxyOptions {
   command: string;
@@ -25,8 +27,8 @@ export interface StdioProxyOptions {
   limits?: Partial<Limits>;
   /** The client's side: what it writes, and what it reads (only JSON-RPC is written there). */
   client: { input: Readable; output: Writable };
-  /** Where the child's stderr goes: ours (default), or nowhere. */
-  stderr?: 'inherit' | 'ignore';
+  /** The child's stderr: a record of the log's per line (default), or nowhere. */
+  stderr?: 'log' | 'ignore';
   /** Under audit, the policy whose actions each violation record reports as `shadow`. */
   shadow?: Policy;
   /** OpenTelemetry export: a span per exchange (the caller shuts it down). */
@@ -34,7 +36,7 @@ export interface StdioProxyOptions {
 }
 
 export interface StdioProxy {
-  child: ChildProcessByStdio<Writable, Readable, null>;
+  child: ChildProcessByStdio<Writable, Readable, Readable>;
   metrics: Metrics;
   /**
    * Resolves once the child is gone and its open requests are answered: with the exit code to exit
@@ -68,7 +70,10 @@ export function createStdioProxy(o: StdioProxyOptions): StdioProxy {
       return sink;
     },
   };
-  const child = spawn(o.command, [...o.args], { stdio: ['pipe', 'pipe', o.stderr ?? 'inherit'] });
+  const child = spawn(o.command, [...o.args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  // Ignored, it is still read (and dropped): a child must never block on a full stderr pipe.
+  if (o.stderr === 'ignore') child.stderr.resume();
+  else new ChildStderr(child.stderr, logger);
   const relay = new StdioRelay({
     engine,
     sinks,

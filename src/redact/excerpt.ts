@@ -55,10 +55,16 @@ function redactedJson(value: unknown, max: number): string {
   }
 }
 
+const cut = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
 /** A short, one-line, redacted excerpt of any value, for the evidence field. */
 export function excerpt(value: unknown, max = 160): string {
   // Redacted, then cut: a cut first could leave half a secret that no shape matches.
   const text = typeof value === 'string' ? redactedHead(value, max) : redactedJson(value, max);
-  const oneLine = text.replace(/\s+/g, ' ').trim();
-  return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
+  return cut(text.replace(/\s+/g, ' ').trim(), max);
+}
+
+/** A line of a peer's text as a record quotes it (a child's stderr): redacted, then cut to `max` characters; its spacing kept. */
+export function redactedLine(text: string, max: number): string {
+  return cut(redactedHead(text, max), max);
 }
