@@ -13,9 +13,9 @@ export const EVERYTHING = createRequire(import.meta.url).resolve('@modelcontextp
 /** The command line of the misbehaving fixture server (FIXTURE_MODE picks its fault). */
 export const fixtureServer = async (): Promise<string[]> => [process.execPath, await bundled('test/fixtures/stdio-server.ts')];
 
-/** `node <cli> stdio --log-file <log> [flags] -- <server...>`: the argv after node. */
-export async function stdioArgs(server: readonly string[], flags: readonly string[], logFile: string): Promise<string[]> {
-  return [...(await cliArgs()), 'stdio', '--log-file', logFile, ...flags, '--', ...server];
+/** `node <cli> stdio [--log-file <log>] [flags] -- <server...>`: the argv after node (no log file: the log goes to stderr). */
+export async function stdioArgs(server: readonly string[], flags: readonly string[], logFile: string | undefined): Promise<string[]> {
+  return [...(await cliArgs()), 'stdio', ...(logFile === undefined ? [] : ['--log-file', logFile]), ...flags, '--', ...server];
 }
 
 export interface StdioRun {
@@ -32,7 +32,7 @@ export interface StdioRun {
   /** Resolves with the first message `pick` accepts, or rejects after `timeoutMs`. */
   waitFor(pick: (m: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** The log file's records. */
+  /** The log's records (the log file's, or with `logFile: false` stderr's lines, each parsed). */
   log(): Array<Record<string, unknown>>;
   /** Resolves with the first log record `pick` accepts (a record may follow the message it is about by a moment). */
   waitForLog(pick: (r: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
@@ -49,9 +49,13 @@ const parsed = (line: string): unknown => {
   }
 };
 
-export async function startStdio(server: readonly string[], opts: { flags?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<StdioRun> {
+/** `logFile: false`: no --log-file, the log goes to stderr (as a client that starts mcp-warden sees it). */
+export async function startStdio(
+  server: readonly string[],
+  opts: { flags?: string[]; env?: NodeJS.ProcessEnv; logFile?: false } = {},
+): Promise<StdioRun> {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-warden-stdio-'));
-  const logFile = join(dir, 'log.jsonl');
+  const logFile = opts.logFile === false ? undefined : join(dir, 'log.jsonl');
   const child = spawn(process.execPath, await stdioArgs(server, opts.flags ?? [], logFile), {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, ...opts.env },
@@ -75,8 +79,10 @@ export async function startStdio(server: readonly string[], opts: { flags?: stri
   const messages = (): unknown[] => lines().flatMap((l) => (l.trim() === '' ? [] : [parsed(l)]).filter((m) => m !== NOT_JSON));
   const log = (): Array<Record<string, unknown>> => {
     try {
-      return readFileSync(logFile, 'utf8')
+      // Whole lines only (the last piece may still be arriving).
+      return (logFile === undefined ? err : readFileSync(logFile, 'utf8'))
         .split('\n')
+        .slice(0, -1)
         .filter((l) => l !== '')
         .map((l) => JSON.parse(l) as Record<string, unknown>);
     } catch {

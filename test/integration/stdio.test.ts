@@ -1,7 +1,7 @@
 // mcp-warden stdio: the real CLI between a client on its pipes and a child server. The reference
 // server (server-everything, stdio) under the SDK's StdioClientTransport, audit and enforce; the
 // fixture server for each fault (junk on stdout, death mid-call, a huge line, a pretty-printed
-// message, a slow tool); and the process contract (exit code, signals, stderr, a missing command).
+// message, a slow tool); and the process contract (exit code, signals, the log, a missing command).
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -194,12 +194,13 @@ describe('faults of the child', () => {
 });
 
 describe('the process contract', () => {
-  test("the child's stderr reaches ours; the log goes to --log-file", async () => {
+  test("the log goes to --log-file, the child's stderr with it (a record per line)", async () => {
     const run = await fixture('stderr');
     run.send(initialize(1));
     await run.waitFor(idIs(1));
-    assert.match(run.stderr(), /fixture-stderr-line/);
+    await run.waitForLog((r) => r.msg === 'stdio server stderr' && r.line === 'fixture-stderr-line');
     await run.waitForLog((r) => r.msg === 'stdio server started');
+    assert.equal(run.stderr(), '', 'nothing on stderr');
     assert.ok(!run.stdout().includes('mcp-warden'), 'no log line on stdout');
   });
 
