@@ -93,3 +93,10 @@ export const TRACE_BOUNDS = Object.freeze({ stringChars: 256, maxQueueSize: 2048
  * grows neither memory nor the log without bound.
  */
 export const STDERR_BOUNDS = Object.freeze({ lineChars: 1024, heldBytes: 16 * 1024, burstLines: 1000, linesPerSecond: 100 });
+
+/**
+ * What a log record carries of a peer's own strings (method, tool, client name and version, a
+ * string id): cut to `stringChars`; a finding's message and fix, which may quote such a string,
+ * cut to `textChars`.
+ */
+export const LOG_BOUNDS = Object.freeze({ stringChars: 1024, textChars: 2048 });

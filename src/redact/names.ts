@@ -83,8 +83,11 @@ const NUMERIC_SECRET = /(?:pin|otp|passcode|password|passwd|pwd)$/i;
 /** Whether a number under `name` is a credential. */
 export const isSecretNumberName = (name: string): boolean => NUMERIC_SECRET.test(name) && isSecretName(name);
 
-/** Query names that are credentials only in a URL: Google's `?key=`, OAuth's authorization `?code=`. */
-const QUERY_ONLY: ReadonlySet<string> = new Set(['key', 'code', 'sig', 'sk']);
+/**
+ * Query names that are credentials only in a URL: Google's `?key=`, OAuth's authorization `?code=`,
+ * and a legacy SSE session's id (`?sessionId=`), which lets whoever holds it post into the session.
+ */
+const QUERY_ONLY: ReadonlySet<string> = new Set(['key', 'code', 'sig', 'sk', 'sessionid', 'session_id']);
 
 /** Whether a query parameter's value is a credential. */
 export const isSecretQueryName = (name: string): boolean => QUERY_ONLY.has(name.toLowerCase()) || isSecretName(name);

@@ -45,8 +45,6 @@ const SHAPES: readonly Shape[] = [
     re: /-----BEGIN[A-Z ]{0,40} PRIVATE KEY-----[\s\S]*?(?:-----END[A-Z ]{0,40} PRIVATE KEY-----|$)/g,
     to: REDACTED,
   },
-  // JWT, JWS and JWE: 3 or 5 base64url parts, the first a JSON header (`eyJ`).
-  { gate: has('eyJ'), re: /(?:(?<=\\[nrtbf])|(?<![\w-]))eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]*(?:\.[\w-]+){0,2}/g, to: REDACTED },
   // scheme://user:password@ (the password runs to the last `@` of the authority: one holding `@` goes whole).
   {
     gate: has('://'),
@@ -68,6 +66,43 @@ const SHAPES: readonly Shape[] = [
     to: (m, scheme, space, token, at, text) => (tokenStart(text!, Number(at)) && credentials(token!) ? `${scheme}${space}${REDACTED}` : m),
   },
 ];
+
+// JWT, JWS and JWE: 3 or 5 base64url parts, the first a JSON header (`eyJ`). Found with indexOf
+// and read by hand where a token may start: a regex tries its lookbehinds at every position, and
+// backtracks through a long base64 run (`eyJeyJ…`) that no `.` follows, far slower than this loop.
+const isBase64Url = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 45;
+
+/** The end of the base64url run starting at `at`. */
+function runEnd(text: string, at: number): number {
+  let i = at;
+  while (i < text.length && isBase64Url(text.charCodeAt(i))) i++;
+  return i;
+}
+
+/** Where a JWT starting at `at` ends (header.payload.signature, two more parts for a JWE), or -1. */
+function jwtEnd(text: string, at: number): number {
+  const header = runEnd(text, at);
+  if (header - at < 11 || text[header] !== '.') return -1;
+  const payload = runEnd(text, header + 1);
+  if (payload - header - 1 < 8 || text[payload] !== '.') return -1;
+  let end = runEnd(text, payload + 1);
+  for (let extra = 0; extra < 2 && text[end] === '.' && isBase64Url(text.charCodeAt(end + 1)); extra++) end = runEnd(text, end + 1);
+  return end;
+}
+
+function redactJwts(text: string): string {
+  let out = '';
+  let from = 0;
+  for (let at = text.indexOf('eyJ'); at >= 0; at = text.indexOf('eyJ', Math.max(at + 3, from))) {
+    // Not inside a run (a `-` joins base64url too), unless right after a JSON escape.
+    if (!tokenStart(text, at) || (at > 0 && text[at - 1] === '-')) continue;
+    const end = jwtEnd(text, at);
+    if (end < 0) continue;
+    out += `${text.slice(from, at)}${REDACTED}`;
+    from = end;
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
 
 // `name=value`, `name: value`, `"name": "value"` where the name ends like a credential's
 // (names.ts). Found from the separators (indexOf, no regex over the whole text): the name before
@@ -154,15 +189,38 @@ const PROVIDER =
   /^(?:(?:AKIA|ASIA)[A-Z0-9]{16}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,}|xox[a-z]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,}|AIza[\w-]{30,}|glpat-[\w-]{20,}|npm_[A-Za-z0-9]{30,}|hf_[A-Za-z0-9]{30,}|[spr]k[-_][\w-]{16,})$/;
 const providerKey = (piece: string): boolean => PROVIDER.test(piece) && (!/^[spr]k[-_]/.test(piece) || /[A-Z0-9]/.test(piece.slice(3)));
 
-/** The run with each `/`- or `+`-separated piece that is a service's key replaced. */
+/** Letters a service's key starts with (AKIA, ASIA, AIza, gh, github_pat_, glpat-, xox, xapp-, npm_, hf_, sk/pk/rk). */
+const KEY_START = new Set('Agxnhspr');
+
+/** A key after a glue: `pk_` in an identifier is a primary key, so Stripe's underscore keys count only with their mode. */
+const gluedKey = (piece: string): boolean => providerKey(piece) && (!/^[spr]k_/.test(piece) || /^[spr]k_(?:live|test)_/.test(piece));
+
+/**
+ * The piece with a service's key replaced: the whole piece, or a key glued to a word before it
+ * by `-` or `_` (`x-AKIA…`, `cli_sk-…`), from the first place one starts to the piece's end.
+ * Each glue point is tried once and a try stops at the first character that cannot follow, so a
+ * piece costs about its length.
+ */
+function providerPiece(piece: string): string {
+  if (piece.length < MIN_RUN) return piece;
+  if (providerKey(piece)) return REDACTED;
+  for (let i = 1; i <= piece.length - MIN_RUN; i++) {
+    const glue = piece.charCodeAt(i - 1);
+    if ((glue === 45 || glue === 95) && KEY_START.has(piece[i]!) && gluedKey(piece.slice(i))) return `${piece.slice(0, i)}${REDACTED}`;
+  }
+  return piece;
+}
+
+/** The run with each `/`- or `+`-separated piece that is (or ends in) a service's key replaced. */
 function providerKeys(run: string): string {
   if (run.length > MAX_KEY_RUN) return run;
-  if (!run.includes('/') && !run.includes('+')) return providerKey(run) ? REDACTED : run;
+  if (!run.includes('/') && !run.includes('+')) return providerPiece(run);
   const pieces = run.split(/([/+])/);
   let changed = false;
   for (let i = 0; i < pieces.length; i += 2) {
-    if (pieces[i]!.length >= MIN_RUN && providerKey(pieces[i]!)) {
-      pieces[i] = REDACTED;
+    const to = providerPiece(pieces[i]!);
+    if (to !== pieces[i]) {
+      pieces[i] = to;
       changed = true;
     }
   }
@@ -267,6 +325,7 @@ function opaqueRun(run: string, offset: number, text: string): string {
 export function redactText(text: string): string {
   if (text.length < 5) return text;
   let out = text;
+  if (out.includes('eyJ')) out = redactJwts(out);
   for (const s of SHAPES) {
     if (!s.gate(out)) continue;
     out = typeof s.to === 'string' ? out.replace(s.re, s.to) : out.replace(s.re, s.to);

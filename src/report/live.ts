@@ -5,6 +5,7 @@
 // the rings together under `ringBytes`, so no traffic can grow the report without end.
 import { LIVE_REPORT_BOUNDS } from '../config/defaults.ts';
 import { clip, clipOptional } from '../util/clip.ts';
+import { peerText, peerValue } from '../redact/peer.ts';
 import type { JudgedExchange, FindingContext } from '../engine/plans.ts';
 import type { Policy } from '../config/types.ts';
 import type { PolicedFinding } from '../verdicts.ts';
@@ -92,11 +93,11 @@ export class LiveReport {
     const d = judged.decision;
     const exchange: ReportExchange = {
       time: this.now(),
-      method: clip(request.method, n),
-      tool: clipOptional(request.tool, n),
+      method: peerText(request.method, n),
+      tool: peerValue(request.tool, n),
       session: clipOptional(request.sessionId ?? null, n),
-      protocolVersion: clipOptional(request.protocolVersion ?? null, n),
-      client: clipOptional(clientLabel(request.client?.name, request.client?.version, userAgentOf(request.headers)), n),
+      protocolVersion: peerValue(request.protocolVersion ?? null, n),
+      client: peerValue(clientLabel(request.client?.name, request.client?.version, userAgentOf(request.headers)), n),
       outcome: judged.exchange.outcome,
       status,
       durationMs: judged.exchange.durationMs,
@@ -132,7 +133,7 @@ export class LiveReport {
   findings(findings: readonly PolicedFinding[], where: FindingContext): void {
     const time = this.now();
     const n = this.bounds.stringChars;
-    const [method, tool, session] = [clipOptional(where.method, n), clipOptional(where.tool, n), clipOptional(where.session ?? null, n)];
+    const [method, tool, session] = [peerValue(where.method, n), peerValue(where.tool, n), clipOptional(where.session ?? null, n)];
     for (const f of findings) {
       const kept = finding(f, where, undefined, n);
       this.loose.push({ ...kept, time, method, tool, session }, findingBytes(kept) + textBytes(method, tool, session));

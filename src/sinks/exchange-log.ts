@@ -8,7 +8,10 @@ import type { Decision } from '../rewrite/types.ts';
 import { traceIdOf } from '../exchange/identity.ts';
 import type { OpenRequest } from '../exchange/table.ts';
 import type { Action } from '../verdicts.ts';
+import { LOG_BOUNDS } from '../config/defaults.ts';
 import { excerpt } from '../redact/excerpt.ts';
+import { peerText, peerValue } from '../redact/peer.ts';
+import { clipOptional } from '../util/clip.ts';
 import { loggedArguments, redactText } from './redact.ts';
 import { infoRecord } from './logger.ts';
 
@@ -20,13 +23,18 @@ export const userAgentOf = (headers: OpenRequest['headers']): string | undefined
   return typeof ua === 'string' ? excerpt(ua, 200) : undefined;
 };
 
+/** A peer's own string as a record carries it: masked for credential shapes, cut to LOG_BOUNDS. */
+const peer = <T>(value: T): T | string => peerValue(value, LOG_BOUNDS.stringChars);
+/** A session id is what joins a session's records: cut, never masked. */
+const sessionOf = (session: string | null | undefined): string | null => clipOptional(session ?? null, LOG_BOUNDS.stringChars);
+
 /** The fields that say which exchange a record is about. */
 const whereFields = (where: FindingContext) => ({
-  method: where.method,
-  id: where.id,
-  tool: where.tool,
-  session: where.session ?? null,
-  protocolVersion: where.protocolVersion ?? null,
+  method: peer(where.method),
+  id: peer(where.id),
+  tool: peer(where.tool),
+  session: sessionOf(where.session),
+  protocolVersion: peer(where.protocolVersion ?? null),
 });
 
 /** What the shadow policy would do with a finding (audit only; undefined: no shadow). */
@@ -49,12 +57,13 @@ export function logFindings(
     const record = {
       rule: f.rule,
       severity: f.severity,
-      // Rules build evidence with excerpt(), already redacted; a message may quote a peer too.
-      message: redactText(f.message),
+      // Rules build evidence with excerpt(), already redacted; a message or fix may quote a peer's
+      // string whole (a tool name), so both are masked and cut like one.
+      message: peerText(f.message, LOG_BOUNDS.textChars),
       ...whereFields(where),
       pointer: f.pointer,
       evidence: redactText(f.evidence),
-      fix: f.fix,
+      fix: peerText(f.fix, LOG_BOUNDS.textChars),
       action: f.action,
       applied: applied.has(f.rule),
       shadow: shadowOf?.(f, where),
@@ -106,19 +115,19 @@ export function logExchange(
   write(
     logger,
     {
-      method: request.method,
-      id: request.id,
-      tool: request.tool,
+      method: peer(request.method),
+      id: peer(request.id),
+      tool: peer(request.tool),
       arguments: loggedArguments(request.params, args),
       from: request.from,
       // Who and which trace (self-reported client; User-Agent as the HTTP client sent it, masked).
       traceId: traceIdOf(request.traceparent),
       peer: request.peer,
       userAgent: userAgentOf(request.headers),
-      clientName: request.client?.name,
-      clientVersion: request.client?.version,
-      session: request.sessionId ?? null,
-      protocolVersion: request.protocolVersion ?? null,
+      clientName: peer(request.client?.name),
+      clientVersion: peer(request.client?.version),
+      session: sessionOf(request.sessionId),
+      protocolVersion: peer(request.protocolVersion ?? null),
       status: http.status,
       transport: http.transport,
       outcome: c.outcome,

@@ -13,6 +13,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { TRACE_BOUNDS } from '../config/defaults.ts';
 import { clip } from '../util/clip.ts';
+import { peerText } from '../redact/peer.ts';
 import type { ExchangeHttp, JudgedExchange } from '../engine/plans.ts';
 import { requestKey } from '../exchange/table.ts';
 
@@ -82,14 +83,15 @@ export class Tracing {
     const begun = this.begun.get(key);
     if (begun) this.begun.delete(key);
     const end = Date.now();
-    const cut = (value: string) => clip(value, TRACE_BOUNDS.stringChars);
+    const cut = (value: string) => peerText(value, TRACE_BOUNDS.stringChars);
     const attributes: Attributes = {
       'mcp.method.name': cut(r.method),
       'jsonrpc.request.id': cut(String(r.id)),
       'mcp_warden.outcome': c.outcome,
       'mcp_warden.transport': http.transport,
     };
-    if (r.sessionId) attributes['mcp.session.id'] = cut(r.sessionId);
+    // The session id joins a session's spans: cut, never masked.
+    if (r.sessionId) attributes['mcp.session.id'] = clip(r.sessionId, TRACE_BOUNDS.stringChars);
     if (r.protocolVersion) attributes['mcp.protocol.version'] = cut(r.protocolVersion);
     if (r.tool) attributes['gen_ai.tool.name'] = cut(r.tool);
     if (http.status !== undefined) attributes['http.response.status_code'] = http.status;

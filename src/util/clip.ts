@@ -4,12 +4,13 @@
 /**
  * `value` when at most `max` characters, else a copy of its first `max` followed by a marker
  * saying how long it was. A copy: V8's slice of a long string points into it, and would keep the
- * whole of it alive for as long as the cut one is kept.
+ * whole of it alive for as long as the cut one is kept. `length`: how long the original was, when
+ * `value` is already a head of it.
  */
-export function clip(value: string, max: number): string {
-  if (value.length <= max) return value;
+export function clip(value: string, max: number, length = value.length): string {
+  if (value.length <= max && length <= max) return value;
   const head = Buffer.from(value.slice(0, max), 'utf16le').toString('utf16le');
-  return `${head}…[${value.length} chars]`;
+  return `${head}…[${length} chars]`;
 }
 
 /** `clip` for a value that may be absent. */

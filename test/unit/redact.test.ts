@@ -161,6 +161,21 @@ describe('credential shapes in text', () => {
     }
   });
 
+  test('a key glued to a word by - or _ (#25): the key goes, the word stays; words that only look glued stay', () => {
+    assert.equal(redactText('x-AKIAIOSFODNN7EXAMPLE'), 'x-[REDACTED]');
+    assert.equal(redactText('tool x_sk-Ab1Cd2Ef3Gh4Ij5Kl6Mn7 failed'), 'tool x_[REDACTED] failed');
+    assert.equal(redactText('cli-ghp_abcdefghijklmnopqrstuvwxyz0123456789'), 'cli-[REDACTED]');
+    assert.equal(redactText('/srv/app-npm_abcdefghijklmnopqrstuvwxyz0123456789/x'), '/srv/app-[REDACTED]/x');
+    for (const text of [
+      'build-hf_cache_directory_path_for_models',
+      'orders_pk_index_on_customer_and_date',
+      'my-project-sk-learn-pipeline-step-two',
+      'run-xox-checker-with-default-config',
+      'user_pk_order_items_2024_archive',
+    ])
+      assert.equal(redactText(text), text, text);
+  });
+
   test('Bearer and Basic credentials, not the words in prose', () => {
     assert.equal(masked('Authorization: Bearer abc.def-123', 'abc.def-123'), 'Authorization: Bearer [REDACTED]');
     assert.equal(masked('Basic dXNlcjpwYXNzd29yZA==', 'dXNlcjpw'), 'Basic [REDACTED]');
@@ -243,6 +258,9 @@ describe('credential shapes in text', () => {
       'eyJ'.repeat(12_500 * k),
       'A1b2'.repeat(12_500 * k),
       `${'a_'.repeat(12_500 * k)}=`,
+      // Glue points every few characters, each where a key may start (#25's glued keys).
+      `${'x-sk-aaaaaaaaaaaaaaaaaaaa-'.repeat(1_000 * k)}`,
+      `${'x-AKIAIOSFODNN7EXAMPL-'.repeat(1_000 * k)}`,
     ];
     for (const [i, sample] of hostile(1).entries()) {
       const large = hostile(GROWTH)[i]!;
@@ -368,6 +386,9 @@ describe('what records make of arguments, targets and URLs', () => {
     // A credential in the path, and a fragment (OAuth's implicit flow).
     assert.equal(redactTarget('/hooks/ghp_abcdefghijklmnopqrstuvwxyz0123456789/run'), `/hooks/${REDACTED}/run`);
     assert.equal(redactTarget('/cb#access_token=a1&state=s'), `/cb#access_token=${REDACTED}&state=s`);
+    // A legacy SSE session's id in a query is its bearer credential: who has it can post into the session.
+    assert.equal(redactTarget('/messages?sessionId=0f9a8b7c-1111&x=1'), `/messages?sessionId=${REDACTED}&x=1`);
+    assert.equal(redactTarget('/messages?session_id=abc'), `/messages?session_id=${REDACTED}`);
     // What is no credential stays.
     for (const target of [
       '/.well-known/oauth-protected-resource/mcp',
