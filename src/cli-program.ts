@@ -5,6 +5,7 @@
 // Built by a function so tests (and the README check) can read it without running it.
 import { Command, Option } from 'commander';
 import { createRequire } from 'node:module';
+import { INPUT_BOUNDS } from './config/defaults.ts';
 import { parseCount, parseDuration, parseList, parseListen, parseSize, parseUrl } from './config/cli-options.ts';
 import { registerCheckCommand } from './commands/check.ts';
 import { runProxyCommand, type ProxyCommandOptions } from './commands/proxy.ts';
@@ -13,6 +14,23 @@ import { TRANSPORT_MODES } from './transport/legacy-sse.ts';
 import { parseWorkers } from './proxy/workers.ts';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+
+/** `--max-lines` and `--max-ratio` of report and replay: the bounds of what one input may cost. */
+interface InputLimitFlags {
+  maxLines?: number;
+  maxRatio?: number;
+}
+const maxLinesOption = () =>
+  new Option('--max-lines <n>', `stop reading an input past this many lines (default: ${INPUT_BOUNDS.lines})`).argParser(parseCount);
+const maxRatioOption = () =>
+  new Option(
+    '--max-ratio <n>',
+    `stop reading a gzip input that decodes to more than this many times its size, past its first ${INPUT_BOUNDS.ratioFloorBytes / 1024 / 1024} MiB (default: ${INPUT_BOUNDS.ratio})`,
+  ).argParser(parseCount);
+const inputLimits = (o: InputLimitFlags) => ({
+  ...(o.maxLines !== undefined ? { lines: o.maxLines } : {}),
+  ...(o.maxRatio !== undefined ? { ratio: o.maxRatio } : {}),
+});
 
 export function buildProgram(): Command {
   const program = new Command('mcp-warden')
@@ -273,9 +291,11 @@ export function buildProgram(): Command {
         .choices(['text', 'json'])
         .default('text'),
     )
-    .action(async (capture: string, opts: { policy?: string; format: 'text' | 'json' }) => {
+    .addOption(maxLinesOption())
+    .addOption(maxRatioOption())
+    .action(async (capture: string, opts: { policy?: string; format: 'text' | 'json' } & InputLimitFlags) => {
       const { runReplayCommand } = await import('./commands/replay.ts');
-      process.exitCode = await runReplayCommand(capture, opts);
+      process.exitCode = await runReplayCommand(capture, { ...opts, limits: inputLimits(opts) });
     });
 
   program
@@ -296,10 +316,15 @@ export function buildProgram(): Command {
     )
     .option('--title <text>', "the page's title", 'mcp-warden report')
     .option('--no-progress', 'no progress lines on stderr for large inputs')
+    .addOption(maxLinesOption())
+    .addOption(maxRatioOption())
     .action(
-      async (files: string[], opts: { output?: string; policy?: string; format: 'html' | 'json'; progress: boolean; title: string }) => {
+      async (
+        files: string[],
+        opts: { output?: string; policy?: string; format: 'html' | 'json'; progress: boolean; title: string } & InputLimitFlags,
+      ) => {
         const { runReportCommand } = await import('./commands/report.ts');
-        process.exitCode = await runReportCommand(files, opts);
+        process.exitCode = await runReportCommand(files, { ...opts, limits: inputLimits(opts) });
       },
     );
 

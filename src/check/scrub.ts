@@ -2,6 +2,7 @@
 // (table, markdown, JSON, SARIF, JUnit, the baseline file): the credentials the user passed with
 // -H, which a server may quote back in an error, and, in the formats read on a terminal, a peer's
 // control characters (an OSC 52 clipboard write, a screen clear), shown escaped instead.
+import { terminalText } from '../util/terminal.ts';
 
 const MARK = '[REDACTED]';
 /** A value shorter than this is no credential worth hiding (and hiding it would garble the report). */
@@ -19,17 +20,12 @@ export function secretsOf(headers: Readonly<Record<string, string>>): string[] {
   return [...out].filter((s) => s.length >= MIN_SECRET).sort((a, b) => b.length - a.length);
 }
 
-/** C0 controls but tab and line feed, DEL and the C1 controls: what a terminal acts on. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what this escapes
-const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-const visible = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
-
 /** A copy of `value` with every string scrubbed: secrets replaced, controls escaped when `controls`. */
 export function scrub<T>(value: T, secrets: readonly string[], controls: boolean): T {
   const text = (s: string): string => {
     let out = s;
     for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(MARK);
-    return controls ? out.replace(CONTROLS, visible) : out;
+    return controls ? terminalText(out) : out;
   };
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return text(v);

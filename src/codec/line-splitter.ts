@@ -7,6 +7,8 @@ export interface LineSink {
   line(bytes: Buffer): void;
   /** A piece of a line longer than the limit, in order; `last`: its final piece (the `\n` not included). */
   oversize(piece: Buffer, last: boolean): void;
+  /** `n` empty lines in a row; without it each is a `line` of no bytes. A run costs a scan, not a call per line. */
+  blanks?(n: number): void;
 }
 
 export class LineSplitter {
@@ -23,6 +25,13 @@ export class LineSplitter {
   push(chunk: Buffer): void {
     let start = 0;
     while (start < chunk.length) {
+      if (this.sink.blanks && chunk[start] === 10 && this.heldBytes === 0 && this.held.length === 0 && !this.over) {
+        let end = start + 1;
+        while (end < chunk.length && chunk[end] === 10) end++;
+        this.sink.blanks(end - start);
+        start = end;
+        continue;
+      }
       const nl = chunk.indexOf(10, start);
       const ends = nl !== -1;
       const piece = chunk.subarray(start, ends ? nl : chunk.length);

@@ -5,7 +5,8 @@
 import { stat, writeFile } from 'node:fs/promises';
 import type { ReportData } from '../report/model.ts';
 import { renderReportHtml } from '../report/html.ts';
-import { inputLines, OVERSIZE, whyUnreadable } from '../report/input.ts';
+import { INPUT_BOUNDS } from '../config/defaults.ts';
+import { inputLineBatches, type InputLimits, OVERSIZE, whyUnreadable } from '../report/input.ts';
 import { ReportReader } from '../report/reader.ts';
 import { policyOrErrors, SHIPPED_ENFORCE } from './startup-policy.ts';
 
@@ -17,6 +18,8 @@ export interface ReportCommandOptions {
   title?: string;
   /** How often progress is written once a read is under way (default 1 s; tests shorten it). */
   progressEveryMs?: number;
+  /** Each input's bounds (INPUT_BOUNDS unless given): `--max-lines`, `--max-ratio`. */
+  limits?: Partial<InputLimits>;
 }
 
 export interface ReportIo {
@@ -84,6 +87,7 @@ export async function runReportCommand(
   const policy = await policyOrErrors(opts.policy ?? SHIPPED_ENFORCE, err);
   if (!policy) return 1;
 
+  const limits = { ...INPUT_BOUNDS, ...opts.limits };
   const reader = new ReportReader(policy);
   const progress = new Progress(
     await totalSize(sources),
@@ -94,9 +98,12 @@ export async function runReportCommand(
   let failed = false;
   for (const source of sources) {
     try {
-      for await (const line of inputLines(source, progress.read)) {
-        if (line === OVERSIZE) reader.oversize();
-        else reader.line(line);
+      for await (const batch of inputLineBatches(source, progress.read, limits)) {
+        for (const line of batch) {
+          if (line === OVERSIZE) reader.oversize();
+          else if (typeof line === 'number') reader.blanks(line);
+          else reader.line(line);
+        }
       }
     } catch (e) {
       failed = true;

@@ -100,3 +100,16 @@ export const STDERR_BOUNDS = Object.freeze({ lineChars: 1024, heldBytes: 16 * 10
  * cut to `textChars`.
  */
 export const LOG_BOUNDS = Object.freeze({ stringChars: 1024, textChars: 2048 });
+
+/**
+ * What `report` and `replay` read of one input (src/report/input.ts): a line over `lineBytes` is
+ * skipped unread; a gzip input stops once it has decoded more than `ratio` times the bytes read
+ * from the file (past the first `ratioFloorBytes`), a decompression bomb; any input stops past
+ * `lines` lines. Blank lines cost a count each, nothing more: CPU stays bounded per input byte.
+ */
+export const INPUT_BOUNDS = Object.freeze({
+  lineBytes: 16 * 1024 * 1024,
+  ratio: 200,
+  ratioFloorBytes: 16 * 1024 * 1024,
+  lines: 100_000_000,
+});

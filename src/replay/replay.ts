@@ -113,8 +113,16 @@ export class Replayer {
     // What would have been rewritten: the policy's actions, applied as in enforce mode.
     this.policy = { ...original, mode: 'enforce' };
     this.runtime = runtimeFactory((rule, err) => {
-      this.ruleErrors.push({ line: this.current, rule, error: redactText(err instanceof Error ? err.message : String(err)) });
+      // Kept like bad lines, the first ones: a rule that throws on every line cannot grow memory.
+      if (this.ruleErrors.length < this.maxBadLines)
+        this.ruleErrors.push({ line: this.current, rule, error: redactText(err instanceof Error ? err.message : String(err)) });
     })(this.policy);
+  }
+
+  /** `n` empty lines: counted, as blank. */
+  blanks(n: number): void {
+    this.total += n;
+    this.blank += n;
   }
 
   /** Replays one line (its text without the line end). Never throws: a line that cannot be replayed is counted as bad. */

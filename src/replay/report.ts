@@ -97,7 +97,7 @@ export interface ReplayReport {
     decisions: { pass: number; rewrite: number; block: number };
   };
   coverage: ReplayCoverage;
-  /** Rules that threw (a bug in the rule; the proxy logs and skips them too). */
+  /** Rules that threw (a bug in the rule; the proxy logs and skips them too): the first `maxBadLines`. */
   ruleErrors: Array<{ line: number; rule: string; error: string }>;
 }
 

@@ -64,6 +64,11 @@ export class ReportReader {
     this.replayer = new Replayer(policy, { keepExchanges: false, maxBadLines: 0, onExchange: (x) => this.replay(x) });
   }
 
+  /** `n` empty lines. */
+  blanks(n: number): void {
+    this.lines += n;
+  }
+
   /** One line, without its line end. Never throws. */
   line(text: string): void {
     this.lines++;

@@ -136,6 +136,17 @@ describe('mcp-warden report: what it cannot read', () => {
     assert.ok(d.summary.exchanges >= expected.exchanges, 'the readable log is reported');
   });
 
+  test('a gzip bomb: stopped at its ratio, said on stderr, exit 1, the log before it reported; --max-ratio and --max-lines let it through', async () => {
+    const bomb = join(dir, 'bomb.log.gz');
+    await writeFile(bomb, gzipSync(Buffer.concat([readFileSync(log), Buffer.alloc(100 * 1024 * 1024, 10)]), { level: 9 }));
+    const r = await cli(['report', bomb, '--format', 'json', '--no-progress']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, new RegExp(`report: ${bomb}: cannot read it all: it decompresses to more than 200 times its size`));
+    assertMatchesLog(JSON.parse(r.stdout) as ReportData);
+    const allowed = await cli(['report', bomb, '--format', 'json', '--no-progress', '--max-ratio', '5000', '--max-lines', '200000000']);
+    assert.equal(allowed.code, 0, allowed.stderr);
+  });
+
   test('a policy that does not validate: exit 1, no report', async () => {
     const policy = join(dir, 'bad.yaml');
     await writeFile(policy, 'mode: enforced\n');

@@ -153,3 +153,55 @@ describe('LineSplitter: property', () => {
     );
   });
 });
+
+describe('LineSplitter: runs of empty lines (blanks)', () => {
+  /** What a splitter with a `blanks` sink hands on, each run expanded into that many empty lines. */
+  function withBlanks(max: number, chunks: readonly Buffer[]): Out[] {
+    const out: Out[] = [];
+    const splitter = new LineSplitter(max, {
+      line: (bytes) => out.push({ kind: 'line', bytes: Buffer.from(bytes) }),
+      oversize: (piece, last) => out.push({ kind: 'piece', bytes: Buffer.from(piece), last }),
+      blanks: (n) => {
+        for (let i = 0; i < n; i++) out.push({ kind: 'line', bytes: Buffer.alloc(0) });
+      },
+    });
+    for (const c of chunks) splitter.push(c);
+    splitter.end();
+    return out;
+  }
+
+  test('a run of line feeds is one call with its length; a line feed ending a line is not a blank', () => {
+    const runs: number[] = [];
+    const lines: string[] = [];
+    const splitter = new LineSplitter(100, { line: (b) => lines.push(b.toString()), oversize: () => {}, blanks: (n) => runs.push(n) });
+    splitter.push(Buffer.from('a\n\n\n\nb\n\n'));
+    splitter.push(Buffer.from('\nc\n'));
+    assert.deepEqual(lines, ['a', 'b', 'c']);
+    assert.deepEqual(runs, [3, 1, 1]);
+  });
+
+  test('any lines with blank runs, any chunking: the same lines as without a blanks sink', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 12 }),
+        fc.array(fc.oneof(lineBytes(14), fc.constant(Buffer.alloc(0)), lineBytes(40)), { maxLength: 12 }),
+        fc.array(fc.nat(), { maxLength: 10 }),
+        (max, lines, points) => {
+          const input = Buffer.concat(lines.flatMap((l) => [l, Buffer.from('\n')]));
+          const chunks = cutAt(
+            input,
+            points.map((p) => p % (input.length + 1)),
+          );
+          assert.deepEqual(
+            withBlanks(max, chunks),
+            run(
+              max,
+              chunks.map((c) => c.toString('latin1')),
+            ),
+          );
+        },
+      ),
+      runs(300),
+    );
+  });
+});
