@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,11 +24,8 @@ let dir: string;
 let template: string[];
 let big: string;
 
-/** The CLI in a V8 heap of `heapMiB`, stdout to a file: its exit code, stderr, stdout file and peak RSS (kB). */
-async function replayInHeap(
-  args: string[],
-  heapMiB: number,
-): Promise<{ code: number | null; stderr: string; stdout: string; peakKb: number }> {
+/** The CLI in a V8 heap of `heapMiB`, stdout to a file: its exit code, stderr and stdout file. */
+async function replayInHeap(args: string[], heapMiB: number): Promise<{ code: number | null; stderr: string; stdout: string }> {
   const stdout = join(dir, `out-${Math.random().toString(36).slice(2)}`);
   const sink = createWriteStream(stdout);
   await once(sink, 'open');
@@ -37,19 +34,9 @@ async function replayInHeap(
   child.stderr!.on('data', (d: Buffer) => {
     stderr += d.toString();
   });
-  let peakKb = 0;
-  const poll = setInterval(() => {
-    try {
-      const hwm = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-      if (hwm) peakKb = Math.max(peakKb, Number(hwm[1]));
-    } catch {
-      // exited
-    }
-  }, 20);
   const [code] = (await once(child, 'exit')) as [number | null];
-  clearInterval(poll);
   sink.close();
-  return { code, stderr, stdout, peakKb };
+  return { code, stderr, stdout };
 }
 
 before(async () => {
