@@ -113,3 +113,11 @@ export const INPUT_BOUNDS = Object.freeze({
   ratioFloorBytes: 16 * 1024 * 1024,
   lines: 100_000_000,
 });
+
+/**
+ * After a request refused while its body was still coming (413, or 503 past the body budget), the
+ * proxy keeps reading and dropping what the client still sends, for `idleMs` of silence, `totalMs`
+ * in all or `bytes`, whichever comes first, then closes. Closed at once, the unread bytes make the
+ * kernel reset the connection, and a client still writing gets EPIPE before it reads its answer.
+ */
+export const LINGER_BOUNDS = Object.freeze({ idleMs: 1000, totalMs: 10_000, bytes: 16 * 1024 * 1024 });

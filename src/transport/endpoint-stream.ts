@@ -1,12 +1,13 @@
 // The MCP endpoint's SSE responses: a POST's stream or a GET stream, relayed event by event as the
 // engine plans it; a GET stream whose server names an `endpoint` is a legacy HTTP+SSE session.
 import type { ExchangeHttp } from '../engine/plans.ts';
-import { ProxyError } from '../errors.ts';
+import { causeOf, ProxyError } from '../errors.ts';
 import { H } from '../mcp/headers.ts';
 import { parseBlock } from '../codec/sse.ts';
 import { excerpt } from '../redact/excerpt.ts';
 import { encodeSseEvent, sseEvent } from '../rewrite/encode.ts';
 import type { ResponseHttp } from '../rules/subjects.ts';
+import { redactUrl } from '../sinks/redact.ts';
 import { codingOf, decodedBody, decoderFor, undecodableDetail } from './content-coding.ts';
 import { clientHeaders } from './egress.ts';
 import { recorder, type EndpointContext, type Http } from './endpoint-context.ts';
@@ -95,7 +96,18 @@ export function createStreamRelay(ctx: EndpointContext) {
           : await mirrorSse(up.body, h.res, coding.kind === 'known' ? decoderFor(coding) : undefined, limits.auditEventBytes, onEvent);
     ctx.metrics.streamClosed();
     if (summary.error && !h.gone.aborted)
-      logger.error({ session, proxyError: summary.error.code, events: summary.events }, 'stream broken');
+      logger.error(
+        // What broke underneath (a reset, a timeout) and where, as 'upstream failed' says it.
+        {
+          session,
+          proxyError: summary.error.code,
+          detail: summary.error.message,
+          cause: causeOf(summary.error),
+          upstream: redactUrl(ctx.upstream.url),
+          events: summary.events,
+        },
+        'stream broken',
+      );
     const undecodable = summary.undecodable ? undecodableDetail(coding, summary.undecodable) : undefined;
     if (undecodable !== undefined)
       logger.warn(

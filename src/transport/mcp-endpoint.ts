@@ -15,6 +15,7 @@ import { redactTarget, redactUrl } from '../sinks/redact.ts';
 import { ClientGone } from './client-gone.ts';
 import { codingOf, undecodableDetail } from './content-coding.ts';
 import { clientHeaders, sendProxyError } from './egress.ts';
+import { lingerAfterAnswer } from './linger.ts';
 import { recorder, type EndpointContext, type Http } from './endpoint-context.ts';
 import { createStreamRelay } from './endpoint-stream.ts';
 import { readBody, upstreamHeaders } from './ingress.ts';
@@ -169,7 +170,12 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       return { body, plain };
     } catch (err) {
       const pe = toProxyError(err);
-      if (pe.code === 'WARDEN_BODY_TOO_LARGE') res.setHeader('connection', 'close');
+      // Refused while the body may still be coming: the connection closes after the answer, but
+      // only once the client could read it (a close on unread bytes resets the connection).
+      if ((pe.code === 'WARDEN_BODY_TOO_LARGE' || pe.code === 'WARDEN_OVERLOADED') && !req.complete) {
+        res.setHeader('connection', 'close');
+        lingerAfterAnswer(req);
+      }
       logger.warn({ proxyError: pe.code, detail: pe.message }, 'request rejected');
       ctx.metrics.proxyError(pe.code);
       sendProxyError(res, pe, [], false);

@@ -154,7 +154,7 @@ describe('resets and closes', () => {
       ': keepalive\n\n',
       'id: 2\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":2}}\n\n',
     ];
-    const { proxy } = await setup(
+    const { upstream, proxy } = await setup(
       byTool({ rst: resetAfter(`${events.join('')}data: {"jsonrpc":"2.0","id":"rst-sse","res`, { rst: true }) }),
     );
     const res = await post(proxy.url, call('rst-sse', 'rst'));
@@ -175,6 +175,10 @@ describe('resets and closes', () => {
     const broken = proxy.log.find((r) => r.msg === 'stream broken');
     assert.equal(broken?.proxyError, 'WARDEN_UPSTREAM_RESET');
     assert.equal(broken?.events, 3);
+    // What broke and where, never a bare code (#25: 'stream broken: undefined').
+    assert.equal(typeof broken?.detail, 'string');
+    assert.match(String(broken?.cause), /ECONNRESET|other side closed|terminated/i);
+    assert.equal(broken?.upstream, new URL('/mcp', upstream.url).href);
     await assertStillServes(proxy);
   });
 

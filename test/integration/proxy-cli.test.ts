@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { jsonRpcResult, startRawServer, type RawServer } from '../fixtures/raw-server.ts';
 import { cliArgs } from '../helpers/bundle.ts';
@@ -215,5 +216,56 @@ test('--transport (and upstream.transport, MCP_WARDEN_TRANSPORT): streamable-htt
   } finally {
     await server.close();
     await rm(own, { recursive: true, force: true });
+  }
+});
+
+// #25: closed at once after its 413, a refused body's unread bytes drew a reset, and an uploading
+// client got EPIPE instead of the answer (8 of 20 declared uploads, 19 of 20 chunked ones).
+test('a client uploading 8 MiB past a 64 KiB --max-body reads its 413, declared or chunked, every time', async () => {
+  const server = await startRawServer(jsonRpcResult({ content: [{ type: 'text', text: 'ok' }] }));
+  const port = await freePort();
+  const args = ['proxy', '--upstream', new URL('/mcp', server.url).href, '--listen', `127.0.0.1:${port}`, '--max-body', '64kib'];
+  const run = start([...args, '--no-pretty']);
+  try {
+    await run.waitFor((r) => r.msg === 'listening', 'listening');
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'big',
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { blob: 'x'.repeat(8 * 2 ** 20) } },
+    });
+    const outcomes: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const chunked = i % 2 === 1;
+      const sent = chunked
+        ? Readable.from(
+            (function* () {
+              for (let at = 0; at < body.length; at += 64 * 1024) yield body.slice(at, at + 64 * 1024);
+            })(),
+          )
+        : body;
+      try {
+        const res = await request(`http://127.0.0.1:${port}/mcp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: sent,
+        });
+        const answer = (await res.body.json()) as { error?: { data?: { reason?: string } } };
+        outcomes.push(`${res.statusCode} ${answer.error?.data?.reason}`);
+      } catch (err) {
+        outcomes.push(`${chunked ? 'chunked' : 'declared'}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      }
+    }
+    assert.deepEqual(
+      outcomes.filter((o) => o !== '413 WARDEN_BODY_TOO_LARGE'),
+      [],
+      'every upload answered 413 with the JSON-RPC error',
+    );
+    assert.equal(server.requests.length, 0, 'nothing forwarded');
+    run.proc.kill('SIGTERM');
+    assert.equal(await run.exited, 0);
+  } finally {
+    run.proc.kill('SIGKILL');
+    await server.close();
   }
 });
