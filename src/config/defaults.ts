@@ -121,3 +121,10 @@ export const INPUT_BOUNDS = Object.freeze({
  * kernel reset the connection, and a client still writing gets EPIPE before it reads its answer.
  */
 export const LINGER_BOUNDS = Object.freeze({ idleMs: 1000, totalMs: 10_000, bytes: 16 * 1024 * 1024 });
+
+/**
+ * A policy file changed on disk is taken once two reads `settleMs` apart find the same text; still
+ * changing after `settleReads` such periods, it is left for the writer's next change, and the
+ * policy in force stays (src/config/store.ts).
+ */
+export const POLICY_RELOAD_BOUNDS = Object.freeze({ settleMs: 250, settleReads: 20 });

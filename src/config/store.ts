@@ -7,6 +7,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Logger } from '../sinks/logger.ts';
 import { defaultPolicy } from './compile.ts';
+import { POLICY_RELOAD_BOUNDS } from './defaults.ts';
 import {
   formatPolicyError,
   loadPolicyRead,
@@ -45,8 +46,6 @@ export interface ReloadResult {
 }
 
 const REWATCH_MS = 250;
-/** How many settle periods a file event waits for the file to stop changing before it gives up (the next event reads again). */
-const SETTLE_READS = 20;
 
 export class PolicyStore {
   readonly #options: PolicyStoreOptions;
@@ -131,14 +130,14 @@ export class PolicyStore {
 
   /**
    * The file once two reads a settle period apart agree (a writer writing it in place in pieces
-   * has finished), or undefined when it is still changing after SETTLE_READS periods: then the
+   * has finished), or undefined when it is still changing after POLICY_RELOAD_BOUNDS.settleReads periods: then the
    * policy in force stays, said at warn, and the writer's next change reads it again.
    */
   async #settled(path: string): Promise<PolicyRead | undefined> {
-    const settleMs = this.#options.settleMs ?? 250;
+    const settleMs = this.#options.settleMs ?? POLICY_RELOAD_BOUNDS.settleMs;
     let last = await readPolicyText(path);
     let warned = false;
-    for (let i = 0; i < SETTLE_READS; i++) {
+    for (let i = 0; i < POLICY_RELOAD_BOUNDS.settleReads; i++) {
       await new Promise((r) => setTimeout(r, settleMs));
       const again = await readPolicyText(path);
       const same = 'text' in last ? 'text' in again && again.text === last.text : 'error' in again;
@@ -152,7 +151,10 @@ export class PolicyStore {
       }
       last = again;
     }
-    this.#options.logger.warn({ policy: path, settleMs: settleMs * SETTLE_READS }, 'policy file did not settle: the policy in force stays');
+    this.#options.logger.warn(
+      { policy: path, settleMs: settleMs * POLICY_RELOAD_BOUNDS.settleReads },
+      'policy file did not settle: the policy in force stays',
+    );
     return undefined;
   }
 

@@ -7,6 +7,7 @@ import { PROXY_ERRORS } from '../../src/errors.ts';
 import { buildProgram } from '../../src/cli-program.ts';
 import { rulesMarkdown } from '../../src/rules/catalogue.ts';
 import { RULES } from '../../src/rules/index.ts';
+import { boundsMarkdown } from '../helpers/bounds-table.ts';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
@@ -37,4 +38,9 @@ test('the README rule table is what `mcp-warden rules --format markdown` prints'
 test('the README draws the stages per mode as the stage list and the order table say', () => {
   const drawn = readme.split('<!-- stages -->')[1]?.split('<!-- /stages -->')[0]?.trim() ?? '';
   assert.equal(drawn, `\`\`\`\n${drawStages()}\n\`\`\``);
+});
+
+test("the README's bounds table says what the code's bound constants hold", () => {
+  const table = readme.split('<!-- bounds -->')[1]?.split('<!-- /bounds -->')[0]?.trim() ?? '';
+  assert.equal(table, boundsMarkdown(), 'regenerate from test/helpers/bounds-table.ts');
 });

@@ -1,0 +1,91 @@
+// The bounds that no flag sets, surface by surface, as the README's Security section lists them:
+// generated from the constants the code reads, so the page cannot drift from what runs.
+import {
+  INPUT_BOUNDS,
+  LINGER_BOUNDS,
+  LIVE_REPORT_BOUNDS,
+  LOG_BOUNDS,
+  POLICY_RELOAD_BOUNDS,
+  READ_BOUNDS,
+  STDERR_BOUNDS,
+  TRACE_BOUNDS,
+} from '../../src/config/defaults.ts';
+
+/** One bound: where it holds, what it bounds, its value, and what happens past it. */
+export interface BoundRow {
+  surface: string;
+  bound: string;
+  value: string;
+  past: string;
+}
+
+const count = (n: number): string => n.toLocaleString('en-US');
+const bytes = (n: number): string =>
+  n % 1024 ** 2 === 0 ? `${count(n / 1024 ** 2)} MiB` : n % 1024 === 0 ? `${count(n / 1024)} KiB` : `${count(n)} bytes`;
+const ms = (n: number): string => (n % 1000 === 0 ? `${count(n / 1000)} s` : `${count(n)} ms`);
+
+export function boundRows(): BoundRow[] {
+  return [
+    {
+      surface: 'MCP endpoint',
+      bound: 'what a refused client still sends (413, or 503 past the held bodies)',
+      value: `${ms(LINGER_BOUNDS.idleMs)} of silence, ${ms(LINGER_BOUNDS.totalMs)} in all, ${bytes(LINGER_BOUNDS.bytes)}`,
+      past: 'read and dropped until then, so the client reads its answer; then the connection is closed',
+    },
+    {
+      surface: 'every reader of a message (rules, redaction)',
+      bound: 'nesting; values',
+      value: `${count(READ_BOUNDS.depth)} levels; ${count(READ_BOUNDS.nodes)} values`,
+      past: 'the rules report the message unreadable; a logged copy writes `[REDACTED: nested too deep]` or `[REDACTED: too many values]`',
+    },
+    {
+      surface: 'tool schemas',
+      bound: '`pattern`, `patternProperties`',
+      value: 'RE2, linear in the input; repeats up to 1,000',
+      past: 'a pattern RE2 cannot run leaves its schema unjudged (`schema not judged`, `unsafe-schema`)',
+    },
+    {
+      surface: 'log records',
+      bound: "a peer's strings (method, tool, string id, client name and version); a finding's `message` and `fix`",
+      value: `${count(LOG_BOUNDS.stringChars)}; ${count(LOG_BOUNDS.textChars)} characters`,
+      past: 'cut, after secrets are masked',
+    },
+    {
+      surface: 'stdio server stderr',
+      bound: 'a line; records',
+      value: `${count(STDERR_BOUNDS.lineChars)} characters logged, ${bytes(STDERR_BOUNDS.heldBytes)} held; ${count(STDERR_BOUNDS.burstLines)} at once, then ${count(STDERR_BOUNDS.linesPerSecond)} a second`,
+      past: 'the rest of the line read and dropped; lines dropped and counted (`stdio server stderr dropped`)',
+    },
+    {
+      surface: 'admin port: live report',
+      bound: 'a peer string; the rings, together; one rendered page or JSON',
+      value: `${count(LIVE_REPORT_BOUNDS.stringChars)} characters; ${bytes(LIVE_REPORT_BOUNDS.ringBytes)}; ${bytes(LIVE_REPORT_BOUNDS.renderBytes)}`,
+      past: 'cut; the largest ring drops its oldest; `503 report too large`',
+    },
+    {
+      surface: 'traces (OTLP)',
+      bound: "a peer string in a span's name or attributes; spans queued; spans per export",
+      value: `${count(TRACE_BOUNDS.stringChars)} characters; ${count(TRACE_BOUNDS.maxQueueSize)}; ${count(TRACE_BOUNDS.maxExportBatchSize)}`,
+      past: 'cut; new spans dropped while the queue is full (a collector that is down grows no memory)',
+    },
+    {
+      surface: '`report`, `replay` inputs',
+      bound: 'a line; gzip ratio (past the first bytes); lines',
+      value: `${bytes(INPUT_BOUNDS.lineBytes)}; ${count(INPUT_BOUNDS.ratio)}:1 past ${bytes(INPUT_BOUNDS.ratioFloorBytes)}; ${count(INPUT_BOUNDS.lines)}`,
+      past: 'the line skipped unread; reading stops, what was read is reported, exit 1 (`--max-ratio`, `--max-lines`)',
+    },
+    {
+      surface: 'policy reload',
+      bound: 'a file written in place',
+      value: `taken once two reads ${ms(POLICY_RELOAD_BOUNDS.settleMs)} apart agree, for up to ${ms(POLICY_RELOAD_BOUNDS.settleMs * POLICY_RELOAD_BOUNDS.settleReads)}`,
+      past: 'the policy in force stays (warn); the next change reads it again',
+    },
+  ];
+}
+
+/** The README's bounds table (between its `<!-- bounds -->` markers). */
+export function boundsMarkdown(rows: readonly BoundRow[] = boundRows()): string {
+  const lines = ['| surface | bound | value | past it |', '|---|---|---|---|'];
+  for (const r of rows) lines.push(`| ${r.surface} | ${r.bound} | ${r.value} | ${r.past} |`);
+  return lines.join('\n');
+}
