@@ -128,3 +128,11 @@ export const LINGER_BOUNDS = Object.freeze({ idleMs: 1000, totalMs: 10_000, byte
  * policy in force stays (src/config/store.ts).
  */
 export const POLICY_RELOAD_BOUNDS = Object.freeze({ settleMs: 250, settleReads: 20 });
+
+/**
+ * What a session made known (src/rules/known-values.ts): the paths, hosts and addresses its client
+ * sent and its server returned in a success, which a failure may then name without leaking. A
+ * session keeps the last `values` of them, each at most `chars` long; each message is scanned for
+ * them over its first `scanChars` characters of strings.
+ */
+export const KNOWN_BOUNDS = Object.freeze({ values: 256, chars: 1024, scanChars: 16 * 1024 });

@@ -190,7 +190,26 @@ export class Engine {
    * still waiting get (`canAnswer`: the client can still read it; else they end `client-closed`).
    */
   sessionGone(x: ExchangeState, err: ProxyError | undefined, frameHttp: ResponseHttp, canAnswer: boolean): StreamEndPlan {
-    const plan = sessionGone(this.core, x, err, frameHttp, canAnswer, canAnswer ? 'no-response' : 'client-closed');
+    return this.endSession(x, err, frameHttp, canAnswer, canAnswer ? 'no-response' : 'client-closed');
+  }
+
+  /**
+   * A stdio child exited (`err` says how): its requests still waiting end no-response, or
+   * client-closed when the client left first. Answered only where the order says (enforce).
+   */
+  serverExited(x: ExchangeState, err: ProxyError, frameHttp: ResponseHttp, clientGone: boolean): StreamEndPlan {
+    const answer = !clientGone && ORDERING[orderOf(this.options.policy())].answersAfterExit;
+    return this.endSession(x, err, frameHttp, answer, clientGone ? 'client-closed' : 'no-response');
+  }
+
+  private endSession(
+    x: ExchangeState,
+    err: ProxyError | undefined,
+    frameHttp: ResponseHttp,
+    answer: boolean,
+    outcome: 'no-response' | 'client-closed',
+  ): StreamEndPlan {
+    const plan = sessionGone(this.core, x, err, frameHttp, answer, outcome);
     this.sessions.end(x.flow.session.key);
     return { answers: plan.answers, judged: () => this.drain(plan.judged()) };
   }

@@ -17,11 +17,17 @@ export interface Ordering {
   writeBeforeJudging: boolean;
   /** The policy may act on what it cannot read (a body over the audit limit), before it goes out. */
   decidesUnread: boolean;
+  /**
+   * A stdio server that exits leaves requests unanswered: each gets an answer from the proxy (the
+   * policy's, else the proxy's error). Not under audit: the client sees the pipe close, as it would
+   * without the proxy.
+   */
+  answersAfterExit: boolean;
 }
 
 export const ORDERING: Readonly<Record<Order, Ordering>> = {
-  'deliver-first': { forwardBeforeJudging: true, writeBeforeJudging: true, decidesUnread: false },
-  'judge-first': { forwardBeforeJudging: false, writeBeforeJudging: false, decidesUnread: true },
+  'deliver-first': { forwardBeforeJudging: true, writeBeforeJudging: true, decidesUnread: false, answersAfterExit: false },
+  'judge-first': { forwardBeforeJudging: false, writeBeforeJudging: false, decidesUnread: true, answersAfterExit: true },
 };
 
 /** The stage names a frame passes, with its delivery (`[forward upstream]`, `[write to client]`) where `order` puts it. */

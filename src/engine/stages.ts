@@ -6,6 +6,7 @@
 // comes back is a value: the exchanges the frame completed, judged and decided; the requests it
 // opened, each with its verdict; the responses that answered nothing.
 import { decodeJson, decodeJsonText, type Decoded } from '../codec/json-body.ts';
+import { asRecord } from '../codec/json-value.ts';
 import type { Message } from '../codec/jsonrpc.ts';
 import type { Completed, Correlator, Flow } from '../exchange/correlate.ts';
 import type { OpenRequest, Sender } from '../exchange/table.ts';
@@ -16,6 +17,8 @@ import type { Rewriter } from '../rewrite/types.ts';
 import type { RuleEngine } from '../rules/engine.ts';
 import { bodyProblemOf, exchangeSubject, pendingSubject, type ResponseHttp } from '../rules/subjects.ts';
 import type { BodyProblem, ExchangeSubject, PostSubject } from '../rules/types.ts';
+import { knownValues } from '../rules/known-values.ts';
+import { LEAK_PATTERNS } from '../rules/leak-patterns.ts';
 import { NO_VERDICT } from '../verdicts.ts';
 import { decideFor, judge, policed } from './judge.ts';
 import type { JudgedExchange } from './plans.ts';
@@ -180,7 +183,34 @@ const decideStage: Stage = {
   },
 };
 
-export const STAGES: readonly Stage[] = [decodeStage, correlateStage, rulesStage, decideStage];
+/** The leak rules: an answer they flag is no success to learn from. */
+const LEAK_RULES: ReadonlySet<string> = new Set(LEAK_PATTERNS.map((p) => p.rule));
+
+/** What a judged answer makes known to the session (roots a client answered, a server's success), or undefined. */
+function madeKnown(c: Completed, findings: readonly PolicedFinding[]): unknown {
+  const response = c.response;
+  if (response?.kind !== 'result') return undefined;
+  if (c.request.from === 'server') return c.request.method === 'roots/list' ? response.result : undefined;
+  // A success no rule reads as a failure (isError, or failure text without it) or as a leak.
+  const success =
+    asRecord(response.result)?.isError !== true && !findings.some((f) => f.rule === 'silent-success' || LEAK_RULES.has(f.rule));
+  return success ? response.result : undefined;
+}
+
+const rememberStage: Stage = {
+  name: 'remember',
+  run(work, { correlator }) {
+    // Learnt after judging: an answer's own names never excuse themselves.
+    const { flow } = work;
+    if (work.from === 'client') for (const draft of work.drafts) correlator.remember(flow, knownValues(draft.params));
+    for (let i = 0; i < work.matched.length; i++) {
+      const known = madeKnown(work.matched[i]!, work.found[i]!);
+      if (known !== undefined) correlator.remember(flow, knownValues(known));
+    }
+  },
+};
+
+export const STAGES: readonly Stage[] = [decodeStage, correlateStage, rulesStage, decideStage, rememberStage];
 
 /** Runs a frame through the stages, in order. */
 export function runFrame(input: FrameInput, ctx: StageContext): Frame {

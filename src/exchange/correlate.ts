@@ -125,6 +125,11 @@ export class Correlator {
     return this.open(this.draft(msg, from, flow, bytes, now), NO_VERDICT, now);
   }
 
+  /** The session of `flow` now knows these paths, hosts and addresses (see Session.known). */
+  remember(flow: Flow, values: string[]): void {
+    if (values.length > 0) this.sessions.learn({ kind: 'known', key: flow.session.key, values }, 0, flow.session);
+  }
+
   /** A notification can change what the session knows: a changed tool list makes the catalogue stale. */
   notification(msg: Extract<Message, { kind: 'notification' }>, from: Sender, flow: Flow): void {
     if (from === 'server' && msg.method === 'notifications/tools/list_changed')

@@ -4,6 +4,7 @@
 // a server's tool list may vary by authorization but not by connection.
 import type { ClientInfo } from './identity.ts';
 import { createHash } from 'node:crypto';
+import { KNOWN_BOUNDS } from '../config/defaults.ts';
 import { BoundedMap } from './bounded-map.ts';
 import { CatalogueStore, type Catalogue, type CatalogueHolder, type Tool } from './catalogues.ts';
 import { eraOf, type Era } from '../mcp/versions.ts';
@@ -32,6 +33,8 @@ export interface Session extends CatalogueHolder {
   toolsChangeAnnounced?: boolean;
   /** Whether the change a tools/list shows was announced (read by the drift rule). */
   listAnnounced?: boolean;
+  /** Paths, hosts and addresses the session made known (rules/known-values.ts), the last KNOWN_BOUNDS.values of them. */
+  known?: readonly string[];
 }
 
 export interface SessionLimits {
@@ -90,6 +93,15 @@ function fieldDigests(tool: Record<string, unknown>): Record<string, string> {
   return out;
 }
 
+/** `known` with `values` added (each once, the newest last), the oldest dropped past KNOWN_BOUNDS.values. */
+function withKnown(known: readonly string[] = [], values: readonly string[]): readonly string[] {
+  const have = new Set(known);
+  const fresh = values.filter((v) => !have.has(v));
+  if (fresh.length === 0) return known;
+  const all = [...known, ...fresh];
+  return all.length > KNOWN_BOUNDS.values ? all.slice(all.length - KNOWN_BOUNDS.values) : all;
+}
+
 /** The session no longer knows any tools (its catalogue was dropped). */
 function forgetTools(session: Session): void {
   session.tools = new Map();
@@ -115,6 +127,7 @@ export type SessionFact =
   | { kind: 'discovered'; key: string; sessionId: string | undefined; serverCapabilities: Record<string, unknown> | undefined }
   | { kind: 'tools'; key: string; sessionId: string | undefined; tools: unknown; firstPage: boolean; lastPage: boolean }
   | { kind: 'tools-changed'; key: string }
+  | { kind: 'known'; key: string; values: string[] }
   | { kind: 'ended'; key: string };
 
 export class SessionStore {
@@ -236,6 +249,12 @@ export class SessionStore {
         s.toolsComplete = false;
         s.toolsFromFirstPage = false;
         s.toolsChangeAnnounced = true;
+        break;
+      }
+      case 'known': {
+        // Never stores a session: only one the server answered on (or this exchange's own) learns.
+        const s = session ?? this.sessions.peek(fact.key);
+        if (s) s.known = withKnown(s.known, fact.values);
         break;
       }
       case 'ended': {

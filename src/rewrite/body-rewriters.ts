@@ -23,6 +23,8 @@ const MESSAGES: Readonly<Record<string, string>> = {
   'no-response': 'The MCP server closed the connection before responding',
 };
 
+const EXITED = 'The MCP server process exited before responding';
+
 /** The status the server sent; null when it sent none (the proxy answered for it, or the connection dropped). */
 const upstreamStatus = (s: ExchangeSubject): number | null => (s.proxyError !== undefined ? null : (s.status ?? null));
 
@@ -47,7 +49,8 @@ const isRedirect = (status: number | null): boolean => status !== null && status
  * session on other statuses), except that a 4xx status is kept: it is the server's word.
  */
 export const bodyRewriter: Rewriter = defineRewriter(Object.keys(MESSAGES), (message, { subject: s, finding }) => {
-  const generic = MESSAGES[finding.rule];
+  // One event, one wording: a stdio child's exit is not a closed connection.
+  const generic = s.proxyError === 'WARDEN_UPSTREAM_EXITED' && finding.rule === 'no-response' ? EXITED : MESSAGES[finding.rule];
   if (generic === undefined || s.request.from !== 'client') return undefined;
   // An earlier rewrite already built the answer.
   if (isResponse(message)) return undefined;

@@ -183,15 +183,37 @@ function trimmedLength(match: string): number {
   }
 }
 
-const isPathLike = (s: string): boolean => s.length > 2 && /^(?:\/|[A-Za-z]:[\\/])[^\s]/.test(s);
+export const isPathLike = (s: string): boolean => s.length > 2 && /^(?:\/|[A-Za-z]:[\\/])[^\s]/.test(s);
 
-/** Whether `core` is the client's own input: inside a string it sent, or a path under a path it sent. */
+const LEADING_QUOTES = /^["'\x60\u2018\u201c]+/;
+const TRAILING_QUOTES = /["'\x60\u2019\u201d]+$/;
+
+/** A token without the quotes around it and the sentence punctuation after it: `"/srv/x".` is /srv/x. */
+export function bare(token: string): string {
+  let t = token.replace(LEADING_QUOTES, '');
+  for (;;) {
+    const unquoted = t.replace(TRAILING_QUOTES, '');
+    const trimmed = unquoted.slice(0, trimmedLength(unquoted));
+    if (trimmed === t) return t;
+    t = trimmed;
+  }
+}
+
+/**
+ * Whether `core` is the client's own input (or what the session made known): inside a string it
+ * sent, or a path under a path it sent. Both are compared bare, so a full stop or quotes around
+ * either never make an echo look new.
+ */
 function echoed(core: string, sent: readonly string[], rule: LeakRuleId): boolean {
+  const c = bare(core);
+  if (c.length === 0) return false;
   return sent.some((s) => {
-    if (s.includes(core)) return true;
-    if (rule !== PATH || !isPathLike(s) || !core.startsWith(s)) return false;
-    const next = core[s.length];
-    return next === undefined || next === '/' || next === '\\' || /[\\/]$/.test(s);
+    if (s.includes(c)) return true;
+    if (rule !== PATH) return false;
+    const p = bare(s);
+    if (!isPathLike(p) || !c.startsWith(p)) return false;
+    const next = c[p.length];
+    return next === undefined || next === '/' || next === '\\' || /[\\/]$/.test(p);
   });
 }
 

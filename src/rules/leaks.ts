@@ -19,7 +19,10 @@
 // - Text is scanned after credentials are masked, so no password reaches message or evidence.
 // - What the client sent itself is not a leak: a match found in a string of the request's params
 //   (a path, URI or URL argument echoed back) is skipped, and so is a path under a path the
-//   client sent (a directory it named). Only the client's own words, never guesses.
+//   client sent (a directory it named). Nor is what the session made known before: a path, host
+//   or address the client sent in an earlier request or its roots, or the server returned in a
+//   success (known-values.ts). Only the session's own words, never guesses; compared without the
+//   quotes and punctuation around them.
 // - What a leak looks like (patterns, whole tokens, file URIs): leak-patterns.ts.
 import { asRecord } from '../codec/json-value.ts';
 import { excerpt } from '../redact/excerpt.ts';
@@ -161,12 +164,16 @@ function paramStrings(params: unknown, visit: (text: string, key: Segment | unde
  * as sent, for the rewriter, which reads the text as sent; `masked`, for the rules, which read it
  * with credentials masked. In a replay, the leaks the capture's facts say merely echo the request.
  */
-export function sentStrings(s: Pick<ExchangeSubject, 'request' | 'response' | 'facts'>, masked = false): string[] {
+export function sentStrings(s: Pick<ExchangeSubject, 'request' | 'response' | 'facts' | 'session'>, masked = false): string[] {
   let entry = sentCache.get(s.request);
   if (!entry) {
     const raw: string[] = [];
     if (s.facts) for (const e of s.facts.echoes ?? []) raw.push(echoText(s.response?.value, e));
-    else paramStrings(s.request.params, (text) => void raw.push(text));
+    else {
+      paramStrings(s.request.params, (text) => void raw.push(text));
+      // What the session made known before (rules/known-values.ts): masked when learnt.
+      if (s.session.known) raw.push(...s.session.known);
+    }
     entry = { raw };
     sentCache.set(s.request, entry);
   }
@@ -180,13 +187,18 @@ const MAX_ECHOES = 256;
 
 /**
  * The leaks of `response` (the message as a capture keeps it: every string, any place) that merely
- * echo what the request's params sent, as the rules judge them under `patterns`: the fact a
+ * echo what the request's params sent or the session made `known`, as the rules judge them under `patterns`: the fact a
  * capture keeps in place of the params' text. It says only that this leak-shaped text (a path, an
  * address, a host, a trace) came from the client, never what else the client sent; an echo of a
  * value under a credential's name is not kept (a replay then calls it a leak).
  */
-export function echoesOf(request: ExchangeSubject['request'], response: unknown, patterns: readonly LeakPattern[] = LEAK_PATTERNS): Echo[] {
-  const sent: string[] = [];
+export function echoesOf(
+  request: ExchangeSubject['request'],
+  response: unknown,
+  patterns: readonly LeakPattern[] = LEAK_PATTERNS,
+  known: readonly string[] = [],
+): Echo[] {
+  const sent: string[] = [...known];
   paramStrings(request.params, (text, key) => {
     if (!secretField(key, text)) sent.push(redactCredentials(text));
   });

@@ -15,7 +15,7 @@ import type { ExchangeSubject, RequestFacts } from './types.ts';
 export function requestFacts(s: ExchangeSubject, response: unknown, leakPatterns: readonly LeakPattern[]): RequestFacts {
   if (s.request.from !== 'client') return {};
   const errors = argumentErrors(s);
-  const echoes = response === null || response === undefined ? [] : echoesOf(s.request, response, leakPatterns);
+  const echoes = response === null || response === undefined ? [] : echoesOf(s.request, response, leakPatterns, s.session.known);
   return {
     ...(statementAboutArguments(s) ? { aboutArguments: true as const } : {}),
     ...(errors ? { argumentErrors: errors } : {}),

@@ -90,13 +90,17 @@ export class StdioRelay {
     });
   }
 
-  /** The child exited (`how`: its code or signal): every request still waiting gets an answer. Resolves once written. */
+  /**
+   * The child exited (`how`: its code or signal): every request still waiting is recorded, and
+   * under enforce answered (under audit the client sees the pipe close, as it would directly).
+   * Resolves once written.
+   */
   serverExited(how: string): Promise<void> {
     this.fromServer.end();
     this.joiner.flush();
     const x = this.o.engine.openBodiless('get', {}, this.via);
     const err = new ProxyError('WARDEN_UPSTREAM_EXITED', `MCP server process exited (${how}) before responding`);
-    const plan = this.o.engine.sessionGone(x, err, STDIO_HTTP, !this.clientGone);
+    const plan = this.o.engine.serverExited(x, err, STDIO_HTTP, this.clientGone);
     for (const a of plan.answers) this.toClient(Buffer.from(answerText(a), 'utf8'));
     this.record(x, plan.judged());
     if (this.clientGone || this.o.client.output.writableEnded) return Promise.resolve();

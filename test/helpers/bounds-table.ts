@@ -2,6 +2,7 @@
 // generated from the constants the code reads, so the page cannot drift from what runs.
 import {
   INPUT_BOUNDS,
+  KNOWN_BOUNDS,
   LINGER_BOUNDS,
   LIVE_REPORT_BOUNDS,
   LOG_BOUNDS,
@@ -37,6 +38,12 @@ export function boundRows(): BoundRow[] {
       bound: 'nesting; values',
       value: `${count(READ_BOUNDS.depth)} levels; ${count(READ_BOUNDS.nodes)} values`,
       past: 'the rules report the message unreadable; a logged copy writes `[REDACTED: nested too deep]` or `[REDACTED: too many values]`',
+    },
+    {
+      surface: 'sessions',
+      bound: 'paths, hosts and addresses the session made known (no leak when a failure names them)',
+      value: `the last ${count(KNOWN_BOUNDS.values)}, each up to ${count(KNOWN_BOUNDS.chars)} characters; the first ${count(KNOWN_BOUNDS.scanChars)} characters of a message scanned`,
+      past: 'the oldest dropped; the rest of the message not learnt from',
     },
     {
       surface: 'tool schemas',

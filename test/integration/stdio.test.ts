@@ -3,6 +3,7 @@
 // fixture server for each fault (junk on stdout, death mid-call, a huge line, a pretty-printed
 // message, a slow tool); and the process contract (exit code, signals, the log, a missing command).
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +26,19 @@ const start = async (...args: Parameters<typeof startStdio>): Promise<StdioRun> 
 const fixture = async (mode: string, flags: string[] = [], env: NodeJS.ProcessEnv = {}) =>
   start(await fixtureServer(), { flags, env: { FIXTURE_MODE: mode, ...env } });
 const idIs = (id: number) => (m: Record<string, unknown>) => m.id === id;
+
+/** The fixture server in `mode` run directly, without mcp-warden: what it writes to stdout for `lines`, and its exit code. */
+async function directly(mode: string, lines: readonly unknown[]): Promise<{ stdout: string; code: number | null }> {
+  const [command, ...args] = await fixtureServer();
+  const child = spawn(command!, args, { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, FIXTURE_MODE: mode } });
+  let stdout = '';
+  child.stdout!.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+  child.stdin!.on('error', () => {});
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  for (const line of lines) child.stdin!.write(`${JSON.stringify(line)}\n`);
+  const code = await exited;
+  return { stdout, code };
+}
 
 /** The SDK's client over StdioClientTransport, through mcp-warden stdio to server-everything. */
 async function sdkThroughWarden(flags: string[]) {
@@ -154,20 +168,37 @@ describe('a server that breaks stdio framing', () => {
 });
 
 describe('faults of the child', () => {
-  test('the child dies mid-call: the open request gets a JSON-RPC error with its id, and mcp-warden exits with its code', async () => {
+  // #26: audit added a made-up -32603 "MCP server process exited" the client never gets directly.
+  test('the child dies mid-call, under audit: the client sees what it sees directly (no answer, the pipe closes), the exchange is recorded', async () => {
+    const lines = [initialize(1), toolCall(7, 'echo', { message: 'last words' })];
+    const direct = await directly('die', lines);
     const run = await fixture('die');
-    run.send(initialize(1));
+    run.send(lines[0]);
     await run.waitFor(idIs(1));
-    run.send(toolCall(7, 'echo', { message: 'last words' }));
-    const answer = await run.waitFor(idIs(7));
-    const error = answer.error as { code: number; data: { reason: string } };
-    assert.equal(error.code, -32603);
-    assert.equal(error.data.reason, 'WARDEN_UPSTREAM_EXITED');
-    assert.deepEqual(await run.exit, { code: 3, signal: null });
+    run.send(lines[1]);
+    assert.deepEqual(await run.exit, { code: 3, signal: null }, "mcp-warden exits with the child's code");
+    assert.equal(run.stdout(), direct.stdout, 'byte for byte what the server wrote, and nothing more');
+    assert.equal(direct.code, 3);
     const record = await run.waitForLog((r) => r.msg === 'exchange' && r.id === 7);
     assert.equal(record.outcome, 'no-response');
     assert.equal(record.proxyError, 'WARDEN_UPSTREAM_EXITED');
     assert.ok(run.log().some((r) => r.rule === 'no-response' && r.id === 7));
+  });
+
+  test('the child dies mid-call, under enforce: the open request gets one JSON-RPC error with its id, saying the process exited', async () => {
+    const run = await fixture('die', ['--policy', ENFORCE]);
+    run.send(initialize(1));
+    await run.waitFor(idIs(1));
+    run.send(toolCall(7, 'echo', { message: 'last words' }));
+    const answer = await run.waitFor(idIs(7));
+    const error = answer.error as { code: number; message: string; data: { reason: string } };
+    assert.equal(error.code, -32603);
+    assert.equal(error.message, 'The MCP server process exited before responding');
+    assert.equal(error.data.reason, 'no-response');
+    assert.deepEqual(await run.exit, { code: 3, signal: null });
+    assert.equal(run.messages().filter((m) => (m as { id?: unknown }).id === 7).length, 1, 'one answer');
+    const record = await run.waitForLog((r) => r.msg === 'exchange' && r.id === 7);
+    assert.equal(record.proxyError, 'WARDEN_UPSTREAM_EXITED');
   });
 
   test('a line over --audit-limit passes through whole and unread, in bounded memory', async () => {
@@ -217,7 +248,7 @@ describe('the process contract', () => {
       ['SIGTERM', 143],
       ['SIGINT', 130],
     ] as const) {
-      const run = await fixture('slow', [], { FIXTURE_DELAY_MS: '60000' });
+      const run = await fixture('slow', ['--policy', ENFORCE], { FIXTURE_DELAY_MS: '60000' });
       run.send(initialize(1));
       await run.waitFor(idIs(1));
       run.send(toolCall(2, 'echo'));
@@ -226,7 +257,7 @@ describe('the process contract', () => {
       await run.waitFor(idIs(3));
       run.child.kill(signal);
       const answer = await run.waitFor(idIs(2));
-      assert.equal((answer.error as { data: { reason: string } }).data.reason, 'WARDEN_UPSTREAM_EXITED', signal);
+      assert.equal((answer.error as { message: string }).message, 'The MCP server process exited before responding', signal);
       assert.deepEqual(await run.exit, { code, signal: null }, signal);
       assert.ok(run.log().some((r) => r.msg === 'signal passed to the server' && r.signal === signal));
     }

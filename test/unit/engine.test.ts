@@ -3,11 +3,9 @@
 // passing) and the plans that come back, under the shipped audit and enforce policies.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import { decodeJson } from '../../src/codec/json-body.ts';
-import { DEFAULT_LIMITS } from '../../src/config/defaults.ts';
-import { Engine } from '../../src/engine/engine.ts';
-import type { ExchangeHttp, Judged, JudgedExchange, Plan, Reply } from '../../src/engine/plans.ts';
+import type { Engine } from '../../src/engine/engine.ts';
+import type { Judged, Plan, Reply } from '../../src/engine/plans.ts';
 import type { ExchangeState } from '../../src/engine/state.ts';
 import { ProxyError } from '../../src/errors.ts';
 import { recordJudged } from '../../src/sinks/judged.ts';
@@ -15,74 +13,23 @@ import { createLogger } from '../../src/sinks/logger.ts';
 import { Metrics } from '../../src/sinks/metrics.ts';
 import { loggedArguments } from '../../src/sinks/redact.ts';
 import { createLogCapture } from '../helpers/log-capture.ts';
-import { loadPolicyFile, loadPolicyText } from '../../src/config/load.ts';
-import { runtimeFactory } from '../../src/config/runtime.ts';
-import type { Policy } from '../../src/config/types.ts';
+import {
+  AUDIT,
+  call,
+  ENFORCE,
+  engineUnder,
+  event,
+  exchangesOf,
+  rulesOf,
+  SID,
+  sseFrame,
+  sseHttp,
+  VERSION,
+} from '../helpers/engine-driver.ts';
+import { loadPolicyText } from '../../src/config/load.ts';
 import type { ResponseHttp } from '../../src/rules/subjects.ts';
 import { viaKey, type Via } from '../../src/exchange/flow.ts';
 
-const policyFile = async (name: string): Promise<Policy> => {
-  const loaded = await loadPolicyFile(fileURLToPath(new URL(`../../config/${name}.yaml`, import.meta.url)));
-  assert.ok(loaded.ok);
-  return loaded.policy;
-};
-const AUDIT = await policyFile('audit');
-const ENFORCE = await policyFile('enforce');
-const VERSION = '2025-06-18';
-const SID = 'session-1';
-
-/** An engine under `policy`, with a clock the test moves, and a session already initialized. */
-function engineUnder(policy: Policy, limits: Partial<typeof DEFAULT_LIMITS> = {}) {
-  let clock = 1_000;
-  const engine = new Engine({
-    limits: { ...DEFAULT_LIMITS, ...limits },
-    runtime: runtimeFactory(() => {}),
-    policy: () => policy,
-    now: () => clock,
-  });
-  const headers = {
-    'mcp-session-id': SID,
-    'mcp-protocol-version': VERSION,
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-  };
-  const session = engine.sessions.open(`sid:${SID}`, SID, clock);
-  session.protocolVersion = VERSION;
-  return {
-    engine,
-    advance: (ms: number) => (clock += ms),
-    /** A POST of `messages` (one object, or a batch): its state and the client body's plan. */
-    post(messages: unknown) {
-      const body = Buffer.from(JSON.stringify(messages));
-      const decoded = decodeJson(body);
-      const x = engine.openPost(headers, decoded);
-      return { x, plan: engine.clientBody(x, body, body.length, decoded) };
-    },
-    /** The upstream answered `status` with a JSON body (`text`), read whole. */
-    json(x: ExchangeState, status: number, text: string, contentType = 'application/json') {
-      engine.upstreamAnswered(x, status, { 'content-type': contentType });
-      const http: ResponseHttp = { status, contentType, transport: 'json' };
-      return engine.serverBody(x, { kind: 'complete', bytes: Buffer.from(text) }, http, Buffer.byteLength(text), undefined);
-    },
-  };
-}
-
-const call = (id: number | string, name = 'weather', args: unknown = { city: 'Paris' }) => ({
-  jsonrpc: '2.0',
-  id,
-  method: 'tools/call',
-  params: { name, arguments: args },
-});
-const exchangesOf = (judged: readonly Judged[]): Array<{ judged: JudgedExchange; http: ExchangeHttp }> =>
-  judged.flatMap((j) => (j.kind === 'exchange' ? [j] : []));
-const rulesOf = (j: JudgedExchange): string[] => j.findings.map((f) => f.rule);
-const sseHttp: ExchangeHttp = { status: 200, transport: 'sse' };
-const sseFrame: ResponseHttp = { status: 200, contentType: 'text/event-stream', transport: 'sse' };
-const event = (message: unknown) => {
-  const data = JSON.stringify(message);
-  const raw = Buffer.from(`event: message\ndata: ${data}\n\n`);
-  return { data, size: raw.length, raw };
-};
 const streamEnded = {
   clientGone: false,
   canAnswer: true,
@@ -479,6 +426,33 @@ describe('sessions a transport names (stdio children, legacy SSE sessions)', () 
         ['no-response', 'mutate'],
       ],
     );
+  });
+
+  test('serverExited: audit answers nothing (the client sees the pipe close), enforce answers each; both record no-response', () => {
+    for (const [policy, answered] of [
+      [AUDIT, 0],
+      [ENFORCE, 2],
+    ] as const) {
+      const t = engineUnder(policy);
+      postVia(t.engine, child('a'), call(1));
+      postVia(t.engine, child('a'), call(2));
+      const gone = t.engine.serverExited(t.engine.openBodiless('get', {}, child('a')), EXITED, STDIO_FRAME, false);
+      assert.equal(gone.answers.length, answered, policy.mode);
+      assert.deepEqual(
+        exchangesOf(gone.judged()).map((e) => [e.judged.exchange.outcome, e.http.proxyError]),
+        [
+          ['no-response', 'WARDEN_UPSTREAM_EXITED'],
+          ['no-response', 'WARDEN_UPSTREAM_EXITED'],
+        ],
+        policy.mode,
+      );
+    }
+    // The client left first: nothing is answered, the requests end client-closed.
+    const t = engineUnder(ENFORCE);
+    postVia(t.engine, child('a'), call(1));
+    const gone = t.engine.serverExited(t.engine.openBodiless('get', {}, child('a')), EXITED, STDIO_FRAME, true);
+    assert.deepEqual(gone.answers, []);
+    assert.equal(exchangesOf(gone.judged())[0]?.judged.exchange.outcome, 'client-closed');
   });
 
   test('sessionGone with canAnswer false: the requests end client-closed, nothing is answered', () => {
