@@ -6,7 +6,7 @@ import { ALL_CLIENT_METHODS } from '../mcp/methods.ts';
 import { RULES } from '../rules/index.ts';
 import type { RuleInfo, Severity } from '../rules/types.ts';
 import { DEFAULT_MARKER } from './schema.ts';
-import type { Action, FindingScope, Mode, Policy, RuleSetting } from './types.ts';
+import type { Action, FindingScope, Mode, Policy, RuleSetting, UnknownToolAnswer } from './types.ts';
 import { closest, formatPath, listSome, plural, type PolicyPath } from './words.ts';
 
 /** One rule setting as the file writes it: an action, or a mapping. */
@@ -33,6 +33,7 @@ export interface PolicyDocument {
   limits?: Section<{ maxRequestBody?: string | number; auditBody?: string | number; auditEvent?: string | number }>;
   log?: Section<{ level?: string; arguments?: 'off' | 'redacted' | 'full' }>;
   redaction?: Section<{ marker?: string }>;
+  answers?: Section<{ unknownTool?: UnknownToolAnswer }>;
   patterns?: Section<{
     leaks?: Section<Array<{ rule: string; pattern: string }>>;
     silentSuccess?: Section<{ add?: Section<string[]>; replace?: boolean }>;
@@ -204,6 +205,7 @@ export function compilePolicy(doc: PolicyDocument, options: CompileOptions): Pol
     }),
     log: { ...stripUndefined({ level: doc.log?.level }), arguments: doc.log?.arguments ?? 'redacted' },
     redactionMarker: doc.redaction?.marker ?? DEFAULT_MARKER,
+    answers: { unknownTool: doc.answers?.unknownTool ?? 'spec' },
     patterns: {
       leaks: (doc.patterns?.leaks ?? []).map((l) => ({ rule: l.rule, re: new RegExp(l.pattern, LEAK_FLAGS) })),
       silentSuccess: silentAdd.map((p) => new RegExp(p, SILENT_SUCCESS_FLAGS)),

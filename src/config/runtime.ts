@@ -40,14 +40,15 @@ export function runtimeFactory(onRuleError: (rule: string, err: unknown) => void
   const built = new WeakMap<Policy, Runtime>();
   return (policy) => {
     const { leaks, silentSuccess, replaceSilentSuccess } = policy.patterns;
-    // The built-in rules and rewriters serve a policy that neither adds patterns nor replaces them.
-    if (leaks.length === 0 && silentSuccess.length === 0 && !replaceSilentSuccess) return base;
+    const { unknownTool } = policy.answers;
+    // The built-in rules and rewriters serve a policy that neither adds patterns nor replaces them, and expects what the spec says.
+    if (leaks.length === 0 && silentSuccess.length === 0 && !replaceSilentSuccess && unknownTool === 'spec') return base;
     let runtime = built.get(policy);
     if (!runtime) {
       const leakPatterns = leakPatternsOf(policy);
       const silent = replaceSilentSuccess ? silentSuccess : [...SILENT_SUCCESS_PATTERNS, ...silentSuccess];
       runtime = {
-        engine: new RuleEngine(rulesWith({ leaks: leakPatterns, silentSuccess: silent }), onRuleError),
+        engine: new RuleEngine(rulesWith({ leaks: leakPatterns, silentSuccess: silent, unknownTool }), onRuleError),
         rewriters: rewriterIndex(rewritersWith(leakPatterns)),
       };
       built.set(policy, runtime);

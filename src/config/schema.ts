@@ -19,13 +19,14 @@ export const LEAK_GROUP = 'leaks';
 
 /** Keys of each mapping of the file, in the order the schema (and error messages) list them. */
 export const KEYS = {
-  '': ['mode', 'upstream', 'security', 'limits', 'log', 'redaction', 'patterns', 'scope', 'capture', 'defaults', 'rules'],
+  '': ['mode', 'upstream', 'security', 'limits', 'log', 'redaction', 'answers', 'patterns', 'scope', 'capture', 'defaults', 'rules'],
   upstream: ['url', 'timeout', 'idleTimeout', 'connectTimeout', 'hostHeader', 'transport'],
   security: ['allowedHosts', 'allowedOrigins'],
   scope: ['passthrough', 'unjudged'],
   limits: ['maxRequestBody', 'auditBody', 'auditEvent'],
   log: ['level', 'arguments'],
   redaction: ['marker'],
+  answers: ['unknownTool'],
   patterns: ['leaks', 'silentSuccess'],
   leak: ['rule', 'pattern'],
   silentSuccess: ['add', 'replace'],
@@ -182,6 +183,19 @@ export function buildPolicySchema(rules: readonly RuleInfo[]): JsonSchema {
             description: `What replaces a leaked internal (stack trace, path, address, host) in a rewritten message. Default "${DEFAULT_MARKER}".`,
             type: 'string',
             default: DEFAULT_MARKER,
+          },
+        },
+      },
+      answers: {
+        description: 'Which answers the rules expect where the field disputes the spec.',
+        type: nullable('object'),
+        additionalProperties: false,
+        properties: {
+          unknownTool: {
+            description:
+              'A tools/call of a tool the server does not have. spec (default): what the session\'s protocol version says: every version so far lists "Unknown tool" among protocol errors, JSON-RPC error -32602 (server/tools#error-handling), so an isError result is flagged (unknown-tool-as-iserror). iserror: SEP-2145 (open) proposes an isError result the model can read; a server that answers so on purpose is not flagged for it (-32602 is accepted too; a plain result or another code still is).',
+            enum: ['spec', 'iserror'],
+            default: 'spec',
           },
         },
       },

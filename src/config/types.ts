@@ -6,6 +6,13 @@ export type { Action };
 
 export type Mode = 'audit' | 'enforce';
 
+/**
+ * What the unknown-tool rules expect for a tools/call of a tool the server does not have. `spec`:
+ * what the session's protocol version says (JSON-RPC error -32602 in every version so far).
+ * `iserror`: SEP-2145 (open) as well, an isError result that says the tool is unknown.
+ */
+export type UnknownToolAnswer = 'spec' | 'iserror';
+
 /** The decision for one finding of one rule on one exchange. */
 export interface RuleSetting {
   action: Action;
@@ -52,6 +59,8 @@ export interface Policy {
   };
   /** What replaces a leaked internal in a rewritten message. */
   redactionMarker: string;
+  /** Which answers the rules expect where the field disputes the spec (see UnknownToolAnswer). */
+  answers: { unknownTool: UnknownToolAnswer };
   /** Extra patterns: leaks by rule id, silent-success failures; `replaceSilentSuccess` drops the built-in ones. */
   patterns: { leaks: Array<{ rule: string; re: RegExp }>; silentSuccess: RegExp[]; replaceSilentSuccess: boolean };
   /** Where to write the capture of exchanges (JSON lines, secrets redacted); off when undefined. */

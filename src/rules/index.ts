@@ -1,4 +1,5 @@
 // Every rule, in the order `mcp-warden rules` lists them. One file per family.
+import type { UnknownToolAnswer } from '../config/types.ts';
 import { ANSWER_ID_RULES } from './answer-ids.ts';
 import { BATCH_ANSWER_RULES } from './batch-answers.ts';
 import { BODY_RULES } from './bodies.ts';
@@ -13,6 +14,7 @@ import { TOOL_CATALOGUE_RULES } from './tool-catalogue.ts';
 import { TOOL_RULES } from './tools.ts';
 import type { Rule } from './types.ts';
 import { UNREADABLE_RULES } from './unreadable.ts';
+import { unknownToolRules } from './unknown-tool.ts';
 import { UNSUPPORTED_VERSION_RULES } from './unsupported-version.ts';
 
 export const RULES: readonly Rule[] = [
@@ -31,15 +33,18 @@ export const RULES: readonly Rule[] = [
   ...STDIO_RULES,
 ];
 
-/** Patterns a policy adds to (or puts in place of) the built-in ones. */
+/** Patterns a policy adds to (or puts in place of) the built-in ones, and the answers it expects where the field disputes the spec. */
 export interface RulePatterns {
   leaks: readonly LeakPattern[];
   silentSuccess: readonly RegExp[];
+  unknownTool: UnknownToolAnswer;
 }
 
 /** The catalogue with the pattern-driven rules (leaks, silent success) judging with `patterns`; same ids, same order. */
 export function rulesWith(patterns: RulePatterns): readonly Rule[] {
-  const leaks = new Map(leakRules(patterns.leaks, patterns.silentSuccess).map((r) => [r.id, r]));
   const silent = silentSuccessRule(patterns.silentSuccess);
-  return RULES.map((r) => (r.id === silent.id ? silent : (leaks.get(r.id) ?? r)));
+  const replaced = new Map(
+    [...leakRules(patterns.leaks, patterns.silentSuccess), ...unknownToolRules(patterns.unknownTool), silent].map((r) => [r.id, r]),
+  );
+  return RULES.map((r) => replaced.get(r.id) ?? r);
 }

@@ -5,6 +5,7 @@ import { excerpt } from '../redact/excerpt.ts';
 import { textBlocks } from '../mcp/content.ts';
 import { type Answer, integerCode } from './read.ts';
 import { callRule, missingFromCatalogue, notFinal, TEXT_WINDOW, UNRELATED_CODES, WHOLE_TEXT } from './tool-calls.ts';
+import type { UnknownToolAnswer } from '../config/types.ts';
 import type { ExchangeRule, ExchangeSubject, Report, RuleInfo } from './types.ts';
 import { ALL } from './versions.ts';
 
@@ -85,7 +86,11 @@ const unknownToolRule = <K extends 'result' | 'error'>(
     check,
   );
 
-export const UNKNOWN_TOOL_RULES: readonly ExchangeRule[] = [
+/**
+ * The unknown-tool rules expecting `answer` (UnknownToolAnswer, policy `answers.unknownTool`):
+ * under `iserror` (SEP-2145), an isError result for an unknown tool is an answer, not a finding.
+ */
+export const unknownToolRules = (expected: UnknownToolAnswer): readonly ExchangeRule[] => [
   unknownToolRule(
     'result',
     {
@@ -93,6 +98,7 @@ export const UNKNOWN_TOOL_RULES: readonly ExchangeRule[] = [
       summary: 'A tools/call for a tool the server does not have was answered with an isError result instead of JSON-RPC error -32602',
     },
     (s, answer) => {
+      if (expected === 'iserror') return [];
       const result = asRecord(answer.result);
       const name = s.request.tool;
       if (result?.isError !== true || name === undefined || s.session.tools.has(name)) return [];
@@ -138,3 +144,5 @@ export const UNKNOWN_TOOL_RULES: readonly ExchangeRule[] = [
     },
   ),
 ];
+
+export const UNKNOWN_TOOL_RULES: readonly ExchangeRule[] = unknownToolRules('spec');

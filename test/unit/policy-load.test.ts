@@ -147,7 +147,7 @@ describe('unknown keys', () => {
         ]),
       ),
       [
-        'config/x.yaml:2:1: rulez: unknown key "rulez" at the top level; allowed: mode, upstream, security, limits, log, redaction, patterns, scope, capture, defaults, rules; did you mean "rules"?',
+        'config/x.yaml:2:1: rulez: unknown key "rulez" at the top level; allowed: mode, upstream, security, limits, log, redaction, answers, patterns, scope, capture, defaults, rules; did you mean "rules"?',
         'config/x.yaml:4:3: upstream.timout: unknown key "timout" in upstream; allowed: url, timeout, idleTimeout, connectTimeout, hostHeader, transport; did you mean "timeout"?',
         'config/x.yaml:7:49: patterns.leaks[0].flags: unknown key "flags" in patterns.leaks[0]; allowed: rule, pattern',
         'config/x.yaml:9:38: rules.silent-success.tool: unknown key "tool" in rules.silent-success; allowed: action, severity, methods, tools; did you mean "tools"?',
@@ -279,7 +279,7 @@ describe('YAML syntax', () => {
       'config/x.yaml:1:1: the policy is empty; expected a mapping such as "mode: audit" (write {} for every default)',
     ]);
     assert.deepEqual(errors('- mode: audit\n'), [
-      'config/x.yaml:1:1: expected a mapping of policy keys (mode, upstream, security, limits, log, redaction, patterns, scope, capture, defaults, rules), found a list',
+      'config/x.yaml:1:1: expected a mapping of policy keys (mode, upstream, security, limits, log, redaction, answers, patterns, scope, capture, defaults, rules), found a list',
     ]);
     assert.deepEqual(errors('mode: audit\n---\nmode: enforce\n'), [
       'config/x.yaml:2:1: the file holds more than one YAML document (---); a policy is one document',
