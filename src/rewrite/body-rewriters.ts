@@ -1,6 +1,7 @@
 // Rewriter for requests the server answered with no JSON-RPC response at all: an HTML page, an
 // empty body, text that is not JSON or not UTF-8, JSON that is not JSON-RPC, or a connection that
 // dropped first. The client gets a JSON-RPC error with the request's id instead.
+import { PROXY_ERRORS, type ProxyErrorCode } from '../errors.ts';
 import type { ExchangeSubject } from '../rules/types.ts';
 import type { Rewriter } from './types.ts';
 import {
@@ -23,7 +24,9 @@ const MESSAGES: Readonly<Record<string, string>> = {
   'no-response': 'The MCP server closed the connection before responding',
 };
 
-const EXITED = 'The MCP server process exited before responding';
+/** The stable message of the proxy's own error `code`, if it is one. */
+const proxyErrorMessage = (code: string | undefined): string | undefined =>
+  code !== undefined && Object.hasOwn(PROXY_ERRORS, code) ? PROXY_ERRORS[code as ProxyErrorCode].message : undefined;
 
 /** The status the server sent; null when it sent none (the proxy answered for it, or the connection dropped). */
 const upstreamStatus = (s: ExchangeSubject): number | null => (s.proxyError !== undefined ? null : (s.status ?? null));
@@ -49,8 +52,8 @@ const isRedirect = (status: number | null): boolean => status !== null && status
  * session on other statuses), except that a 4xx status is kept: it is the server's word.
  */
 export const bodyRewriter: Rewriter = defineRewriter(Object.keys(MESSAGES), (message, { subject: s, finding }) => {
-  // One event, one wording: a stdio child's exit is not a closed connection.
-  const generic = s.proxyError === 'WARDEN_UPSTREAM_EXITED' && finding.rule === 'no-response' ? EXITED : MESSAGES[finding.rule];
+  // One event, one wording: where the proxy gave up (a reset, a child's exit), the words its own error uses.
+  const generic = (finding.rule === 'no-response' && proxyErrorMessage(s.proxyError)) || MESSAGES[finding.rule];
   if (generic === undefined || s.request.from !== 'client') return undefined;
   // An earlier rewrite already built the answer.
   if (isResponse(message)) return undefined;

@@ -53,7 +53,7 @@ const BODY_MESSAGES: Record<string, string> = {
   'empty-body': 'The MCP server answered with an empty body instead of a JSON-RPC response',
   'non-json-body': 'The MCP server answered with a body that is not JSON',
   'not-jsonrpc-body': 'The MCP server answered with JSON that is not a JSON-RPC response',
-  'no-response': 'The MCP server closed the connection before responding',
+  'no-response': 'Upstream MCP server closed the connection before responding',
 };
 
 function rejected(o: Outcome, code: number, message: string | ((m: string) => void), data?: (d: Record<string, unknown>) => void): void {

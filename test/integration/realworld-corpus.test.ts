@@ -42,7 +42,10 @@ test('every server has verdicts, and every verdict a server', () => {
 
 for (const server of SERVERS) {
   // A binary built for linux-x64 only: on another platform npm leaves it out, and its server is skipped, saying so.
-  const missing = server.binary !== undefined && (process.platform !== 'linux' || process.arch !== 'x64') ? `${server.package} ships a linux-x64 binary only` : false;
+  const missing =
+    server.binary !== undefined && (process.platform !== 'linux' || process.arch !== 'x64')
+      ? `${server.package} ships a linux-x64 binary only`
+      : false;
   describe(server.name, { skip: missing }, () => {
     let seen: Observed;
     before(async () => {

@@ -193,7 +193,7 @@ describe('faults of the child', () => {
     const answer = await run.waitFor(idIs(7));
     const error = answer.error as { code: number; message: string; data: { reason: string } };
     assert.equal(error.code, -32603);
-    assert.equal(error.message, 'The MCP server process exited before responding');
+    assert.equal(error.message, 'MCP server process exited before responding');
     assert.equal(error.data.reason, 'no-response');
     assert.deepEqual(await run.exit, { code: 3, signal: null });
     assert.equal(run.messages().filter((m) => (m as { id?: unknown }).id === 7).length, 1, 'one answer');
@@ -257,7 +257,7 @@ describe('the process contract', () => {
       await run.waitFor(idIs(3));
       run.child.kill(signal);
       const answer = await run.waitFor(idIs(2));
-      assert.equal((answer.error as { message: string }).message, 'The MCP server process exited before responding', signal);
+      assert.equal((answer.error as { message: string }).message, 'MCP server process exited before responding', signal);
       assert.deepEqual(await run.exit, { code, signal: null }, signal);
       assert.ok(run.log().some((r) => r.msg === 'signal passed to the server' && r.signal === signal));
     }

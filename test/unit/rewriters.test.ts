@@ -466,7 +466,7 @@ describe("no usable response → a JSON-RPC error with the request's id", () => 
     ['non-json-body', 'not-json', 'The MCP server answered with a body that is not JSON'],
     ['non-utf8-body', 'not-utf8', 'The MCP server answered with a body that is not valid UTF-8'],
     ['not-jsonrpc-body', 'not-jsonrpc', 'The MCP server answered with JSON that is not a JSON-RPC response'],
-    ['no-response', undefined, 'The MCP server closed the connection before responding'],
+    ['no-response', undefined, 'Upstream MCP server closed the connection before responding'],
   ];
   for (const version of ALL_VERSIONS) {
     test(`${version}: -32603 with data { reason, upstreamStatus } on HTTP 200`, () => {
