@@ -26,6 +26,20 @@ async function shipped(name: string): Promise<Via> {
   return { kind: 'proxy', policy: loaded.policy as Policy, policyFile: file };
 }
 
+/** Every key seen has a verdict, and every verdict a key seen (a stale one would vouch for nothing). */
+function assertMatched(seen: ReadonlyMap<string, unknown>, judged: Readonly<Record<string, unknown>>, what: string): void {
+  assert.deepEqual(
+    [...seen.keys()].filter((k) => !judged[k]),
+    [],
+    what,
+  );
+  assert.deepEqual(
+    Object.keys(judged).filter((k) => !seen.has(k)),
+    [],
+    'verdicts nothing seen matches any more',
+  );
+}
+
 before(() => {
   if (!installed()) execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--ignore-scripts', '--prefix', CORPUS_DIR], { stdio: 'ignore' });
 });
@@ -63,32 +77,17 @@ for (const server of SERVERS) {
     test('every finding has a verdict, every verdict a finding; no error-severity false positive', () => {
       const found = new Map(seen.findings.map((f) => [`${f.step} | ${f.rule}`, f]));
       const judged = verdicts().findings;
-      assert.deepEqual(
-        [...found.keys()].filter((k) => !judged[k]),
-        [],
-        `findings without a verdict: ${JSON.stringify(seen.findings, null, 1)}`,
-      );
-      assert.deepEqual(
-        Object.keys(judged).filter((k) => !found.has(k)),
-        [],
-        'verdicts no finding matches any more',
-      );
+      assertMatched(found, judged, `findings without a verdict: ${JSON.stringify(seen.findings, null, 1)}`);
       const falseErrors = [...found].filter(([k, f]) => f.severity === 'error' && judged[k]?.verdict === 'false-positive');
       assert.deepEqual(falseErrors, []);
     });
 
     test('every enforce change has a verdict, every verdict a change; none is wrong', () => {
-      const changed = new Map(seen.changes.map((c) => [c.step, c]));
       const judged = verdicts().changes;
-      assert.deepEqual(
-        [...changed.keys()].filter((k) => !judged[k]),
-        [],
+      assertMatched(
+        new Map(seen.changes.map((c) => [c.step, c])),
+        judged,
         `changes without a verdict: ${JSON.stringify(seen.changes, null, 1)}`,
-      );
-      assert.deepEqual(
-        Object.keys(judged).filter((k) => !changed.has(k)),
-        [],
-        'verdicts no change matches any more',
       );
       assert.deepEqual(
         Object.entries(judged).filter(([, v]) => v.verdict === 'wrong'),

@@ -61,16 +61,19 @@ async function listening(port: number, child: ChildProcess, what: string): Promi
   throw new Error(`${what} did not listen on ${port} within 15 s`);
 }
 
-/** Starts an HTTP server process and resolves once it listens; close() ends it (SIGTERM, then SIGKILL). */
+/**
+ * Starts an HTTP server process on a free port (`launch` says how, given the port) and resolves once
+ * it listens on it, with its URL at `path`; close() ends it (SIGTERM, then SIGKILL).
+ */
 async function httpServer(
   what: string,
-  command: string[],
-  env: Record<string, string>,
-  port: number,
+  dir: string,
   path: string,
-  cwd: string,
+  launch: (port: number) => { command: string[]; env?: Record<string, string> },
 ): Promise<Started> {
-  const child = spawn(command[0]!, command.slice(1), { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const port = await freePort();
+  const { command, env = {} } = launch(port);
+  const child = spawn(command[0]!, command.slice(1), { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => {
     if (stderr.length < 4096) stderr += c.toString();
@@ -129,17 +132,11 @@ export const SERVERS: readonly RealServer[] = [
     package: '@modelcontextprotocol/server-everything@2025.4.8',
     builtOn: 'TypeScript SDK 1.0.1',
     transport: 'sse',
-    start: async (dir) => {
-      const port = await freePort();
-      return httpServer(
-        'server-everything 2025.4.8',
-        [process.execPath, mod('server-everything-old', 'dist', 'sse.js')],
-        { PORT: String(port) },
-        port,
-        '/sse',
-        dir,
-      );
-    },
+    start: (dir) =>
+      httpServer('server-everything 2025.4.8', dir, '/sse', (port) => ({
+        command: [process.execPath, mod('server-everything-old', 'dist', 'sse.js')],
+        env: { PORT: String(port) },
+      })),
     args: {
       echo: { message: 'hello' },
       add: { a: 2, b: 3 },
@@ -156,17 +153,11 @@ export const SERVERS: readonly RealServer[] = [
     package: '@modelcontextprotocol/server-everything@2026.8.31',
     builtOn: 'TypeScript SDK 1.32',
     transport: 'streamable-http',
-    start: async (dir) => {
-      const port = await freePort();
-      return httpServer(
-        'server-everything 2026.8.31',
-        [process.execPath, mod('@modelcontextprotocol', 'server-everything', 'dist', 'index.js'), 'streamableHttp'],
-        { PORT: String(port) },
-        port,
-        '/mcp',
-        dir,
-      );
-    },
+    start: (dir) =>
+      httpServer('server-everything 2026.8.31', dir, '/mcp', (port) => ({
+        command: [process.execPath, mod('@modelcontextprotocol', 'server-everything', 'dist', 'index.js'), 'streamableHttp'],
+        env: { PORT: String(port) },
+      })),
     args: {
       echo: { message: 'hello' },
       'get-sum': { a: 2, b: 3 },
@@ -226,14 +217,12 @@ export const SERVERS: readonly RealServer[] = [
     package: '@cyanheads/git-mcp-server@2.15.3',
     builtOn: 'TypeScript SDK with @hono/mcp (bundled)',
     transport: 'streamable-http',
-    start: async (dir) => {
-      const port = await freePort();
+    start: (dir) => {
       const repos = join(dir, 'repos');
       mkdirSync(repos, { recursive: true });
-      return httpServer(
-        'git-mcp-server',
-        [process.execPath, mod('@cyanheads', 'git-mcp-server', 'dist', 'index.js')],
-        {
+      return httpServer('git-mcp-server', dir, '/mcp', (port) => ({
+        command: [process.execPath, mod('@cyanheads', 'git-mcp-server', 'dist', 'index.js')],
+        env: {
           MCP_TRANSPORT_TYPE: 'http',
           MCP_HTTP_PORT: String(port),
           MCP_HTTP_HOST: '127.0.0.1',
@@ -242,10 +231,7 @@ export const SERVERS: readonly RealServer[] = [
           HOME: dir,
           LOGS_DIR: join(dir, 'logs'),
         },
-        port,
-        '/mcp',
-        dir,
-      );
+      }));
     },
     volatile: [/\b[0-9a-f]{7,40}\b/g],
   },
@@ -254,11 +240,9 @@ export const SERVERS: readonly RealServer[] = [
     package: 'mcp-proxy@6.7.19',
     builtOn: 'TypeScript SDK v2 (2.4), in front of server-memory (SDK 1.0.1)',
     transport: 'stateless-http',
-    start: async (dir) => {
-      const port = await freePort();
-      return httpServer(
-        'mcp-proxy',
-        [
+    start: (dir) =>
+      httpServer('mcp-proxy', dir, '/mcp', (port) => ({
+        command: [
           process.execPath,
           mod('mcp-proxy', 'dist', 'bin', 'mcp-proxy.mjs'),
           '--host',
@@ -270,12 +254,8 @@ export const SERVERS: readonly RealServer[] = [
           process.execPath,
           mod('server-memory-old', 'dist', 'index.js'),
         ],
-        { MEMORY_FILE_PATH: join(dir, 'memory.json') },
-        port,
-        '/mcp',
-        dir,
-      );
-    },
+        env: { MEMORY_FILE_PATH: join(dir, 'memory.json') },
+      })),
     args: { search_nodes: { query: 'Ada' }, open_nodes: { names: ['Ada'] } },
     skip: {
       create_entities: 'stateless: every request starts a fresh server, covered by server-memory over stdio',
@@ -292,17 +272,16 @@ export const SERVERS: readonly RealServer[] = [
     builtOn: 'Go, mark3labs/mcp-go 0.33',
     transport: 'streamable-http',
     binary: mod('mcp-time-linux-x64', 'bin', 'mcp-time'),
-    start: async (dir) => {
-      const port = await freePort();
-      return httpServer(
-        'mcp-time',
-        [binary(mod('mcp-time-linux-x64', 'bin', 'mcp-time')), '--transport', 'stream', '--address', `http://127.0.0.1:${port}/mcp`],
-        {},
-        port,
-        '/mcp',
-        dir,
-      );
-    },
+    start: (dir) =>
+      httpServer('mcp-time', dir, '/mcp', (port) => ({
+        command: [
+          binary(mod('mcp-time-linux-x64', 'bin', 'mcp-time')),
+          '--transport',
+          'stream',
+          '--address',
+          `http://127.0.0.1:${port}/mcp`,
+        ],
+      })),
     // Go ranges over a map to list its formats: their order differs from one start to the next.
     volatile: [/## Predefined Formats(?:\\n)+[^#]*/g, /\b\d{1,2}:\d{2}(?::\d{2})?\b/g, /\b\d{10,13}\b/g],
   },
