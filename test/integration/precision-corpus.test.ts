@@ -12,9 +12,10 @@
 // equal it (UPDATE_README=1 rewrites it); CORPUS_REPORT=<file> also writes every run's findings as JSON.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { loadPolicyFile } from '../../src/config/load.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
+import { pageOf } from '../helpers/doc-blocks.ts';
 import { RULES } from '../../src/rules/index.ts';
 import { FAILURES, LEGIT, type CorpusCase, type FailureCase, type LegitCase } from '../fixtures/corpus/index.ts';
 import { KNOWN_FAILING } from '../fixtures/corpus/known-failing.ts';
@@ -254,12 +255,12 @@ describe('precision corpus (issue 11)', () => {
     }
     assert.ok(runCount > 0);
     const table = corpusTable(used, summary.legit, summary.failures);
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const [before, rest] = readme.split('<!-- corpus -->');
+    const page = pageOf('corpus');
+    const [before, rest] = page.text.split('<!-- corpus -->');
     const after = rest?.split('<!-- /corpus -->')[1];
-    assert.ok(before !== undefined && after !== undefined, 'README has <!-- corpus --> ... <!-- /corpus --> markers');
+    assert.ok(before !== undefined && after !== undefined, `${page.path} has <!-- corpus --> ... <!-- /corpus --> markers`);
     const updated = `${before}<!-- corpus -->\n${table}\n<!-- /corpus -->${after}`;
-    if (process.env.UPDATE_README === '1') writeFileSync(new URL('../../README.md', import.meta.url), updated);
-    else assert.equal(readme, updated, "the README's corpus table reports these counts (UPDATE_README=1 rewrites it)");
+    if (process.env.UPDATE_README === '1') writeFileSync(new URL(`../../${page.path}`, import.meta.url), updated);
+    else assert.equal(page.text, updated, `${page.path}'s corpus table reports these counts (UPDATE_README=1 rewrites it)`);
   });
 });

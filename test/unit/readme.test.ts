@@ -1,18 +1,17 @@
-// The README is an interface too: its tables must list what the code has, no more, no less.
+// The documentation is an interface too (README.md and docs/): its tables must list what the code
+// has, no more, no less, wherever they live.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { drawStages } from '../../src/engine/order.ts';
 import { PROXY_ERRORS } from '../../src/errors.ts';
 import { buildProgram } from '../../src/cli-program.ts';
 import { rulesMarkdown } from '../../src/rules/catalogue.ts';
 import { RULES } from '../../src/rules/index.ts';
 import { boundsMarkdown } from '../helpers/bounds-table.ts';
-
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+import { docBlock, docPages } from '../helpers/doc-blocks.ts';
 
 test('the proxy error table lists every stable code with its HTTP status and JSON-RPC code', () => {
-  const table = readme.split('<!-- proxy-errors -->')[1]?.split('<!-- /proxy-errors -->')[0] ?? '';
+  const table = docBlock('proxy-errors');
   const rows = [...table.matchAll(/^\| `(WARDEN_\w+)` \| (\d+) \| (-\d+) \|/gm)].map((m) => [m[1], Number(m[2]), Number(m[3])]);
   const expected = Object.entries(PROXY_ERRORS).map(([code, e]) => [code, e.status, e.rpcCode]);
   assert.deepEqual(rows.sort(), expected.sort());
@@ -20,7 +19,7 @@ test('the proxy error table lists every stable code with its HTTP status and JSO
 
 test('every option of `mcp-warden proxy` is documented', () => {
   const proxy = buildProgram().commands.find((c) => c.name() === 'proxy')!;
-  const rows = readme.split('\n').filter((line) => line.startsWith('| `-'));
+  const rows = [...docPages().values()].flatMap((page) => page.split('\n').filter((line) => line.startsWith('| `-')));
   for (const option of proxy.options) {
     const flag = new RegExp(`(^|[\\s\`,])${option.long}([\\s\`]|$)`);
     assert.ok(
@@ -31,16 +30,16 @@ test('every option of `mcp-warden proxy` is documented', () => {
 });
 
 test('the README rule table is what `mcp-warden rules --format markdown` prints', () => {
-  const table = readme.split('<!-- rules -->')[1]?.split('<!-- /rules -->')[0]?.trim() ?? '';
+  const table = docBlock('rules');
   assert.equal(table, rulesMarkdown(RULES), 'regenerate with: node --import tsx src/cli.ts rules --format markdown');
 });
 
 test('the README draws the stages per mode as the stage list and the order table say', () => {
-  const drawn = readme.split('<!-- stages -->')[1]?.split('<!-- /stages -->')[0]?.trim() ?? '';
+  const drawn = docBlock('stages');
   assert.equal(drawn, `\`\`\`\n${drawStages()}\n\`\`\``);
 });
 
 test("the README's bounds table says what the code's bound constants hold", () => {
-  const table = readme.split('<!-- bounds -->')[1]?.split('<!-- /bounds -->')[0]?.trim() ?? '';
+  const table = docBlock('bounds');
   assert.equal(table, boundsMarkdown(), 'regenerate from test/helpers/bounds-table.ts');
 });

@@ -5,9 +5,9 @@
 // subject's version (test/helpers/schema-check.ts).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { BODY_RULES } from '../../src/rules/bodies.ts';
 import { CODE_RULES } from '../../src/rules/codes.ts';
+import { docBlock } from '../helpers/doc-blocks.ts';
 import { LEAK_PATTERNS, LEAK_RULES, findLeaks } from '../../src/rules/leaks.ts';
 import { TOOL_RULES } from '../../src/rules/tools.ts';
 import type { ExchangeRule, ExchangeSubject } from '../../src/rules/types.ts';
@@ -68,9 +68,7 @@ function chain(
 
 /** The rule ids of the README's catalogue table, in catalogue order. */
 const catalogue = (): string[] => {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const table = readme.slice(readme.indexOf('<!-- rules -->'), readme.indexOf('<!-- /rules -->'));
-  return [...table.matchAll(/^\| `([a-z0-9-]+)` \|/gm)].map((m) => m[1]!);
+  return [...docBlock('rules').matchAll(/^\| `([a-z0-9-]+)` \|/gm)].map((m) => m[1]!);
 };
 
 describe('the rewriter list', () => {
