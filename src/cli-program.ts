@@ -2,16 +2,17 @@
 // lists the rules, `policy` checks a policy file, `replay` runs a capture through a policy offline,
 // `report` turns logs and captures into an HTML report,
 // `demo` shows it all on a built-in broken server.
-// Built by a function so tests (and the README check) can read it without running it.
+// Built by a function so tests (and the README check) can read it without running it. Only the
+// option parsers load with it: each command imports its code when it runs, so --version and
+// --help answer without loading the proxy.
 import { Command, Option } from 'commander';
 import { createRequire } from 'node:module';
 import { INPUT_BOUNDS } from './config/defaults.ts';
-import { parseCount, parseDuration, parseList, parseListen, parseSize, parseUrl } from './config/cli-options.ts';
+import { parseCount, parseDuration, parseList, parseListen, parseSize, parseUrl, parseWorkers } from './config/cli-options.ts';
 import { registerCheckCommand } from './commands/check.ts';
-import { runProxyCommand, type ProxyCommandOptions } from './commands/proxy.ts';
-import { runStdioCommand, type StdioCommandOptions } from './commands/stdio.ts';
-import { TRANSPORT_MODES } from './transport/legacy-sse.ts';
-import { parseWorkers } from './proxy/workers.ts';
+import type { ProxyCommandOptions } from './commands/proxy.ts';
+import type { StdioCommandOptions } from './commands/stdio.ts';
+import { TRANSPORT_MODES } from './mcp/transport-modes.ts';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -186,7 +187,8 @@ export function buildProgram(): Command {
         parseWorkers,
       ),
     )
-    .action(async (opts: ProxyCommandOptions) => runProxyCommand(opts));
+    // Each command loads what it needs when it runs: --version and --help load none of it.
+    .action(async (opts: ProxyCommandOptions) => (await import('./commands/proxy.ts')).runProxyCommand(opts));
 
   program
     .command('stdio')
@@ -231,7 +233,11 @@ export function buildProgram(): Command {
     // Everything after the command is the command's own.
     .passThroughOptions()
     .action(async (command: string, args: string[], opts: StdioCommandOptions) => {
-      const code = await runStdioCommand(command, args, opts);
+      // The server starts first: its start-up overlaps with loading the relay (see stdio-child.ts).
+      const { spawnServer } = await import('./proxy/stdio-child.ts');
+      const server = spawnServer(command, args);
+      const { runStdioCommand } = await import('./commands/stdio.ts');
+      const code = await runStdioCommand(command, args, opts, server);
       // Our stdin (the client's pipe) may still be open: the relay is over once the child is.
       process.exit(code);
     });

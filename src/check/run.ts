@@ -47,14 +47,6 @@ export interface CheckOptions {
   clientVersion: string;
 }
 
-export const CHECK_DEFAULTS = {
-  protocol: 'auto',
-  timeoutMs: 60_000,
-  probeTimeoutMs: 10_000,
-  connectTimeoutMs: 5_000,
-  maxBytes: 1024 * 1024,
-} as const;
-
 /** The URL as reports show it: no credentials, no query or fragment (a query may hold a token); a stdio server as its command. */
 export function displayUrl(url: URL | StdioTarget): string {
   if (!(url instanceof URL)) return `stdio: ${url.command}${url.args.length > 0 ? ` (${url.args.length} arguments)` : ''}`;

@@ -6,10 +6,9 @@ import { DEFAULT_LIMITS } from '../config/defaults.ts';
 import { createAdminServer } from '../proxy/admin.ts';
 import { createProxy } from '../proxy/server.ts';
 import { createLogger } from '../sinks/logger.ts';
-import { policyStore, shadowPolicy, startupPolicy, VERSION } from './startup-policy.ts';
-import { Tracing } from '../sinks/tracing.ts';
+import { policyStore, shadowPolicy, startupPolicy, startupTracing } from './startup-policy.ts';
 import { LiveReport } from '../report/live.ts';
-import type { TransportMode } from '../transport/legacy-sse.ts';
+import type { TransportMode } from '../mcp/transport-modes.ts';
 import cluster from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
 import {
@@ -59,7 +58,7 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
   const worker = isWorker();
   if (processes > 1 && !worker) return runPrimary(processes, opts, upstream, level);
 
-  const tracing = Tracing.fromOptions({ endpoint: opts.otlpEndpoint, env: process.env, version: VERSION });
+  const tracing = await startupTracing(opts.otlpEndpoint);
   const logger = createLogger({
     level,
     pretty: opts.pretty,

@@ -1,16 +1,25 @@
-// The policy a long-running command starts with: the file given, or the defaults. A file that does
-// not validate stops the start, its errors on stderr as file:line:column.
+// What a long-running command starts with: the policy (the file given, or the defaults; a file that
+// does not validate stops the start, its errors on stderr as file:line:column), and span export.
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { formatPolicyError, loadPolicyFile, readPolicyFile } from '../config/load.ts';
 import { PolicyStore } from '../config/store.ts';
 import type { Logger } from '../sinks/logger.ts';
+import { otlpTracesUrl } from '../sinks/otlp-url.ts';
+import type { Tracing } from '../sinks/tracing.ts';
 import { defaultPolicy } from '../config/compile.ts';
 import type { Policy } from '../config/types.ts';
 import { REWRITABLE } from '../rewrite/rewriters.ts';
 
 /** mcp-warden's version (spans and metrics name it). */
 export const { version: VERSION } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+/** Span export when --otlp-endpoint or the OTEL_EXPORTER_OTLP_* variables ask for it; OpenTelemetry loads only then. */
+export async function startupTracing(endpoint: string | undefined): Promise<Tracing | undefined> {
+  if (otlpTracesUrl(endpoint, process.env) === undefined) return undefined;
+  const { Tracing } = await import('../sinks/tracing.ts');
+  return Tracing.fromOptions({ endpoint, env: process.env, version: VERSION });
+}
 
 /** The shipped enforce.yaml: the default shadow policy (what production would run). */
 export const SHIPPED_ENFORCE = fileURLToPath(new URL('../../config/enforce.yaml', import.meta.url));

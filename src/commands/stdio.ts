@@ -6,9 +6,9 @@
 // child's exit code once the requests it left open are answered.
 import { DEFAULT_LIMITS } from '../config/defaults.ts';
 import { createStdioProxy } from '../proxy/stdio.ts';
+import type { ServerChild } from '../proxy/stdio-child.ts';
 import { createLogger, logDestination } from '../sinks/logger.ts';
-import { policyStore, shadowPolicy, startupPolicy, VERSION } from './startup-policy.ts';
-import { Tracing } from '../sinks/tracing.ts';
+import { policyStore, shadowPolicy, startupPolicy, startupTracing } from './startup-policy.ts';
 
 export interface StdioCommandOptions {
   policy?: string;
@@ -21,10 +21,15 @@ export interface StdioCommandOptions {
 }
 
 /** Runs the child behind the relay; resolves with the exit code mcp-warden should exit with. */
-export async function runStdioCommand(command: string, args: readonly string[], opts: StdioCommandOptions): Promise<number> {
+export async function runStdioCommand(
+  command: string,
+  args: readonly string[],
+  opts: StdioCommandOptions,
+  server: ServerChild,
+): Promise<number> {
   const { policy, text } = await startupPolicy(opts.policy, 'stdio relay');
   const destination = logDestination(opts.logFile ?? 2);
-  const tracing = Tracing.fromOptions({ endpoint: opts.otlpEndpoint, env: process.env, version: VERSION });
+  const tracing = await startupTracing(opts.otlpEndpoint);
   const logger = createLogger({ level: opts.logLevel ?? policy.log.level ?? 'info', destination });
   // Reloads begin once the child below is started (the watch, SIGHUP): their results go to its metrics.
   const store = policyStore({ policy, text }, opts.policy, logger, (ok) => proxy.metrics.reloaded(ok));
@@ -42,6 +47,7 @@ export async function runStdioCommand(command: string, args: readonly string[], 
     client: { input: process.stdin, output: process.stdout },
     shadow: await shadowPolicy(opts.shadow),
     tracing,
+    server,
   });
   if (opts.policy !== undefined) store.watch();
   const forward = (signal: NodeJS.Signals) => {

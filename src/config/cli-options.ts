@@ -1,4 +1,5 @@
 // Parsers for command-line values: each returns the value or throws a message that names the flag.
+import { availableParallelism } from 'node:os';
 import { InvalidArgumentError } from 'commander';
 
 export function parseUrl(value: string): URL {
@@ -54,5 +55,14 @@ export function parseList(value: string): string[] {
 export function parseCount(value: string): number {
   const n = Number(value.trim());
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`expected a whole number of at least 1, got "${value}"`);
+  return n;
+}
+
+/** `--workers`: a count, or `auto` (the cores this process may use). */
+export function parseWorkers(value: string): number {
+  if (value === 'auto') return availableParallelism();
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 256)
+    throw new Error(`--workers takes a number from 1 to 256, or auto (got ${JSON.stringify(value)})`);
   return n;
 }

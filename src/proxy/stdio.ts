@@ -2,7 +2,7 @@
 // through the engine (transport/stdio-relay.ts); its stderr becomes records of the log's
 // (child-stderr.ts). The `stdio` command gives it the process's own stdin/stdout; the demo and
 // tests give it streams of their own.
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { ChildProcessByStdio } from 'node:child_process';
 import { constants } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Readable, Writable } from 'node:stream';
@@ -17,6 +17,7 @@ import { Metrics } from '../sinks/metrics.ts';
 import type { Tracing } from '../sinks/tracing.ts';
 import { StdioRelay } from '../transport/stdio-relay.ts';
 import { ChildStderr } from './child-stderr.ts';
+import { spawnServer, type ServerChild } from './stdio-child.ts';
 
 export interface StdioProxyOptions {
   command: string;
@@ -33,6 +34,8 @@ export interface StdioProxyOptions {
   shadow?: Policy;
   /** OpenTelemetry export: a span per exchange (the caller shuts it down). */
   tracing?: Tracing;
+  /** The server's process, already started (spawnServer); by default it is started here. */
+  server?: ServerChild;
 }
 
 export interface StdioProxy {
@@ -70,7 +73,7 @@ export function createStdioProxy(o: StdioProxyOptions): StdioProxy {
       return sink;
     },
   };
-  const child = spawn(o.command, [...o.args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const { child, started } = o.server ?? spawnServer(o.command, o.args);
   // Ignored, it is still read (and dropped): a child must never block on a full stderr pipe.
   if (o.stderr === 'ignore') child.stderr.resume();
   else new ChildStderr(child.stderr, logger);
@@ -83,14 +86,18 @@ export function createStdioProxy(o: StdioProxyOptions): StdioProxy {
     server: { input: child.stdin, output: child.stdout },
     session: `stdio:${process.pid}:${child.pid ?? 'unstarted'}`,
   });
-  logger.info({ command: o.command, args: o.args.length, pid: child.pid }, 'stdio server started');
+  // Said once the process runs: a command that does not exist is never "started".
+  void started.then((err) => {
+    if (!err) logger.info({ command: o.command, args: o.args.length, pid: child.pid }, 'stdio server started');
+  });
   const sweeper = setInterval(() => recordJudged(sinks, o.policy(), undefined, engine.tick(performance.now())), 5_000);
   sweeper.unref();
 
   const exited = (async () => {
     let startError: Error | undefined;
     const code = await new Promise<number>((resolve) => {
-      child.once('error', (err: NodeJS.ErrnoException) => {
+      void started.then((err) => {
+        if (!err) return;
         startError = err;
         logger.error({ err, command: o.command }, 'stdio server could not be started');
         // As a shell says it: 127 not found, 126 not executable.

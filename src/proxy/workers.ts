@@ -19,7 +19,6 @@
 // stops them all. Port 0 is resolved once, before the first fork: every worker, restarted ones
 // too, listens on that one port.
 import cluster, { type Worker } from 'node:cluster';
-import { availableParallelism } from 'node:os';
 import type { Logger } from '../sinks/logger.ts';
 import type { SessionFact, SessionStore } from '../exchange/sessions.ts';
 import { CAPTURE_KEY_ENV, captureKey } from '../sinks/capture.ts';
@@ -81,15 +80,6 @@ const isStream = typed<StreamMessage>(STREAM);
 const isPeer = typed<PeerMessage>(PEER);
 const isGone = typed<GoneMessage>(GONE);
 const isListening = typed<{ type: typeof LISTENING }>(LISTENING);
-
-/** `--workers`: a count, or `auto` (the cores this process may use). */
-export function parseWorkers(value: string): number {
-  if (value === 'auto') return availableParallelism();
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 256)
-    throw new Error(`--workers takes a number from 1 to 256, or auto (got ${JSON.stringify(value)})`);
-  return n;
-}
 
 /** Whether this process is a worker of `--workers` (it serves traffic and shares what it learns). */
 export const isWorker = (): boolean => cluster.isWorker;

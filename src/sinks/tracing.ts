@@ -16,6 +16,7 @@ import { clip } from '../util/clip.ts';
 import { peerText } from '../redact/peer.ts';
 import type { ExchangeHttp, JudgedExchange } from '../engine/plans.ts';
 import { requestKey } from '../exchange/table.ts';
+import { otlpTracesUrl } from './otlp-url.ts';
 
 export interface TracingOptions {
   /** --otlp-endpoint: the OTLP/HTTP traces URL (else the standard OTEL_EXPORTER_OTLP_* variables). */
@@ -40,14 +41,12 @@ export class Tracing {
 
   /** Tracing when export is asked for (--otlp-endpoint, OTEL_EXPORTER_OTLP_ENDPOINT or its traces variant), else undefined. */
   static fromOptions(o: TracingOptions): Tracing | undefined {
-    const asked = o.endpoint ?? o.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? o.env.OTEL_EXPORTER_OTLP_ENDPOINT;
-    return asked ? new Tracing(o) : undefined;
+    const url = otlpTracesUrl(o.endpoint, o.env);
+    return url ? new Tracing(url, o) : undefined;
   }
 
-  private constructor(o: TracingOptions) {
+  private constructor(url: string, o: TracingOptions) {
     // The URL from the options given (the exporter itself would read process.env); headers from OTEL_EXPORTER_OTLP_HEADERS.
-    const base = o.env.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, '');
-    const url = o.endpoint ?? o.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base ? `${base}/v1/traces` : undefined);
     const exporter = new OTLPTraceExporter({ url });
     this.provider = new BasicTracerProvider({
       resource: resourceFromAttributes({ 'service.name': o.env.OTEL_SERVICE_NAME ?? 'mcp-warden', 'service.version': o.version }),

@@ -6,14 +6,10 @@
 import type { ServerResponse } from 'node:http';
 import type { FailureDelivery } from '../engine/plans.ts';
 import type { Via } from '../exchange/flow.ts';
+import type { TransportMode } from '../mcp/transport-modes.ts';
 import { proxyErrorBody } from './egress.ts';
 import { BoundedMap } from '../exchange/bounded-map.ts';
 import { canonicalPath, targetPath } from './target.ts';
-
-/** How the proxy tells the transports apart: learned per stream (auto), or fixed by --transport. */
-export type TransportMode = 'auto' | 'sse' | 'streamable-http';
-
-export const TRANSPORT_MODES: readonly TransportMode[] = ['auto', 'sse', 'streamable-http'];
 
 /** A legacy session: what the engine calls it, and where its POSTs go upstream (path and query). */
 export interface LegacySession {

@@ -3,7 +3,8 @@
 // process's own streams).
 import { Command } from 'commander';
 import type { CheckReport } from '../../src/check/report.ts';
-import { CHECK_DEFAULTS, runCheck, type CheckOptions } from '../../src/check/run.ts';
+import { CHECK_DEFAULTS } from '../../src/check/defaults.ts';
+import { runCheck, type CheckOptions } from '../../src/check/run.ts';
 import { registerCheckCommand } from '../../src/commands/check.ts';
 
 /** runCheck against `url` with short bounds (2 s a probe, 20 s in all) unless `over` says otherwise. */

@@ -3,7 +3,8 @@
 // explains, and nothing else fires. Both speak 2025-11-25 only (SDK 1.32).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CHECK_DEFAULTS, runCheck } from '../../src/check/run.ts';
+import { CHECK_DEFAULTS } from '../../src/check/defaults.ts';
+import { runCheck } from '../../src/check/run.ts';
 import { startEverythingServer } from '../fixtures/everything-server.ts';
 import { startSdkServer } from '../fixtures/sdk-server.ts';
 

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, describe, test } from 'node:test';
-import { runCheck, CHECK_DEFAULTS } from '../../src/check/run.ts';
+import { CHECK_DEFAULTS } from '../../src/check/defaults.ts';
+import { runCheck } from '../../src/check/run.ts';
 import { loadPolicyFile, loadPolicyText } from '../../src/config/load.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { startLegacyServer } from '../fixtures/legacy-sse-server.ts';

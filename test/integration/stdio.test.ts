@@ -267,5 +267,8 @@ describe('the process contract', () => {
     const run = await start(['definitely-not-a-command-mcp-warden']);
     assert.deepEqual(await run.exit, { code: 127, signal: null });
     assert.match(run.stderr(), /cannot start definitely-not-a-command-mcp-warden/);
+    // #27: it was logged "stdio server started" before it failed.
+    assert.equal(run.log().filter((r) => r.msg === 'stdio server started').length, 0, 'never said to be started');
+    assert.ok(run.log().some((r) => r.msg === 'stdio server could not be started'));
   });
 });

@@ -116,7 +116,7 @@ test('the primary restarts a worker that dies, and /metrics sums the workers', a
 });
 
 test('--workers: auto is one per core; a bad count is refused at start', async () => {
-  const { parseWorkers } = await import('../../src/proxy/workers.ts');
+  const { parseWorkers } = await import('../../src/config/cli-options.ts');
   const { availableParallelism } = await import('node:os');
   assert.equal(parseWorkers('auto'), availableParallelism());
   assert.equal(parseWorkers('3'), 3);

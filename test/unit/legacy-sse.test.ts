@@ -2,7 +2,8 @@
 // from the `endpoint` event of a GET stream, and the POSTs routed to them by their request target.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LegacySessions, TRANSPORT_MODES, type TransportMode } from '../../src/transport/legacy-sse.ts';
+import { TRANSPORT_MODES, type TransportMode } from '../../src/mcp/transport-modes.ts';
+import { LegacySessions } from '../../src/transport/legacy-sse.ts';
 
 const UPSTREAM = new URL('http://upstream.test:3001/sse');
 const PUBLIC = 'https://proxy.example';

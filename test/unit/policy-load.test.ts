@@ -364,3 +364,16 @@ describe('loadPolicyFile and formatPolicyError', () => {
     assert.equal(formatPolicyError({ file: 'a.yaml', line: 0, column: 0, key: '', message: 'm' }), 'a.yaml: m');
   });
 });
+
+describe('the policy schema', () => {
+  // Policies are validated without checking the schema itself each time (it cost every start ~35 ms): checked here instead.
+  test('is a valid JSON Schema (draft-07 meta-schema), in strict mode', async () => {
+    const { Ajv } = await import('ajv');
+    const { buildPolicySchema } = await import('../../src/config/schema.ts');
+    const { RULES } = await import('../../src/rules/index.ts');
+    const ajv = new Ajv({ allErrors: true, allowUnionTypes: true, strict: true });
+    const schema = buildPolicySchema(RULES);
+    assert.equal(ajv.validateSchema(schema), true, JSON.stringify(ajv.errors));
+    assert.doesNotThrow(() => ajv.compile(schema));
+  });
+});
