@@ -5,5 +5,6 @@ buildProgram()
   .parseAsync()
   .catch((err: unknown) => {
     console.error(`mcp-warden: ${(err as Error).message}`);
-    process.exit(1);
+    // An error may say how to exit (3: an address it cannot listen on); anything else is 1.
+    process.exit((err as { exitCode?: number }).exitCode ?? 1);
   });

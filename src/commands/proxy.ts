@@ -21,7 +21,7 @@ import {
   type Primary,
 } from '../proxy/workers.ts';
 import { LegacyPeers } from '../proxy/peers.ts';
-import { freePort } from '../proxy/listen.ts';
+import { freePort, listenAs, probeListen } from '../proxy/listen.ts';
 
 /** The proxy command's options as commander parsed them: undefined where the user gave nothing. */
 export interface ProxyCommandOptions {
@@ -106,11 +106,22 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
     new AggregatorRegistry();
     AggregatorRegistry.setRegistries([proxy.metrics.registry]);
   }
-  await proxy.listen(worker ? workerPort(opts.listen.port) : opts.listen.port, opts.listen.host);
-  logger.info({ policy: policy.source, mode: policy.mode }, 'policy in force');
   const admin =
     opts.admin && !worker ? createAdminServer({ metrics: proxy.metrics, upstream, draining: proxy.draining, report, guard }) : undefined;
-  if (admin && opts.admin) logger.info({ admin: (await admin.listen(opts.admin.port, opts.admin.host)).href }, 'admin listening');
+  // The admin port first: one that is in use stops the start before the proxy says it listens.
+  const adminUrl =
+    admin && opts.admin
+      ? await listenAs('--admin', () => admin.listen(opts.admin!.port, opts.admin!.host), opts.admin.host, opts.admin.port)
+      : undefined;
+  const port = worker ? workerPort(opts.listen.port) : opts.listen.port;
+  try {
+    await listenAs('--listen', async () => (await proxy.listen(port, opts.listen.host)).url, opts.listen.host, port);
+  } catch (err) {
+    await admin?.close();
+    throw err;
+  }
+  logger.info({ policy: policy.source, mode: policy.mode }, 'policy in force');
+  if (adminUrl) logger.info({ admin: adminUrl.href }, 'admin listening');
   if (opts.policy !== undefined) store.watch();
   let stopping = false;
   // A SIGHUP while stopping is ignored (without a handler it would end the process).
@@ -175,22 +186,29 @@ async function runPrimary(n: number, opts: ProxyCommandOptions, upstream: URL, l
   process.on('SIGHUP', () => void (stopping || primary?.reload()));
   process.on('SIGINT', () => stop('SIGINT')).on('SIGTERM', () => stop('SIGTERM'));
 
-  // Port 0 is chosen here, once: a restarted worker must listen where the others do.
+  // Port 0 is chosen here, once: a restarted worker must listen where the others do. A port given
+  // is tried here first: one in use is one line and exit 3, not workers restarted until they give up.
   const port = opts.listen.port === 0 ? await freePort(opts.listen.host) : undefined;
-  if (stopping) return;
-  const started = startWorkers(n, port, logger, (reason) => {
-    code = 1;
-    stop('SIGTERM', reason);
-  });
-  primary = started;
+  if (port === undefined) await probeListen('--listen', opts.listen.host, opts.listen.port);
   const aggregator = new AggregatorRegistry();
+  let workers: Primary | undefined;
   admin = opts.admin
     ? createAdminServer({
         metrics: { registry: { metrics: () => aggregator.clusterMetrics(), contentType: aggregator.contentType } },
         upstream,
         draining: () => stopping,
-        serving: () => started.listening > 0,
+        serving: () => (workers?.listening ?? 0) > 0,
       })
     : undefined;
-  if (admin && opts.admin) logger.info({ admin: (await admin.listen(opts.admin.port, opts.admin.host)).href }, 'admin listening');
+  const adminUrl =
+    admin && opts.admin
+      ? await listenAs('--admin', () => admin!.listen(opts.admin!.port, opts.admin!.host), opts.admin.host, opts.admin.port)
+      : undefined;
+  if (stopping) return;
+  workers = startWorkers(n, port, logger, (reason, exitCode) => {
+    code = exitCode;
+    stop('SIGTERM', reason);
+  });
+  primary = workers;
+  if (adminUrl) logger.info({ admin: adminUrl.href }, 'admin listening');
 }

@@ -27,12 +27,12 @@ export const SHIPPED_ENFORCE = fileURLToPath(new URL('../../config/enforce.yaml'
 /** The shadow policy under audit: the file given, else the shipped enforce.yaml. */
 export async function shadowPolicy(path: string | undefined): Promise<Policy> {
   const file = path ?? SHIPPED_ENFORCE;
-  return (await loadOrStop(file, `${file}: the shadow policy does not validate (see above)`)).policy;
+  return (await loadOrStop(file, 'the shadow policy', '')).policy;
 }
 
 export async function startupPolicy(path: string | undefined, command: string): Promise<{ policy: Policy; text: string | undefined }> {
   if (path === undefined) return { policy: defaultPolicy(REWRITABLE), text: undefined };
-  return loadOrStop(path, `${path}: the policy does not validate (see above); the ${command} did not start`);
+  return loadOrStop(path, 'the policy', `; the ${command} did not start`);
 }
 
 /** The store a command serves its policy from (its warnings logged); each reload's result goes to `onReload`. */
@@ -46,12 +46,17 @@ export function policyStore(
   return new PolicyStore({ path, logger, initial: start.policy, initialText: start.text, rewritable: REWRITABLE, onReload });
 }
 
-/** A policy file, or its errors on stderr as file:line:column and `stop` thrown. */
-async function loadOrStop(file: string, stop: string): Promise<{ policy: Policy; text: string | undefined }> {
+/**
+ * A policy file, or its errors on stderr as file:line:column and an error thrown that says what
+ * stopped: `what` the file is ("the policy"), and what did not start.
+ */
+async function loadOrStop(file: string, what: string, notStarted: string): Promise<{ policy: Policy; text: string | undefined }> {
   const { text, result } = await readPolicyFile(file, { rewritable: REWRITABLE });
   if (!result.ok) {
     for (const e of result.errors) process.stderr.write(`${formatPolicyError(e)}\n`);
-    throw new Error(stop);
+    // A file that is not there, or cannot be read, does not fail to validate: it says so.
+    const why = text === undefined ? `${what} cannot be read` : `${what} does not validate (see above)`;
+    throw new Error(`${file}: ${why}${notStarted}`);
   }
   return { policy: result.policy, text };
 }

@@ -20,6 +20,7 @@
 // too, listens on that one port.
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from '../sinks/logger.ts';
+import { EXIT_CANNOT_LISTEN } from './listen.ts';
 import type { SessionFact, SessionStore } from '../exchange/sessions.ts';
 import { CAPTURE_KEY_ENV, captureKey } from '../sinks/capture.ts';
 import type { LegacySessions, LegacyStreamFact } from '../transport/legacy-sse.ts';
@@ -186,7 +187,12 @@ export interface Primary {
 }
 
 /** In the primary: starts `n` workers (this same command, in cluster mode; `port`: for port 0, the one chosen) and keeps them running until stop(). */
-export function startWorkers(n: number, port: number | undefined, logger: Logger, onGiveUp: (reason: string) => void): Primary {
+export function startWorkers(
+  n: number,
+  port: number | undefined,
+  logger: Logger,
+  onGiveUp: (reason: string, exitCode: number) => void,
+): Primary {
   const workers = new Set<Worker>();
   const listening = new Set<Worker>();
   const restarts: number[] = [];
@@ -240,12 +246,17 @@ export function startWorkers(n: number, port: number | undefined, logger: Logger
         if (workers.size === 0) resolveStopped();
         return;
       }
+      // A worker that cannot listen (the port taken since the primary tried it): another would not either.
+      if (code === EXIT_CANNOT_LISTEN) {
+        logger.error({ worker: worker.id, code }, 'worker cannot listen; stopping');
+        return onGiveUp('a worker cannot listen', EXIT_CANNOT_LISTEN);
+      }
       const now = Date.now();
       restarts.push(now);
       while (restarts.length > 0 && restarts[0]! < now - RESTART_WINDOW_MS) restarts.shift();
       if (restarts.length > MAX_RESTARTS) {
         logger.error({ worker: worker.id, code, signal, restarts: restarts.length }, 'worker exited; too many restarts, stopping');
-        return onGiveUp('workers kept exiting');
+        return onGiveUp('workers kept exiting', 1);
       }
       logger.error({ worker: worker.id, code, signal }, 'worker exited; starting another');
       fork();

@@ -269,3 +269,42 @@ test('a client uploading 8 MiB past a 64 KiB --max-body reads its 413, declared 
     await server.close();
   }
 });
+
+// #27: a port in use was a raw "listen EADDRINUSE" (and exit 1); under --workers, workers were
+// restarted six times first; with --admin in use, the main port's "listening" came first.
+test('a port in use, main or admin, with or without --workers: one line naming the flag, exit 3, nothing listening', async () => {
+  const { createServer } = await import('node:net');
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  const busy = (holder.address() as { port: number }).port;
+  try {
+    for (const [flag, args] of [
+      ['--listen', ['--listen', `127.0.0.1:${busy}`]],
+      ['--admin', ['--listen', '127.0.0.1:0', '--admin', `127.0.0.1:${busy}`]],
+      ['--listen', ['--listen', `127.0.0.1:${busy}`, '--workers', '2']],
+      ['--admin', ['--listen', '127.0.0.1:0', '--workers', '2', '--admin', `127.0.0.1:${busy}`]],
+    ] as const) {
+      const run = start(['proxy', '--upstream', 'http://127.0.0.1:9/mcp', ...args, '--no-pretty']);
+      assert.equal(await run.exited, 3, args.join(' '));
+      const lines = run.stderr().trim().split('\n');
+      assert.deepEqual(lines, [
+        `mcp-warden: cannot listen on 127.0.0.1:${busy} (${flag}): the port is in use (EADDRINUSE): stop what holds it, or give another port`,
+      ]);
+      assert.deepEqual(
+        run.lines().filter((r) => r.msg === 'listening' || r.msg === 'workers started'),
+        [],
+        `${args.join(' ')}: nothing said to listen, no worker started`,
+      );
+    }
+  } finally {
+    holder.close();
+  }
+});
+
+test('a policy file that is not there: said so (not "does not validate"), and the proxy does not start', async () => {
+  const run = start(['proxy', '--upstream', 'http://127.0.0.1:9/mcp', '--listen', '127.0.0.1:0', '--policy', '/nonexistent/warden.yaml']);
+  assert.equal(await run.exited, 1);
+  assert.match(run.stderr(), /\/nonexistent\/warden\.yaml: cannot read the policy file: no such file/);
+  assert.match(run.stderr(), /the policy cannot be read; the proxy did not start/);
+  assert.doesNotMatch(run.stderr(), /does not validate/);
+});
