@@ -198,6 +198,8 @@ async function runPrimary(n: number, opts: ProxyCommandOptions, upstream: URL, l
         upstream,
         draining: () => stopping,
         serving: () => (workers?.listening ?? 0) > 0,
+        reportUnavailable:
+          "under --workers each worker keeps its own live report, and the fleet's is not gathered: run one process for /report, or turn the log into a report with `mcp-warden report LOG`",
       })
     : undefined;
   const adminUrl =

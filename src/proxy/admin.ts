@@ -39,6 +39,8 @@ export interface AdminOptions {
   report?: LiveReport;
   /** The Host/Origin guard of /report and /report.json: the MCP endpoint's options (--allowed-hosts, --allowed-origins). */
   guard?: HostGuardOptions;
+  /** Why there is no live report here (with --workers: each worker keeps its own): /report and /report.json say so with 501. */
+  reportUnavailable?: string;
   /** Largest /report or /report.json answer (bytes); past it a 503 says so. */
   renderBytes?: number;
 }
@@ -98,6 +100,8 @@ export function createAdminServer(options: AdminOptions) {
       );
       return;
     }
+    if (options.reportUnavailable && (path === '/report' || path === '/report.json'))
+      return json(res, 501, { error: 'report not available', why: options.reportUnavailable });
     json(res, 404, { error: 'not found', paths: options.report ? PATHS : PATHS.slice(0, 3) });
   });
   return {

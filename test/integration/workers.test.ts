@@ -113,6 +113,14 @@ test('the primary restarts a worker that dies, and /metrics sums the workers', a
   const total = [...metrics.matchAll(/^mcp_warden_exchanges_total\{[^}]*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
   assert.equal(total, requests, 'every exchange, whichever worker served it');
   assert.match(metrics, /^mcp_warden_build_info\{version="[^"]+",node="[^"]+"\} 1$/m, 'one build, not one per worker');
+  // #27: /report was a bare 404 here; it says why there is none, and what to do instead.
+  for (const path of ['/report', '/report.json']) {
+    const res = await request(new URL(path, admin));
+    assert.equal(res.statusCode, 501, path);
+    const body = (await res.body.json()) as { error: string; why: string };
+    assert.equal(body.error, 'report not available');
+    assert.match(body.why, /each worker keeps its own live report.*mcp-warden report LOG/);
+  }
 });
 
 test('--workers: auto is one per core; a bad count is refused at start', async () => {
