@@ -177,7 +177,13 @@ export function buildProgram(): Command {
     .addOption(
       opt('--log-level <level>', 'log level (default: info)', 'MCP_WARDEN_LOG_LEVEL').choices(['trace', 'debug', 'info', 'warn', 'error']),
     )
-    .addOption(opt('--pretty', 'human-readable logs (default when stdout is a terminal and pino-pretty is installed)', 'MCP_WARDEN_PRETTY'))
+    .addOption(
+      opt(
+        '--pretty',
+        'one line per record for a person: each exchange as method, tool, status, outcome, findings, time (default when stdout is a terminal; colours only there)',
+        'MCP_WARDEN_PRETTY',
+      ),
+    )
     .addOption(opt('--no-pretty', 'JSON lines even on a terminal', 'MCP_WARDEN_NO_PRETTY'))
     .addOption(
       opt(

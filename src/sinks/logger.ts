@@ -1,8 +1,7 @@
-// pino logger: JSON lines on stdout, pretty on a TTY. Secrets are redacted by default where a
+// pino logger: JSON lines on stdout, one pretty line per record on a TTY (sinks/pretty.ts). Secrets are redacted by default where a
 // record is built (sinks/redact.ts, redactTarget here); pino's redaction stays as a net for header
 // objects only. Wildcard paths (`*.token`) made it walk every record: 26 µs a record against 4.
 import { mkdirSync, openSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { pino, type Logger, type DestinationStream } from 'pino';
 
@@ -12,6 +11,7 @@ export type { Logger };
 export const SECRET_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'x-auth-token'];
 
 import { REDACTED } from '../redact/text.ts';
+import { prettyStream } from './pretty.ts';
 
 export { REDACTED };
 
@@ -25,7 +25,7 @@ export const LOG_DESTINATION = { dest: 1, sync: false, minLength: 4096, periodic
 
 export interface LoggerOptions {
   level?: string;
-  /** Pretty-print for people; defaults to whether stdout is a TTY. */
+  /** One line per record for people (sinks/pretty.ts); defaults to whether stdout is a TTY. */
   pretty?: boolean;
   /** Where lines go (tests capture them); defaults to stdout. */
   destination?: DestinationStream;
@@ -36,16 +36,6 @@ export interface LoggerOptions {
    * stdout, and a write of one line under PIPE_BUF (4 KiB) is never split by another process's.
    */
   lineAtATime?: boolean;
-}
-
-/** Whether pino-pretty can be loaded from here (pino's transport would fail at start without it). */
-function prettyAvailable(): boolean {
-  try {
-    createRequire(import.meta.url).resolve('pino-pretty');
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -88,11 +78,7 @@ function buildLogger(options: LoggerOptions): Logger {
     timestamp: isoTimeOncePerMs,
   };
   if (options.destination) return pino(base, options.destination);
-  // pino-pretty is a devDependency: a production install (npm ci --omit=dev) on a terminal logs JSON.
-  const pretty = (options.pretty ?? process.stdout.isTTY === true) && prettyAvailable();
-  if (pretty) {
-    return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true, ignore: 'pid,hostname,name' } } });
-  }
+  if (options.pretty ?? process.stdout.isTTY === true) return pino(base, prettyStream(process.stdout));
   return pino(base, pino.destination(options.lineAtATime ? { ...LOG_DESTINATION, minLength: 0 } : LOG_DESTINATION));
 }
 

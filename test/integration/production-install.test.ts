@@ -1,6 +1,7 @@
-// The production install (the Dockerfile's runtime stage: `npm ci --omit=dev`, no devDependencies
-// such as pino-pretty) started on a pseudo-terminal, as `docker run -it` and `npx mcp-warden` do.
-// It must log JSON lines there instead of dying on the missing pretty-printer.
+// The production install (the Dockerfile's runtime stage: `npm ci --omit=dev`, no devDependencies)
+// started on a pseudo-terminal, as `docker run -it` and `npx mcp-warden` do. It logs one pretty
+// line per record there (the printer is mcp-warden's own, src/sinks/pretty.ts), and JSON lines
+// with --no-pretty.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFile } from 'node:child_process';
@@ -60,15 +61,14 @@ describe('production install on a terminal', { timeout: 180_000 }, () => {
   const env = { ...process.env, MCP_WARDEN_PRETTY: undefined, MCP_WARDEN_NO_PRETTY: undefined };
   const proxyCmd = 'node dist/cli.js proxy --upstream http://127.0.0.1:9/mcp --listen 127.0.0.1:0';
 
-  test('pino-pretty is not installed, and `proxy` on a TTY starts and logs JSON lines', async () => {
-    await assert.rejects(run('node', ['-e', 'require.resolve("pino-pretty")'], { cwd: dir }));
-    const out = await onTerminal(proxyCmd, env, /"msg":"policy in force"/);
-    assert.doesNotMatch(out, /unable to determine transport target/);
-    assert.match(out, /"msg":"listening"/);
+  test('`proxy` on a TTY starts and logs one coloured line per record', async () => {
+    const out = await onTerminal(proxyCmd, env, /policy in force/);
+    assert.ok(out.includes('\x1b[32mINFO \x1b[0m listening  listen=http://127.0.0.1:'), out);
+    assert.doesNotMatch(out, /"msg":/, 'no JSON line');
   });
 
-  test('--pretty asked for explicitly still starts (JSON, since the pretty-printer is absent)', async () => {
-    const out = await onTerminal(`${proxyCmd} --pretty`, env, /"msg":"policy in force"/);
+  test('--no-pretty on a TTY: JSON lines', async () => {
+    const out = await onTerminal(`${proxyCmd} --no-pretty`, env, /"msg":"policy in force"/);
     assert.match(out, /"msg":"listening"/);
   });
 
