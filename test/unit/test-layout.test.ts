@@ -1,6 +1,8 @@
 // `npm test` runs most test files several to a process (test/shares.ts): its script names entry
 // files and globs, not the test files. This keeps it honest: expanded, the script runs every
-// test/unit/*.test.ts and test/integration/*.test.ts file exactly once.
+// test/unit/*.test.ts and test/integration/*.test.ts file exactly once; the slow tier
+// (test/slow/: corpora, conformance suites, memory bounds, the production install) runs in
+// `npm run test:slow`, which CI runs too.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -45,4 +47,14 @@ test('npm test runs every unit and integration test file exactly once', () => {
   }
   const all = [...expand('test/unit/*.test.ts'), ...expand('test/integration/*.test.ts')];
   assert.deepEqual([...run].sort(), all.sort());
+});
+
+test('the slow tier (npm run test:slow, which .ci/run runs) runs every test/slow file, and npm run test:all both', () => {
+  const pkg = JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')) as { scripts: Record<string, string> };
+  const slow = pkg.scripts['test:slow']!;
+  assert.match(slow, /^node --import tsx --test .*test\/slow\/\*\.test\.ts$/);
+  assert.ok(expand('test/slow/*.test.ts').length > 0);
+  assert.equal(pkg.scripts['test:all'], 'npm test && npm run test:slow --silent');
+  const ci = readFileSync(new URL('.ci/run', ROOT), 'utf8');
+  assert.match(ci, /npm run test:slow/, '.ci/run runs the slow tier');
 });
