@@ -111,6 +111,11 @@ export async function runReportCommand(
     }
   }
   progress.stop();
+  // No input could be opened at all: an empty report would only hide that.
+  if (failed && reader.lines === 0) {
+    err.write('report: nothing could be read: no report written\n');
+    return 1;
+  }
 
   const data = reader.data(sources.map((s) => (s === '-' ? 'stdin' : s)));
   const output = opts.output ?? (opts.format === 'html' ? 'report.html' : '-');

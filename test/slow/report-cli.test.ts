@@ -136,6 +136,14 @@ describe('mcp-warden report: what it cannot read', () => {
     assert.ok(d.summary.exchanges >= expected.exchanges, 'the readable log is reported');
   });
 
+  test('nothing readable at all: said on stderr, exit 1, and no empty report written', async () => {
+    const out = join(dir, 'empty.html');
+    const r = await cli(['report', join(dir, 'nope-either.log'), '-o', out]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /report: nothing could be read: no report written/);
+    await assert.rejects(readFile(out), /ENOENT/);
+  });
+
   test('a gzip bomb: stopped at its ratio, said on stderr, exit 1, the log before it reported; --max-ratio and --max-lines let it through', async () => {
     const bomb = join(dir, 'bomb.log.gz');
     await writeFile(bomb, gzipSync(Buffer.concat([readFileSync(log), Buffer.alloc(100 * 1024 * 1024, 10)]), { level: 9 }));
