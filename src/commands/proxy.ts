@@ -109,13 +109,10 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
   const admin =
     opts.admin && !worker ? createAdminServer({ metrics: proxy.metrics, upstream, draining: proxy.draining, report, guard }) : undefined;
   // The admin port first: one that is in use stops the start before the proxy says it listens.
-  const adminUrl =
-    admin && opts.admin
-      ? await listenAs('--admin', () => admin.listen(opts.admin!.port, opts.admin!.host), opts.admin.host, opts.admin.port)
-      : undefined;
+  const adminUrl = admin && opts.admin ? await listenAs('--admin', opts.admin, admin.listen) : undefined;
   const port = worker ? workerPort(opts.listen.port) : opts.listen.port;
   try {
-    await listenAs('--listen', async () => (await proxy.listen(port, opts.listen.host)).url, opts.listen.host, port);
+    await listenAs('--listen', { host: opts.listen.host, port }, async (p, h) => (await proxy.listen(p, h)).url);
   } catch (err) {
     await admin?.close();
     throw err;
@@ -202,10 +199,7 @@ async function runPrimary(n: number, opts: ProxyCommandOptions, upstream: URL, l
           "under --workers each worker keeps its own live report, and the fleet's is not gathered: run one process for /report, or turn the log into a report with `mcp-warden report LOG`",
       })
     : undefined;
-  const adminUrl =
-    admin && opts.admin
-      ? await listenAs('--admin', () => admin!.listen(opts.admin!.port, opts.admin!.host), opts.admin.host, opts.admin.port)
-      : undefined;
+  const adminUrl = admin && opts.admin ? await listenAs('--admin', opts.admin, admin.listen) : undefined;
   if (stopping) return;
   workers = startWorkers(n, port, logger, (reason, exitCode) => {
     code = exitCode;

@@ -1,6 +1,5 @@
-// Starts a node:http server on host:port and says where it listens; finds a free port.
-import type { Server } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
+// Starts a server on host:port and says where it listens, or why it cannot (naming the flag that gave the address); finds a free port.
+import { createServer, type AddressInfo, type Server } from 'node:net';
 
 /** Listens; resolves with the server's base URL (http://host:port/), rejects if the address is taken. */
 export async function listenOn(server: Server, port: number, host: string): Promise<URL> {
@@ -37,13 +36,17 @@ export class CannotListen extends Error {
   }
 }
 
-/** Listens with listenOn; an address it cannot have becomes a CannotListen naming `flag`. */
-export async function listenAs(flag: string, listen: () => Promise<URL>, host: string, port: number): Promise<URL> {
+/** Listens `at` the address `flag` gave; one it cannot have becomes a CannotListen naming the flag. */
+export async function listenAs(
+  flag: string,
+  at: { host: string; port: number },
+  listen: (port: number, host: string) => Promise<URL>,
+): Promise<URL> {
   try {
-    return await listen();
+    return await listen(at.port, at.host);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    if (typeof e.code === 'string' && (e.syscall === 'listen' || e.syscall === 'bind')) throw new CannotListen(flag, host, port, e);
+    if (typeof e.code === 'string' && (e.syscall === 'listen' || e.syscall === 'bind')) throw new CannotListen(flag, at.host, at.port, e);
     throw err;
   }
 }
@@ -51,7 +54,7 @@ export async function listenAs(flag: string, listen: () => Promise<URL>, host: s
 /** Whether `host:port` can be listened on now (a CannotListen naming `flag` when not); nothing stays open. */
 export async function probeListen(flag: string, host: string, port: number): Promise<void> {
   const probe = createServer();
-  await listenAs(flag, () => listenOn(probe as unknown as Server, port, host), host, port);
+  await listenAs(flag, { host, port }, (p, h) => listenOn(probe, p, h));
   await new Promise<void>((resolve) => probe.close(() => resolve()));
 }
 

@@ -39,6 +39,18 @@ describe('knownValues', () => {
     assert.ok(knownValues({ text: 'connected to db-primary.internal at 10.0.3.7:5432' }).includes('db-primary.internal'));
     const trace = knownValues({ text: 'Error: boom\n    at handler (/srv/app/dist/tools.js:42:17)' });
     assert.ok(!trace.some((v) => v.startsWith('at ')), 'no stack frame is kept');
+    // Every kind of token a success can name passes the scan's cheap gate; prose without one yields nothing.
+    for (const [text, token] of [
+      ['replica at fd12:3456::7 is up', 'fd12:3456::7'],
+      ['listening on [::1]', '::1'],
+      ['served at localhost:8080', 'localhost:8080'],
+      ['db jdbc:postgresql://db.internal/app', 'jdbc:postgresql://db.internal/app'],
+      ['Server=sql.corp;Database=app;User ID=ada', 'Server=sql.corp;Database=app;User ID=ada'],
+      ['opened C:\\work\\app\\notes.md', 'C:\\work\\app\\notes.md'],
+      ['peer 192.168.1.20 answered', '192.168.1.20'],
+    ] as const)
+      assert.ok(knownValues({ text }).includes(token), `${token} in ${JSON.stringify(knownValues({ text }))}`);
+    assert.deepEqual(knownValues({ text: 'Sunny, 21 °C in Paris. Wind 3.4 m/s from the north-west.' }), []);
     const dsn = knownValues({ dsn: 'postgres://admin:hunter2@db.internal:5432/app' });
     assert.ok(dsn.length > 0 && dsn.every((v) => !v.includes('hunter2')), JSON.stringify(dsn));
   });
