@@ -6,7 +6,7 @@ import { DEFAULT_LIMITS } from '../config/defaults.ts';
 import { createAdminServer } from '../proxy/admin.ts';
 import { createProxy } from '../proxy/server.ts';
 import { createLogger } from '../sinks/logger.ts';
-import { policyStore, shadowPolicy, startupPolicy, startupTracing } from './startup-policy.ts';
+import { policyStore, shadowPolicy, startLimits, startupPolicy, startupTracing } from './startup-policy.ts';
 import { LiveReport } from '../report/live.ts';
 import type { TransportMode } from '../mcp/transport-modes.ts';
 import cluster from 'node:cluster';
@@ -92,9 +92,7 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
       upstreamHeadersTimeoutMs: opts.timeout ?? policy.upstream.headersTimeoutMs ?? DEFAULT_LIMITS.upstreamHeadersTimeoutMs,
       upstreamBodyTimeoutMs: opts.idleTimeout ?? policy.upstream.bodyTimeoutMs ?? DEFAULT_LIMITS.upstreamBodyTimeoutMs,
       upstreamConnectTimeoutMs: policy.upstream.connectTimeoutMs ?? DEFAULT_LIMITS.upstreamConnectTimeoutMs,
-      maxRequestBytes: opts.maxBody ?? policy.limits.maxRequestBytes ?? DEFAULT_LIMITS.maxRequestBytes,
-      auditBodyBytes: opts.auditLimit ?? policy.limits.auditBodyBytes ?? DEFAULT_LIMITS.auditBodyBytes,
-      auditEventBytes: policy.limits.auditEventBytes ?? DEFAULT_LIMITS.auditEventBytes,
+      ...startLimits(policy, opts),
       maxConnections: opts.maxConnections ?? DEFAULT_LIMITS.maxConnections,
       clientHeadersTimeoutMs: opts.headerTimeout ?? DEFAULT_LIMITS.clientHeadersTimeoutMs,
     },

@@ -8,6 +8,7 @@ import type { Logger } from '../sinks/logger.ts';
 import { otlpTracesUrl } from '../sinks/otlp-url.ts';
 import type { Tracing } from '../sinks/tracing.ts';
 import { defaultPolicy } from '../config/compile.ts';
+import { DEFAULT_LIMITS, type Limits } from '../config/defaults.ts';
 import type { Policy } from '../config/types.ts';
 import { REWRITABLE } from '../rewrite/rewriters.ts';
 
@@ -72,4 +73,19 @@ export async function policyOrErrors(path: string, err: { write(text: string): u
   }
   for (const w of loaded.policy.warnings) err.write(`warning: ${w}\n`);
   return loaded.policy;
+}
+
+/** The limits both proxies read from the policy at start, the command line's flags winning. */
+export function startLimits(
+  policy: Policy,
+  flags: { maxBody?: number; auditLimit?: number },
+): Pick<Limits, 'maxRequestBytes' | 'auditBodyBytes' | 'auditEventBytes' | 'maxSessions' | 'sessionIdleMs'> {
+  const l = policy.limits;
+  return {
+    maxRequestBytes: flags.maxBody ?? l.maxRequestBytes ?? DEFAULT_LIMITS.maxRequestBytes,
+    auditBodyBytes: flags.auditLimit ?? l.auditBodyBytes ?? DEFAULT_LIMITS.auditBodyBytes,
+    auditEventBytes: l.auditEventBytes ?? DEFAULT_LIMITS.auditEventBytes,
+    maxSessions: l.maxSessions ?? DEFAULT_LIMITS.maxSessions,
+    sessionIdleMs: l.sessionIdleMs ?? DEFAULT_LIMITS.sessionIdleMs,
+  };
 }

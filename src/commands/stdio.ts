@@ -4,11 +4,10 @@
 // line (proxy/child-stderr.ts), never through to ours as it came.
 // SIGINT and SIGTERM go on to the child; SIGHUP reloads the policy; mcp-warden exits with the
 // child's exit code once the requests it left open are answered.
-import { DEFAULT_LIMITS } from '../config/defaults.ts';
 import { createStdioProxy } from '../proxy/stdio.ts';
 import type { ServerChild } from '../proxy/stdio-child.ts';
 import { createLogger, logDestination } from '../sinks/logger.ts';
-import { policyStore, shadowPolicy, startupPolicy, startupTracing } from './startup-policy.ts';
+import { policyStore, shadowPolicy, startLimits, startupPolicy, startupTracing } from './startup-policy.ts';
 
 export interface StdioCommandOptions {
   policy?: string;
@@ -39,11 +38,7 @@ export async function runStdioCommand(
     args,
     policy: () => store.current(),
     logger,
-    limits: {
-      maxRequestBytes: opts.maxBody ?? policy.limits.maxRequestBytes ?? DEFAULT_LIMITS.maxRequestBytes,
-      auditBodyBytes: opts.auditLimit ?? policy.limits.auditBodyBytes ?? DEFAULT_LIMITS.auditBodyBytes,
-      auditEventBytes: policy.limits.auditEventBytes ?? DEFAULT_LIMITS.auditEventBytes,
-    },
+    limits: startLimits(policy, opts),
     client: { input: process.stdin, output: process.stdout },
     shadow: await shadowPolicy(opts.shadow),
     tracing,

@@ -30,7 +30,13 @@ export interface PolicyDocument {
   }>;
   security?: Section<{ allowedHosts?: string[]; allowedOrigins?: string[] }>;
   scope?: Section<{ passthrough?: Section<string[]>; unjudged?: 'relay' | 'block' }>;
-  limits?: Section<{ maxRequestBody?: string | number; auditBody?: string | number; auditEvent?: string | number }>;
+  limits?: Section<{
+    maxRequestBody?: string | number;
+    auditBody?: string | number;
+    auditEvent?: string | number;
+    maxSessions?: number;
+    sessionIdle?: string | number;
+  }>;
   log?: Section<{ level?: string; arguments?: 'off' | 'redacted' | 'full' }>;
   redaction?: Section<{ marker?: string }>;
   answers?: Section<{ unknownTool?: UnknownToolAnswer }>;
@@ -202,6 +208,8 @@ export function compilePolicy(doc: PolicyDocument, options: CompileOptions): Pol
       maxRequestBytes: size(lim.maxRequestBody),
       auditBodyBytes: size(lim.auditBody),
       auditEventBytes: size(lim.auditEvent),
+      maxSessions: lim.maxSessions,
+      sessionIdleMs: dur(lim.sessionIdle),
     }),
     log: { ...stripUndefined({ level: doc.log?.level }), arguments: doc.log?.arguments ?? 'redacted' },
     redactionMarker: doc.redaction?.marker ?? DEFAULT_MARKER,

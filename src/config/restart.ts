@@ -18,6 +18,8 @@ function startOnly(p: Policy): Record<string, unknown> {
     'limits.maxRequestBody': l.maxRequestBytes,
     'limits.auditBody': l.auditBodyBytes,
     'limits.auditEvent': l.auditEventBytes,
+    'limits.maxSessions': l.maxSessions,
+    'limits.sessionIdle': l.sessionIdleMs,
     'log.level': p.log.level,
   };
 }

@@ -23,7 +23,7 @@ export const KEYS = {
   upstream: ['url', 'timeout', 'idleTimeout', 'connectTimeout', 'hostHeader', 'transport'],
   security: ['allowedHosts', 'allowedOrigins'],
   scope: ['passthrough', 'unjudged'],
-  limits: ['maxRequestBody', 'auditBody', 'auditEvent'],
+  limits: ['maxRequestBody', 'auditBody', 'auditEvent', 'maxSessions', 'sessionIdle'],
   log: ['level', 'arguments'],
   redaction: ['marker'],
   answers: ['unknownTool'],
@@ -142,7 +142,7 @@ export function buildPolicySchema(rules: readonly RuleInfo[]): JsonSchema {
         },
       },
       limits: {
-        description: 'Size limits. The command line wins over these.',
+        description: 'Size and session limits. The command line wins over these.',
         type: nullable('object'),
         additionalProperties: false,
         properties: {
@@ -157,6 +157,15 @@ export function buildPolicySchema(rules: readonly RuleInfo[]): JsonSchema {
           auditEvent: {
             description: `Largest SSE event the proxy parses; larger ones pass through unaudited. Default ${formatSize(DEFAULT_LIMITS.auditEventBytes)}.`,
             $ref: '#/definitions/size',
+          },
+          maxSessions: {
+            description: `Sessions remembered at once (per process); past it the least recently used is forgotten. Default ${DEFAULT_LIMITS.maxSessions}.`,
+            type: 'integer',
+            minimum: 1,
+          },
+          sessionIdle: {
+            description: `A session unused this long is forgotten. Default ${formatDuration(DEFAULT_LIMITS.sessionIdleMs)}.`,
+            $ref: '#/definitions/duration',
           },
         },
       },

@@ -1,6 +1,7 @@
 // The compiled policy: what the proxy consults on every finding. The YAML file (config/*.yaml,
 // validated against config/policy.schema.json) is compiled into this form once per load.
 import type { Action, Severity } from '../verdicts.ts';
+import type { Limits } from './defaults.ts';
 
 export type { Action };
 
@@ -51,7 +52,7 @@ export interface Policy {
    * in `*`). `unjudged`: under enforce, what cannot be judged in full is relayed or blocked.
    */
   scope: { passthrough: readonly string[]; unjudged: 'relay' | 'block' };
-  limits: { maxRequestBytes?: number; auditBodyBytes?: number; auditEventBytes?: number };
+  limits: Partial<Pick<Limits, 'maxRequestBytes' | 'auditBodyBytes' | 'auditEventBytes' | 'maxSessions' | 'sessionIdleMs'>>;
   log: {
     level?: string;
     /** Tool arguments on exchange records: left out, redacted values (default), or as sent. */

@@ -38,6 +38,7 @@ const KINDS: Record<string, Kind> = {
   'limits.maxRequestBody': 'size',
   'limits.auditBody': 'size',
   'limits.auditEvent': 'size',
+  'limits.sessionIdle': 'duration',
   'patterns.leaks[].pattern': 'regex',
   'patterns.silentSuccess.add[]': 'regex',
   'capture.path': 'path',
@@ -200,9 +201,12 @@ function translateOne(e: ErrorObject, doc: unknown, rules: readonly RuleInfo[]):
     }
     case 'minLength':
       return { path, message: `expected ${kindOf(path) ? KIND_PHRASE[kindOf(path)!] : 'a non-empty string'}, found an empty string` };
+    case 'minimum':
+      // Durations and sizes are checked by their parsers below, with better messages.
+      if (kindOf(path) !== undefined) return undefined;
+      return { path, message: `expected a whole number of at least ${String(e.params.limit)}, found ${found}` };
     // Durations, sizes and URLs are checked by their parsers below, with better messages.
     case 'pattern':
-    case 'minimum':
     case 'propertyNames':
       return undefined;
     default:
@@ -251,6 +255,7 @@ function semanticIssues(doc: unknown): Issue[] {
   check('upstream', 'url', 'url');
   for (const key of ['timeout', 'idleTimeout', 'connectTimeout']) check('upstream', key, 'duration');
   for (const key of ['maxRequestBody', 'auditBody', 'auditEvent']) check('limits', key, 'size');
+  check('limits', 'sessionIdle', 'duration');
 
   const patterns = asRec(root.patterns);
   const leaks = patterns?.leaks;

@@ -127,7 +127,7 @@ describe('compiled settings', () => {
     const result = loadPolicyText(
       [
         'upstream: { url: "http://127.0.0.1:3000/mcp", timeout: 30s, idleTimeout: 0, connectTimeout: 1500 }',
-        'limits: { maxRequestBody: 1mib, auditBody: 512kb, auditEvent: 2048 }',
+        'limits: { maxRequestBody: 1mib, auditBody: 512kb, auditEvent: 2048, maxSessions: 500, sessionIdle: 2m }',
         'log: { level: debug, arguments: full }',
         'redaction: { marker: "<hidden>" }',
         "patterns: { leaks: [{ rule: leaked-path, pattern: '\\bvault-[a-z]+' }], silentSuccess: { add: ['^\\s*oops\\b'], replace: true } }",
@@ -143,7 +143,13 @@ describe('compiled settings', () => {
       { ...p.upstream, url: undefined },
       { url: undefined, headersTimeoutMs: 30_000, bodyTimeoutMs: 0, connectTimeoutMs: 1500 },
     );
-    assert.deepEqual(p.limits, { maxRequestBytes: 1024 * 1024, auditBodyBytes: 512_000, auditEventBytes: 2048 });
+    assert.deepEqual(p.limits, {
+      maxRequestBytes: 1024 * 1024,
+      auditBodyBytes: 512_000,
+      auditEventBytes: 2048,
+      maxSessions: 500,
+      sessionIdleMs: 120_000,
+    });
     assert.deepEqual(p.log, { level: 'debug', arguments: 'full' });
     assert.equal(p.redactionMarker, '<hidden>');
     assert.deepEqual(

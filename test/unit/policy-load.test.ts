@@ -223,6 +223,8 @@ describe('bad durations, sizes and URLs', () => {
           '  maxRequestBody: 4 megs',
           '  auditBody: 1.5.2kb',
           '  auditEvent: [1]',
+          '  maxSessions: 0',
+          '  sessionIdle: forever',
         ]),
       ),
       [
@@ -233,6 +235,8 @@ describe('bad durations, sizes and URLs', () => {
         'config/x.yaml:7:19: limits.maxRequestBody: expected a size such as 512kb, 4mib or a number of bytes, found "4 megs"',
         'config/x.yaml:8:14: limits.auditBody: expected a size such as 512kb, 4mib or a number of bytes, found "1.5.2kb"',
         'config/x.yaml:9:15: limits.auditEvent: expected a size such as 512kb, 4mib or a number of bytes, found a list',
+        'config/x.yaml:10:16: limits.maxSessions: expected a whole number of at least 1, found 0',
+        'config/x.yaml:11:16: limits.sessionIdle: expected a duration such as 500ms, 30s, 5m or a number of milliseconds, found "forever"',
       ],
     );
   });
@@ -248,6 +252,8 @@ describe('bad durations, sizes and URLs', () => {
           'limits:',
           '  auditBody: 512kb',
           '  auditEvent: 1048576',
+          '  maxSessions: 50000',
+          '  sessionIdle: 5m',
         ]),
       ),
       [],
