@@ -4,8 +4,9 @@
 // runs and reports as before (same counts in the summary); `npm run test:unit`,
 // `test:integration` and `test:watch` still run the files one by one.
 //
-// - test/unit.test.ts: every test/unit/*.test.ts but the *.property.test.ts files (seconds of CPU
-//   each, so they keep their own processes and the runner's slots share the work).
+// - test/unit.test.ts: every test/unit/*.test.ts but the *.property.test.ts files, which
+//   test/properties.test.ts runs in a process of their own, at a quarter of their runs (the slow
+//   tier's test/slow/properties.test.ts runs them at twice).
 // - test/shared-<n>.test.ts: share n of the test/integration/*.test.ts files, one in every
 //   `shares` files by name, where `shares` is how many of those entry files there are; except
 //   the files package.json's "test:run" script names itself, which keep a process of their own:
@@ -40,6 +41,23 @@ export function unitShare(): string[] {
 /** Imports (and so runs) the unit test files of test/unit.test.ts. */
 export async function runUnitShare(): Promise<void> {
   for (const name of unitShare()) await import(new URL(name, UNIT).href);
+}
+
+/** The property test files (test/unit/*.property.test.ts). */
+export function propertyFiles(): string[] {
+  return readdirSync(UNIT)
+    .filter((name) => name.endsWith('.property.test.ts'))
+    .sort();
+}
+
+/**
+ * Imports (and so runs) every property test file in this process, each property's runs scaled by
+ * `multiplier` unless PROPERTY_RUNS_MULTIPLIER says otherwise (test/helpers/arbitraries.ts reads it
+ * when first imported, here).
+ */
+export async function runProperties(multiplier: number): Promise<void> {
+  process.env.PROPERTY_RUNS_MULTIPLIER ||= String(multiplier);
+  for (const name of propertyFiles()) await import(new URL(name, UNIT).href);
 }
 
 /** The integration files package.json's "test:run" script names one by one (a process each). */

@@ -132,7 +132,8 @@ async function otherTransports(paint: Paint): Promise<{ text: string; missing: s
   return { text, missing };
 }
 
-async function driveSession(client: DemoClient): Promise<SessionResult> {
+/** The demo's session, request by request, through `client`: what the client received for each. */
+export async function driveSession(client: DemoClient): Promise<SessionResult> {
   const byId: SessionResult['byId'] = new Map();
   for (const step of SESSION) {
     if (step.notification) {

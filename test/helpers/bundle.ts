@@ -9,15 +9,14 @@
 // packages by createRequire) is what they find when run from source.
 //
 // esbuild is tsx's own dependency, resolved from tsx: no package of our own to keep in step.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 interface Esbuild {
-  build(options: Record<string, unknown>): Promise<unknown>;
+  build(options: Record<string, unknown>): Promise<{ metafile: { inputs: Record<string, unknown> } }>;
 }
 interface PluginBuild {
   onLoad(options: { filter: RegExp }, callback: (args: { path: string }) => Promise<{ contents: string; loader: string }>): void;
@@ -43,12 +42,13 @@ const ownImportMeta = {
 };
 
 /**
- * Bundles `entry` into `outfile` (ESM, for this Node). CommonJS packages in the bundle may still
- * `require` Node's built-ins, so the bundle gets a `require` of its own.
+ * Bundles `entry` into `outfile` (ESM, for this Node); returns the absolute paths of its inputs.
+ * CommonJS packages in the bundle may still `require` Node's built-ins, so the bundle gets a
+ * `require` of its own.
  */
-export async function bundle(entry: string, outfile: string): Promise<void> {
+export async function bundle(entry: string, outfile: string): Promise<string[]> {
   const esbuild = fromTsx('esbuild') as Esbuild;
-  await esbuild.build({
+  const result = await esbuild.build({
     entryPoints: [entry],
     outfile,
     bundle: true,
@@ -58,20 +58,62 @@ export async function bundle(entry: string, outfile: string): Promise<void> {
     logLevel: 'error',
     banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
     plugins: [ownImportMeta],
+    metafile: true,
   });
+  // The metafile names inputs relative to the working directory.
+  return Object.keys(result.metafile.inputs).map((path) => resolve(path));
 }
 
 const bundles = new Map<string, Promise<string>>();
+const CACHE = join(ROOT, 'node_modules/.cache/mcp-warden/bundles');
 
-/** `entry` (a path under the repository root) bundled once per process, into a temporary directory removed at exit. */
+interface Input {
+  path: string;
+  mtimeMs: number;
+  size: number;
+}
+
+/** Every input of a build is as it was then (same size and modification time). */
+function unchanged(inputs: readonly Input[]): boolean {
+  try {
+    return inputs.every((i) => {
+      const st = statSync(i.path);
+      return st.mtimeMs === i.mtimeMs && st.size === i.size;
+    });
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `entry` (a path under the repository root) bundled, once for as long as none of its inputs
+ * changes: the bundle and the list of its inputs stay in node_modules/.cache/mcp-warden/bundles,
+ * so the test processes of a run (and the next run) share one build (~1 s of esbuild's CPU each).
+ * A process that finds it stale builds it again; files are replaced by rename, so a process that
+ * reads while another writes gets one whole build or the other.
+ */
 export function bundled(entry: string): Promise<string> {
   let out = bundles.get(entry);
   if (!out) {
     out = (async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'mcp-warden-bundle-'));
-      process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-      const file = join(dir, 'bundle.mjs');
-      await bundle(join(ROOT, entry), file);
+      const key = `${entry.replace(/[^\w.-]/g, '_')}-node${process.versions.node}`;
+      const file = join(CACHE, `${key}.mjs`);
+      const list = join(CACHE, `${key}.inputs.json`);
+      try {
+        if (existsSync(file) && unchanged(JSON.parse(readFileSync(list, 'utf8')) as Input[])) return file;
+      } catch {
+        // no list, or not one we wrote: build
+      }
+      mkdirSync(CACHE, { recursive: true });
+      const tmp = join(CACHE, `${key}.${process.pid}.${Date.now()}`);
+      const built = await bundle(join(ROOT, entry), `${tmp}.mjs`);
+      const inputs = built.map((path) => {
+        const st = statSync(path);
+        return { path, mtimeMs: st.mtimeMs, size: st.size };
+      });
+      writeFileSync(`${tmp}.json`, JSON.stringify(inputs));
+      renameSync(`${tmp}.mjs`, file);
+      renameSync(`${tmp}.json`, list);
       return file;
     })();
     bundles.set(entry, out);

@@ -14,6 +14,15 @@ export const post = (url: URL, body: string, headers: Record<string, string> = {
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** Polls `cond` every 10 ms; rejects naming `what` after `ms`. */
+export async function eventually(ms: number, what: () => string, cond: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = performance.now() + ms;
+  while (!(await cond())) {
+    if (performance.now() > deadline) throw new Error(`not within ${ms} ms: ${what()}`);
+    await sleep(10);
+  }
+}
+
 /** Resolves with `p`, or rejects naming `what` after `ms`. */
 export async function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

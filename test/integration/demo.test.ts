@@ -17,7 +17,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the ANSI colour codes this looks for
 const ANSI = /\x1b\[/;
 
-async function demo(color: boolean): Promise<{ code: number; text: string; ms: number }> {
+async function demo(color: boolean): Promise<{ code: number; text: string }> {
   let text = '';
   const out = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -25,9 +25,8 @@ async function demo(color: boolean): Promise<{ code: number; text: string; ms: n
       done();
     },
   });
-  const started = Date.now();
   const code = await runDemo(out, { color });
-  return { code, text, ms: Date.now() - started };
+  return { code, text };
 }
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -58,10 +57,9 @@ const EXPECTED_FINDINGS: Array<[string, string]> = [
 
 describe('runDemo', () => {
   it('prints the session under audit.yaml (findings) and enforce.yaml (rewrites), without colour, and returns 0', async () => {
-    const { code, text, ms } = await demo(false);
+    const { code, text } = await demo(false);
     assert.equal(code, 0, text);
     assert.doesNotMatch(text, ANSI);
-    assert.ok(ms < 5000, `took ${ms} ms`);
     const audit = text.slice(text.indexOf('Under config/audit.yaml'), text.indexOf('Under config/enforce.yaml'));
     const enforce = text.slice(text.indexOf('Under config/enforce.yaml'));
     assert.ok(audit.length > 0 && enforce.length > 0, text);

@@ -23,17 +23,8 @@ import { createLogger } from '../../src/sinks/logger.ts';
 import { byTool, jsonRpcResult, startRawServer, type RawHandler, type RawServer } from '../fixtures/raw-server.ts';
 import { createLogCapture } from '../helpers/log-capture.ts';
 import { closeServer, listen } from '../helpers/net.ts';
-import { ACCEPT, call, post, rpc, sleep, within } from '../helpers/faults.ts';
+import { ACCEPT, call, eventually, post, rpc, sleep, within } from '../helpers/faults.ts';
 import { startProxy, type TestProxy } from '../helpers/proxy.ts';
-
-/** Polls `cond` every 10 ms; rejects naming `what` after `ms`. */
-async function eventually(ms: number, what: () => string, cond: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = performance.now() + ms;
-  while (!(await cond())) {
-    if (performance.now() > deadline) throw new Error(`not within ${ms} ms: ${what()}`);
-    await sleep(10);
-  }
-}
 
 const running: Array<{ close(): Promise<void> }> = [];
 const sockets = new Set<Socket>();
@@ -220,7 +211,6 @@ describe('the client aborts', () => {
       return `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: ${ACCEPT}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
     };
 
-    const started = performance.now();
     let warmHeap = 0;
     for (let b = 0; b * BATCH < TOTAL; b++) {
       if (b === 4) warmHeap = heap();
@@ -260,7 +250,6 @@ describe('the client aborts', () => {
         () => closedUnfinished >= want,
       );
     }
-    const elapsed = performance.now() - started;
 
     const connections = (server: Server): Promise<number> => new Promise((r) => server.getConnections((_e, n) => r(n)));
     await eventually(
@@ -287,8 +276,6 @@ describe('the client aborts', () => {
       0,
       `no error records: ${JSON.stringify(other.records.filter((r) => r.level === 50))}`,
     );
-    // Bounded for the suite, not a benchmark: ~15 s for 10,000 on an idle 2-core machine.
-    assert.ok(elapsed < 90_000, `${TOTAL} aborts took ${Math.round(elapsed)} ms`);
     await assertStillServes({ url: proxy.url, log: other });
   });
 });

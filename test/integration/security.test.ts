@@ -8,8 +8,12 @@ import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { request } from 'undici';
 import { startRawServer, jsonRpcResult, type RawHandler, type RawServer } from '../fixtures/raw-server.ts';
-import { ACCEPT, post, rpc, sleep, within } from '../helpers/faults.ts';
+import { ACCEPT, eventually, post, rpc, sleep, within } from '../helpers/faults.ts';
 import { startProxy, type TestProxy } from '../helpers/proxy.ts';
+
+/** The client connections the proxy holds open. */
+const connections = (proxy: TestProxy): Promise<number> =>
+  new Promise((resolve, reject) => proxy.server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
 
 const started: Array<{ close(): Promise<void> }> = [];
 after(async () => {
@@ -262,8 +266,9 @@ describe('one client cannot crowd out another', () => {
 
   test('connections that never send a request head are closed after the header timeout, and their sockets destroyed', async () => {
     const { proxy } = await setup(jsonRpcResult({}), { limits: { clientHeadersTimeoutMs: 300 } });
-    const open = (): Promise<number> =>
-      new Promise((resolve, reject) => proxy.server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
+    const open = (): Promise<number> => connections(proxy);
+    let accepted = 0;
+    proxy.server.on('connection', () => accepted++);
     // Clients that never read either: the proxy must not wait for them to close their side.
     const sockets = await Promise.all(
       Array.from(
@@ -276,8 +281,12 @@ describe('one client cannot crowd out another', () => {
           }),
       ),
     );
-    await sleep(50);
-    assert.equal(await open(), 50);
+    // Every one accepted (the proxy's side, not only the client's connect), then every one closed by the proxy.
+    await eventually(
+      4000,
+      () => `${accepted}/50 connections accepted`,
+      () => accepted === 50,
+    );
     await within(
       4000,
       'idle sockets destroyed',
@@ -303,7 +312,11 @@ describe('one client cannot crowd out another', () => {
           }),
       ),
     );
-    await sleep(50);
+    await eventually(
+      4000,
+      () => 'the 3 holders accepted',
+      async () => (await connections(proxy)) === 3,
+    );
     const raw = await rawExchange(Number(proxy.url.port), `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: 2\r\n\r\n{}`);
     assert.match(raw, /^HTTP\/1\.1 503/);
     assert.match(raw, /retry-after: 1/i);
@@ -311,7 +324,11 @@ describe('one client cannot crowd out another', () => {
     assert.equal(body.jsonrpc, '2.0');
     assert.equal(body.id, null);
     for (const s of holders) s.destroy();
-    await sleep(50);
+    await eventually(
+      4000,
+      () => 'the holders gone',
+      async () => (await connections(proxy)) === 0,
+    );
     const res = await post(proxy.url, rpc(1));
     assert.equal(res.statusCode, 200, 'below the cap again');
     await res.body.text();

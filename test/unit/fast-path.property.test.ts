@@ -174,6 +174,7 @@ const sortedIds = (findings: readonly Pick<Finding, 'rule' | 'message' | 'pointe
 describe('the rules as the engine runs them find what each rule finds alone', () => {
   test('generated tools/call answers, every version', () => {
     let found = 0;
+    const params = runs<[string, string, unknown, unknown, boolean]>(4_000);
     fc.assert(
       fc.property(fc.constantFrom(...ALL_VERSIONS), tool, args, answer, fc.boolean(), (version, name, callArgs, given, listed) => {
         const engine = sortedIds(fast.evaluate(exchangeOf(version, name, callArgs, given, listed), 'server'));
@@ -194,8 +195,9 @@ describe('the rules as the engine runs them find what each rule finds alone', ()
         found += alone.length;
         assert.deepEqual(engine, sortedIds(alone));
       }),
-      runs(4_000),
+      params,
     );
-    assert.ok(found > 1_000, `the generated answers drew only ${found} findings`);
+    // About one finding in four answers at least: the generators reach the rules.
+    assert.ok(found > params.numRuns! / 4, `the generated answers drew only ${found} findings in ${params.numRuns} runs`);
   });
 });

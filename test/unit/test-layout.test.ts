@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { SHARE_ENTRY, share, shareEntries, unitShare } from '../shares.ts';
+import { propertyFiles, SHARE_ENTRY, share, shareEntries, unitShare } from '../shares.ts';
 
 const ROOT = new URL('../../', import.meta.url);
 
@@ -40,6 +40,7 @@ test('npm test runs every unit and integration test file exactly once', () => {
   for (const arg of script.split(/\s+/).filter((a) => a.endsWith('.ts'))) {
     for (const file of arg.includes('*') ? expand(arg) : [arg]) {
       if (file === 'test/unit.test.ts') run.push(...unitShare().map((f) => `test/unit/${f}`));
+      else if (file === 'test/properties.test.ts') run.push(...propertyFiles().map((f) => `test/unit/${f}`));
       else if (file.startsWith('test/') && SHARE_ENTRY.test(file.slice('test/'.length))) {
         run.push(...share(Number(SHARE_ENTRY.exec(file.slice('test/'.length))![1]), shares).map((f) => `test/integration/${f}`));
       } else run.push(file);
