@@ -9,6 +9,7 @@
 // packages by createRequire) is what they find when run from source.
 //
 // esbuild is tsx's own dependency, resolved from tsx: no package of our own to keep in step.
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -66,6 +67,11 @@ export async function bundle(entry: string, outfile: string): Promise<string[]> 
 
 const bundles = new Map<string, Promise<string>>();
 const CACHE = join(ROOT, 'node_modules/.cache/mcp-warden/bundles');
+/** How bundles are built (this file): a change here builds them again. */
+const HOW = createHash('sha256')
+  .update(readFileSync(fileURLToPath(import.meta.url)))
+  .digest('hex')
+  .slice(0, 12);
 
 interface Input {
   path: string;
@@ -96,7 +102,7 @@ export function bundled(entry: string): Promise<string> {
   let out = bundles.get(entry);
   if (!out) {
     out = (async () => {
-      const key = `${entry.replace(/[^\w.-]/g, '_')}-node${process.versions.node}`;
+      const key = `${entry.replace(/[^\w.-]/g, '_')}-node${process.versions.node}-${HOW}`;
       const file = join(CACHE, `${key}.mjs`);
       const list = join(CACHE, `${key}.inputs.json`);
       try {
