@@ -13,6 +13,7 @@ import { registerCheckCommand } from './commands/check.ts';
 import type { ProxyCommandOptions } from './commands/proxy.ts';
 import type { StdioCommandOptions } from './commands/stdio.ts';
 import { TRANSPORT_MODES } from './mcp/transport-modes.ts';
+import { parseState } from './state/state-url.ts';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -191,6 +192,22 @@ export function buildProgram(): Command {
         'processes serving the port, sharing what they learn of each session; auto: one per core (default: 1)',
         'MCP_WARDEN_WORKERS',
         parseWorkers,
+      ),
+    )
+    .addOption(
+      opt(
+        '--state <location>',
+        'where session state lives: memory (this process; with --workers, shared through the primary) or redis://[:PASSWORD@]HOST:PORT[/DB] (rediss:// for TLS), shared by every replica naming it (default: memory)',
+        'MCP_WARDEN_STATE',
+        parseState,
+      ),
+    )
+    .addOption(
+      opt(
+        '--state-timeout <duration>',
+        'the longest an exchange waits for the state store before it is judged with what this replica knows (default: 50ms)',
+        'MCP_WARDEN_STATE_TIMEOUT',
+        parseDuration,
       ),
     )
     // Each command loads what it needs when it runs: --version and --help load none of it.

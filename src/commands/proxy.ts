@@ -3,6 +3,8 @@
 // `--workers N` (N > 1) this process is the primary (proxy/workers.ts): the admin port, the workers'
 // life and their shared session knowledge; each worker runs this same command as the proxy.
 import { DEFAULT_LIMITS } from '../config/defaults.ts';
+import type { Metrics } from '../sinks/metrics.ts';
+import type { StateLocation } from '../state/state-url.ts';
 import { createAdminServer } from '../proxy/admin.ts';
 import { createProxy } from '../proxy/server.ts';
 import { createLogger } from '../sinks/logger.ts';
@@ -47,7 +49,12 @@ export interface ProxyCommandOptions {
   maxConnections?: number;
   headerTimeout?: number;
   workers?: number;
+  state?: StateLocation;
+  stateTimeout?: number;
 }
+
+/** The default bound on a wait for the state store (--state-timeout). */
+const STATE_TIMEOUT_MS = 50;
 
 export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> {
   const { policy, text: policyText } = await startupPolicy(opts.policy, 'proxy');
@@ -75,8 +82,21 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
     allowedHosts: opts.allowedHosts ?? policy.security.allowedHosts,
     allowedOrigins: opts.allowedOrigins ?? policy.security.allowedOrigins,
   };
+  // A replica's metrics exist once the proxy does; the store connects only after that.
+  let metrics: Metrics | undefined;
+  const state =
+    opts.state?.kind === 'redis'
+      ? new (await import('../state/redis-state.ts')).RedisState({
+          url: opts.state.url,
+          ttlMs: startLimits(policy, opts).sessionIdleMs,
+          timeoutMs: opts.stateTimeout ?? STATE_TIMEOUT_MS,
+          logger,
+          onError: (op) => metrics?.stateError(op),
+        })
+      : undefined;
   const proxy = createProxy({
     upstream,
+    state,
     path: opts.path,
     publicUrl: opts.publicUrl,
     logger,
@@ -97,8 +117,10 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
       clientHeadersTimeoutMs: opts.headerTimeout ?? DEFAULT_LIMITS.clientHeadersTimeoutMs,
     },
   });
+  metrics = proxy.metrics;
   if (peers) {
-    shareSessions(proxy.sessions, () => performance.now(), logger);
+    // Sessions go through the state store when there is one, else through the primary.
+    if (!state) shareSessions(proxy.sessions, () => performance.now(), logger);
     await shareLegacyStreams(proxy, peers, () => performance.now());
     // The primary's /metrics sums the workers' registries: each worker answers its requests.
     new AggregatorRegistry();
@@ -134,6 +156,7 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
       .then((finished) => logger.info({ finished }, 'stopped'))
       .finally(async () => {
         await admin?.close();
+        await state?.close();
         await tracing?.shutdown();
         logger.flush();
         process.exit(0);

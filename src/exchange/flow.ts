@@ -22,6 +22,10 @@ export interface Via {
 /** The session key (and correlation scope) of a session the transport names. */
 export const viaKey = (via: Via): string => `via:${via.session}`;
 
+/** The session key of a request over Streamable HTTP: its Mcp-Session-Id, else its credential. */
+export const headersKey = (headers: IncomingHttpHeaders): string =>
+  sessionKey(header(headers, H.sessionId), header(headers, 'authorization'));
+
 /**
  * Version precedence: a legacy session's negotiated version; else what the message itself
  * declares (modern _meta, initialize's proposal); else the MCP-Protocol-Version header; else what
@@ -38,7 +42,7 @@ export function resolveFlow(
   via?: Via,
 ): Flow {
   const sessionId = via ? via.sessionId : header(headers, H.sessionId);
-  const key = via ? viaKey(via) : sessionKey(sessionId, header(headers, 'authorization'));
+  const key = via ? viaKey(via) : headersKey(headers);
   const session = sessions.lookup(key, sessionId, now);
   const declared = messages.map(declaredVersion).find((v) => v !== undefined);
   const known = via !== undefined || sessionId !== undefined;

@@ -35,6 +35,8 @@ import { LegacySessions } from '../transport/legacy-sse.ts';
 import { Upstream, type UpstreamResponse } from '../transport/upstream.ts';
 import { JudgingQueue } from '../transport/judge-later.ts';
 import type { LegacyPeers } from './peers.ts';
+import { headersKey } from '../exchange/flow.ts';
+import type { SharedSessions } from '../state/shared.ts';
 
 export interface ProxyOptions {
   upstream: URL;
@@ -60,6 +62,8 @@ export interface ProxyOptions {
   transport?: TransportMode;
   /** With `--workers`: a legacy session's POST goes to the worker holding its stream (peers.ts). */
   peers?: LegacyPeers;
+  /** With `--state redis://`: what this replica learns of sessions is shared with the others, and theirs comes in. */
+  state?: SharedSessions;
 }
 
 export interface RunningProxy {
@@ -128,6 +132,13 @@ export function createProxy(options: ProxyOptions): Proxy {
     now: () => performance.now(),
   });
   const { sessions } = engine;
+  const { state } = options;
+  if (state) {
+    sessions.share = (fact) => state.publish(fact);
+    state.onFact = (fact) => sessions.learn(fact, performance.now(), undefined, true);
+    sessions.trackTouches();
+    state.used = () => sessions.takeTouched();
+  }
   const metadata = new MetadataLocations();
   const metrics = new Metrics({ sessions: () => sessions.size, openRequests: () => engine.openRequests });
   const passthrough = createPassthrough({
@@ -189,6 +200,13 @@ export function createProxy(options: ProxyOptions): Proxy {
     router,
     upstreamTarget,
     notMcp: (req, res, body) => passthrough.handle(req, res, { body }),
+    recall:
+      state &&
+      (async (req) => {
+        const key = headersKey(req.headers);
+        if (sessions.find(key, performance.now())) return;
+        for (const fact of await state.recall(key)) sessions.learn(fact, performance.now(), undefined, true);
+      }),
     upstreamAnswered: (path, status, contentType) => {
       const wrong = misconfiguration.answered(path, status, contentType);
       if (wrong)

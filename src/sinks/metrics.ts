@@ -38,6 +38,7 @@ export class Metrics {
   private readonly proxyErrors: Counter<'reason'>;
   private readonly unjudgedExchanges: Counter<'reason'>;
   private readonly shadowDecisions: Counter<'rule' | 'action'>;
+  private readonly stateErrors: Counter<'op'>;
   private readonly tools = new Set<string>();
 
   constructor(gauges: { sessions: () => number; openRequests: () => number }) {
@@ -74,6 +75,12 @@ export class Metrics {
       name: 'mcp_warden_unjudged_total',
       help: 'MCP exchanges relayed without full judging, by reason (UNJUDGED_REASONS: scoped-out, json-post, too-large, unknown-coding, too-deep, unsafe-schema)',
       labelNames: ['reason'],
+      registers,
+    });
+    this.stateErrors = new Counter({
+      name: 'mcp_warden_state_errors_total',
+      help: 'Operations on the shared state store (--state redis://) that failed or timed out, by op (connect, write, read, refresh): the replica went on with what it knows',
+      labelNames: ['op'],
       registers,
     });
     this.proxyErrors = new Counter({
@@ -182,6 +189,11 @@ export class Metrics {
 
   proxyError(reason: string): void {
     this.proxyErrors.inc({ reason });
+  }
+
+  /** An operation on the shared state store failed (its op: connect, write, read, refresh). */
+  stateError(op: string): void {
+    this.stateErrors.inc({ op });
   }
 
   streamOpened(): void {

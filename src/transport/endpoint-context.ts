@@ -39,6 +39,11 @@ export interface EndpointContext extends JudgedSinks {
   upstreamAnswered: (path: string, status: number, contentType: string | readonly string[] | undefined) => void;
   /** A sniffed POST that was not JSON-RPC: through the pass-through, its body as it came. */
   notMcp: (req: IncomingMessage, res: ServerResponse, body: Buffer) => void;
+  /**
+   * With a shared state store (--state redis://): learns what another replica knows of the session
+   * a request names, when this one has not heard of it. Bounded by the store's timeout; never throws.
+   */
+  recall?: (req: IncomingMessage) => Promise<void>;
 }
 
 /** One HTTP exchange: the engine's state of it, and the sockets it travels on. */

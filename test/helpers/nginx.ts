@@ -53,7 +53,7 @@ http {
   keepalive_timeout 75s;
   keepalive_requests 1000000;
   upstream mcp {
-    ${upstreams.length > 1 ? `hash ${hashBy} consistent;` : ''}
+    ${upstreams.length > 1 && hashBy !== '' ? `hash ${hashBy} consistent;` : ''}
     ${upstreams.map((u) => `server ${u.host};`).join(' ')}
     keepalive 128;
     keepalive_requests 1000000;
@@ -76,7 +76,8 @@ http {
 }
 
 /**
- * Starts nginx in front of `upstream` (several: balanced by `hashBy`, Mcp-Session-Id unless told);
+ * Starts nginx in front of `upstream` (several: balanced by `hashBy`, Mcp-Session-Id unless told;
+ * '' for round robin, each request to the next);
  * resolves once it accepts connections.
  */
 export async function startNginx(binary: string, upstream: URL | readonly URL[], hashBy = '$http_mcp_session_id'): Promise<RunningNginx> {

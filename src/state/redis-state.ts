@@ -1,0 +1,240 @@
+// Session state shared by the replicas of a fleet through Redis (`--state redis://...`). What a
+// replica learns of a session (a SessionFact: its version and capabilities, its tool catalogue, a
+// list change, the values it made known, its end) it writes to the session's keys and publishes;
+// every replica applies what the others publish as it comes, so a session whose requests are
+// spread over the replicas is judged as on one. A replica that meets a session it has not heard of
+// (it started later, or missed the publication) reads the session's keys first: one round trip,
+// never longer than `timeoutMs`.
+//
+// Keys, each expiring `ttlMs` after its last write or use (a used session's keys are refreshed
+// every REFRESH_EVERY_MS): PREFIX + `session:<key>` (a hash: `init`, the initialize or discovery
+// fact; `changed`, a tool list change since the last tools/list), `tools:<key>` (the tools/list
+// pages of the current catalogue, in order) and `known:<key>` (the values the session made known,
+// the newest KNOWN_BOUNDS.values). Publications go to PREFIX + `facts`.
+//
+// Redis down, slow or answering errors: the replica keeps relaying and judging with what it knows,
+// logs once per change (error when the store is lost, warn when it is back), counts each failed
+// operation (mcp_warden_state_errors_total), and when Redis returns writes and publishes what it
+// learned meanwhile (the newest BACKLOG facts).
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { KNOWN_BOUNDS } from '../config/defaults.ts';
+import type { SessionFact } from '../exchange/sessions.ts';
+import type { Logger } from '../sinks/logger.ts';
+import type { SharedSessions } from './shared.ts';
+import { redactedState } from './state-url.ts';
+
+const PREFIX = 'mcp-warden:';
+const CHANNEL = `${PREFIX}facts`;
+/** tools/list pages kept per session (a catalogue is bounded by maxToolsPerSession anyway). */
+const MAX_PAGES = 1000;
+/** Facts learned while Redis was away, written when it returns (the oldest dropped past this). */
+const BACKLOG = 10_000;
+const REFRESH_EVERY_MS = 10_000;
+
+export interface RedisStateOptions {
+  url: URL;
+  /** A session's keys live this long after their last write or use (limits.sessionIdleMs). */
+  ttlMs: number;
+  /** The longest an exchange waits for Redis (a read of a session not known here). */
+  timeoutMs: number;
+  logger: Logger;
+  /** A failed or timed-out operation (connect, write, read, refresh). */
+  onError: (op: string) => void;
+}
+
+interface Publication {
+  from: string;
+  fact: SessionFact;
+}
+
+const keysOf = (key: string) => ({ session: `${PREFIX}session:${key}`, tools: `${PREFIX}tools:${key}`, known: `${PREFIX}known:${key}` });
+
+export class RedisState implements SharedSessions {
+  /** This replica, in its publications (its own are not applied twice). */
+  readonly id = randomUUID();
+  onFact: (fact: SessionFact) => void = () => {};
+  used: () => readonly string[] = () => [];
+  private readonly client: Redis;
+  private readonly subscriber: Redis;
+  /** Whether the store was reachable when last heard of: undefined before the first connection. */
+  private up: boolean | undefined;
+  private backlog: SessionFact[] = [];
+  private readonly refresh: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(private readonly o: RedisStateOptions) {
+    const options = {
+      lazyConnect: false,
+      // Fail at once while disconnected: an exchange never waits for a reconnection.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      connectTimeout: 2_000,
+      retryStrategy: (times: number) => Math.min(100 * times, 2_000),
+    };
+    this.client = new Redis(o.url.href, options);
+    // Subscribed commands need a connection of their own; it must queue SUBSCRIBE until it connects.
+    this.subscriber = new Redis(o.url.href, { ...options, enableOfflineQueue: true });
+    this.client.on('error', (err: Error) => this.lost(err));
+    this.subscriber.on('error', () => {});
+    this.client.on('ready', () => this.found());
+    this.subscriber.on('message', (_channel: string, text: string) => this.received(text));
+    void this.subscriber.subscribe(CHANNEL).catch(() => {});
+    this.refresh = setInterval(() => this.touch(this.used()), REFRESH_EVERY_MS);
+    this.refresh.unref();
+    o.logger.info({ state: redactedState(o.url), timeoutMs: o.timeoutMs, ttlMs: o.ttlMs }, 'state store');
+  }
+
+  /** Writes and publishes a fact this replica learned (from its own traffic). */
+  publish(fact: SessionFact): void {
+    if (this.up !== true) {
+      this.keep(fact);
+      return;
+    }
+    this.write(fact).catch((err: Error) => {
+      this.o.onError('write');
+      this.keep(fact);
+      this.lost(err);
+    });
+  }
+
+  /** What another replica learned of session `key`, in the order to apply it; nothing past timeoutMs or on failure. */
+  async recall(key: string): Promise<SessionFact[]> {
+    if (this.up !== true) return [];
+    const k = keysOf(key);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), this.o.timeoutMs);
+    });
+    try {
+      const read = this.client.multi().hgetall(k.session).lrange(k.tools, 0, -1).lrange(k.known, 0, -1).exec();
+      read.catch(() => {});
+      const replies = await Promise.race([read, late]);
+      if (replies === 'late') {
+        this.o.onError('read');
+        this.o.logger.warn({ session: key, timeoutMs: this.o.timeoutMs }, 'state store slow: judged with what this replica knows');
+        return [];
+      }
+      return replies ? factsOf(key, replies) : [];
+    } catch {
+      this.o.onError('read');
+      return [];
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.refresh);
+    // QUIT on a connection that is up (what was sent is answered first); any other is dropped, not
+    // left reconnecting (a QUIT queued on one that is down would wait for Redis to come back).
+    const end = async (r: Redis): Promise<void> => {
+      if (r.status !== 'ready') return r.disconnect();
+      await r.quit().catch(() => r.disconnect());
+    };
+    await Promise.all([end(this.client), end(this.subscriber)]);
+  }
+
+  private async write(fact: SessionFact): Promise<void> {
+    const k = keysOf(fact.key);
+    const ttl = this.o.ttlMs;
+    const m = this.client.multi();
+    switch (fact.kind) {
+      case 'initialized':
+      case 'discovered':
+        m.hset(k.session, 'init', JSON.stringify(fact)).pexpire(k.session, ttl);
+        break;
+      case 'tools':
+        if (fact.firstPage) m.del(k.tools).hdel(k.session, 'changed');
+        m.rpush(k.tools, JSON.stringify(fact)).ltrim(k.tools, -MAX_PAGES, -1).pexpire(k.tools, ttl).pexpire(k.session, ttl);
+        break;
+      case 'tools-changed':
+        m.hset(k.session, 'changed', '1').pexpire(k.session, ttl);
+        break;
+      case 'known':
+        m.rpush(k.known, ...fact.values)
+          .ltrim(k.known, -KNOWN_BOUNDS.values, -1)
+          .pexpire(k.known, ttl);
+        break;
+      case 'ended':
+        m.del(k.session, k.tools, k.known);
+        break;
+    }
+    m.publish(CHANNEL, JSON.stringify({ from: this.id, fact } satisfies Publication));
+    const replies = await m.exec();
+    const failed = replies?.find(([err]) => err !== null)?.[0];
+    if (failed) throw failed;
+  }
+
+  private received(text: string): void {
+    let publication: Publication;
+    try {
+      publication = JSON.parse(text) as Publication;
+    } catch {
+      return;
+    }
+    if (publication.from === this.id || typeof publication.fact?.key !== 'string') return;
+    this.onFact(publication.fact);
+  }
+
+  /** Keeps a used session's keys alive as long as one replica uses it. */
+  private touch(keys: readonly string[]): void {
+    if (this.up !== true || keys.length === 0) return;
+    const m = this.client.multi();
+    for (const key of keys) for (const name of Object.values(keysOf(key))) m.pexpire(name, this.o.ttlMs);
+    m.exec().catch(() => this.o.onError('refresh'));
+  }
+
+  private keep(fact: SessionFact): void {
+    this.backlog.push(fact);
+    if (this.backlog.length > BACKLOG) this.backlog.shift();
+  }
+
+  private lost(err: Error): void {
+    if (this.closed) return;
+    if (this.up !== false) {
+      this.o.onError('connect');
+      this.o.logger.error(
+        { state: redactedState(this.o.url), err: err.message },
+        'state store unavailable: each replica judges with what it knows until it is back',
+      );
+    }
+    this.up = false;
+  }
+
+  private found(): void {
+    if (this.up === false)
+      this.o.logger.warn({ state: redactedState(this.o.url), backlog: this.backlog.length }, 'state store available again');
+    else this.o.logger.info({ state: redactedState(this.o.url) }, 'state store connected');
+    this.up = true;
+    // What was learned meanwhile, in the order it was learned.
+    const backlog = this.backlog;
+    this.backlog = [];
+    for (const fact of backlog) this.publish(fact);
+  }
+}
+
+/** A session's facts from its keys' replies (MULTI: HGETALL, LRANGE tools, LRANGE known). */
+function factsOf(key: string, replies: Array<[Error | null, unknown]>): SessionFact[] {
+  const [[, hash], [, pages], [, known]] = replies as [[null, Record<string, string>], [null, string[]], [null, string[]]];
+  const facts: SessionFact[] = [];
+  const parse = (text: string | undefined): SessionFact | undefined => {
+    if (text === undefined) return undefined;
+    try {
+      const fact = JSON.parse(text) as SessionFact;
+      return fact.key === key ? fact : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const init = parse(hash?.init);
+  if (init) facts.push(init);
+  for (const page of pages ?? []) {
+    const fact = parse(page);
+    if (fact) facts.push(fact);
+  }
+  if (hash?.changed === '1') facts.push({ kind: 'tools-changed', key });
+  if (known && known.length > 0) facts.push({ kind: 'known', key, values: known });
+  return facts;
+}

@@ -1,0 +1,179 @@
+// A fleet that judges like one proxy: three proxies share session state through Debian's
+// redis-server (--state redis://), behind nginx balancing round robin (each request to the next
+// proxy, no affinity), and every session gets exactly the findings and rewrites one proxy gives
+// it. Without the shared state the same fleet misses them (the control). Then the faults: Redis
+// down at start, and killed mid-session: the proxies relay and judge with what they know, say so
+// once, count it, and catch up when Redis is back. .ci/run installs redis-server and nginx-light.
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { loadPolicyFile } from '../../src/config/load.ts';
+import type { Policy } from '../../src/config/types.ts';
+import { startBrokenServer } from '../../src/demo/broken-server.ts';
+import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
+import { createLogger } from '../../src/sinks/logger.ts';
+import { RedisState } from '../../src/state/redis-state.ts';
+import { createLogCapture, type LogCapture } from '../helpers/log-capture.ts';
+import { findNginx, startNginx } from '../helpers/nginx.ts';
+import { startProxy, type TestProxy } from '../helpers/proxy.ts';
+import { findRedis, redisCommand, startRedis } from '../helpers/redis.ts';
+import { driveSession, findingsOf } from '../helpers/session-drive.ts';
+
+const closers: Array<() => Promise<unknown>> = [];
+after(async () => {
+  for (const close of closers.reverse()) await close();
+});
+
+const nginx = findNginx();
+const redis = findRedis();
+if ((!nginx || !redis) && process.env.CI) throw new Error('redis-server or nginx is not installed: .ci/run installs them');
+const skip = nginx && redis ? false : 'redis-server or nginx-light is not installed (apt-get install redis-server nginx-light)';
+
+const enforce = await loadPolicyFile(new URL('../../config/enforce.yaml', import.meta.url).pathname, { rewritable: REWRITABLE });
+if (!enforce.ok) throw new Error('config/enforce.yaml does not load');
+const ENFORCE: Policy = enforce.policy;
+
+type Rec = Record<string, unknown>;
+
+/** A replica's shared state on `url`, its log in `log`, its errors counted in `errors`. */
+function stateFor(url: URL, log: LogCapture, errors: string[]): RedisState {
+  const state = new RedisState({
+    url,
+    ttlMs: 60_000,
+    timeoutMs: 500,
+    logger: createLogger({ destination: log.stream, level: 'debug' }),
+    onError: (op) => errors.push(op),
+  });
+  closers.push(() => state.close());
+  return state;
+}
+
+/** The rewrite records among `records`, as sorted `id rule` lines. */
+const rewritesOf = (records: readonly Rec[]): string[] =>
+  records
+    .filter((r) => r.msg === 'rewrite')
+    .map((r) => `${String(r.id)} ${String(r.rule)}`)
+    .sort();
+
+/** A lone proxy's findings and rewrites for the demo's session (the reference). */
+async function alone(server: URL): Promise<{ findings: string[]; rewrites: string[]; requests: number }> {
+  const proxy = await startProxy(server, { policy: () => ENFORCE });
+  closers.push(() => proxy.close());
+  const requests = await driveSession(proxy.url);
+  await proxy.log.waitFor(() => proxy.exchanges().length >= requests);
+  return { findings: findingsOf(proxy.log.records), rewrites: rewritesOf(proxy.log.records), requests };
+}
+
+/** Three proxies (with shared state on `url`, or none) behind nginx round robin; `sessions` sessions through it. */
+async function fleet(server: URL, url: URL | undefined, sessions: number) {
+  const logs = [createLogCapture(), createLogCapture(), createLogCapture()];
+  const errors: string[] = [];
+  const proxies: TestProxy[] = [];
+  for (const log of logs) {
+    const proxy = await startProxy(server, { policy: () => ENFORCE, state: url ? stateFor(url, log, errors) : undefined });
+    closers.push(() => proxy.close());
+    proxies.push(proxy);
+  }
+  const balancer = await startNginx(
+    nginx!,
+    proxies.map((p) => p.url),
+    '',
+  );
+  closers.push(() => balancer.stop());
+  let requests = 0;
+  for (let i = 0; i < sessions; i++) requests += await driveSession(new URL(server.pathname, `http://127.0.0.1:${balancer.port}`));
+  const all = () => proxies.flatMap((p) => p.log.records);
+  await proxies[0]!.log.waitFor(() => all().filter((r) => r.msg === 'exchange').length >= requests);
+  const sessionsSeen = new Set(
+    all()
+      .map((r) => r.session)
+      .filter((s): s is string => typeof s === 'string'),
+  );
+  return { proxies, errors, logs, sessionsSeen, of: (session: string) => all().filter((r) => r.session === session) };
+}
+
+describe('three proxies behind nginx round robin', { skip }, () => {
+  test('with --state redis: every session is judged and enforced exactly as one proxy does', async () => {
+    const store = await startRedis(redis!);
+    closers.push(() => store.stop());
+    const server = await startBrokenServer();
+    closers.push(server.close);
+    const expected = await alone(server.url);
+    assert.ok(expected.findings.length > 0 && expected.rewrites.length > 0);
+    const { proxies, sessionsSeen, of, errors } = await fleet(server.url, store.url, 4);
+    assert.equal(sessionsSeen.size, 4);
+    for (const p of proxies) assert.ok(p.exchanges().length >= 4, 'round robin: every proxy served a share of every session');
+    for (const session of sessionsSeen) {
+      assert.deepEqual(findingsOf(of(session)), expected.findings, `findings of session ${session}`);
+      assert.deepEqual(rewritesOf(of(session)), expected.rewrites, `rewrites of session ${session}`);
+    }
+    assert.deepEqual(errors, []);
+  });
+
+  test('without shared state (the control): the same fleet misses what another proxy learned', async () => {
+    const server = await startBrokenServer();
+    closers.push(server.close);
+    const expected = await alone(server.url);
+    const { sessionsSeen, of } = await fleet(server.url, undefined, 2);
+    for (const session of sessionsSeen) assert.notDeepEqual(findingsOf(of(session)), expected.findings, `session ${session}`);
+  });
+});
+
+describe('faults of the state store', { skip }, () => {
+  test('Redis down at start: the proxy relays and judges with what it knows, says so once, and writes what it learned when Redis comes', async () => {
+    const server = await startBrokenServer();
+    closers.push(server.close);
+    const expected = await alone(server.url);
+    // A port with nothing on it yet: Redis starts there later.
+    const later = await startRedis(redis!);
+    await later.stop();
+    const log = createLogCapture();
+    const errors: string[] = [];
+    const proxy = await startProxy(server.url, { policy: () => ENFORCE, state: stateFor(later.url, log, errors) });
+    closers.push(() => proxy.close());
+    const requests = await driveSession(proxy.url);
+    await proxy.log.waitFor(() => proxy.exchanges().length >= requests);
+    assert.deepEqual(findingsOf(proxy.log.records), expected.findings, 'one proxy alone judges as one proxy');
+    assert.equal(log.records.filter((r) => r.msg?.toString().startsWith('state store unavailable')).length, 1, 'said once');
+    assert.ok(errors.includes('connect'), 'counted');
+    const session = String(proxy.exchanges().find((r) => typeof r.session === 'string')?.session);
+
+    await later.restart();
+    closers.push(() => later.stop());
+    await log.waitFor((r) => r.msg === 'state store available again', 10_000);
+    // What the proxy learned while Redis was away is there now: another replica can read it.
+    for (let i = 0; i < 100 && (await redisCommand(later.port, `EXISTS mcp-warden:session:sid:${session}`)) !== ':1'; i++)
+      await new Promise((r) => setTimeout(r, 20));
+    assert.equal(await redisCommand(later.port, `EXISTS mcp-warden:session:sid:${session}`), ':1');
+    assert.equal(await redisCommand(later.port, `EXISTS mcp-warden:tools:sid:${session}`), ':1');
+  });
+
+  test('Redis killed mid-session: every request is still relayed and judged; the store is back once Redis is', async () => {
+    const store = await startRedis(redis!);
+    closers.push(() => store.stop());
+    const server = await startBrokenServer();
+    closers.push(server.close);
+    const log = createLogCapture();
+    const errors: string[] = [];
+    const proxy = await startProxy(server.url, { policy: () => ENFORCE, state: stateFor(store.url, log, errors) });
+    closers.push(() => proxy.close());
+    await log.waitFor((r) => r.msg === 'state store connected');
+    const first = await driveSession(proxy.url);
+    await store.kill();
+    await log.waitFor((r) => String(r.msg).startsWith('state store unavailable'), 10_000);
+    const second = await driveSession(proxy.url);
+    await proxy.log.waitFor(() => proxy.exchanges().length >= first + second);
+    assert.ok(
+      proxy.exchanges().every((r) => r.outcome !== 'no-response'),
+      'every request answered',
+    );
+    // The session after the crash is judged as the one before it: what this replica knows suffices.
+    const [before, during] = [...new Set(proxy.exchanges().map((r) => r.session))].map((s) =>
+      findingsOf(proxy.log.records.filter((r) => r.session === s)),
+    );
+    assert.ok(before!.length > 0);
+    assert.deepEqual(during, before);
+    await store.restart();
+    await log.waitFor((r) => r.msg === 'state store available again', 10_000);
+    assert.equal(log.records.filter((r) => String(r.msg).startsWith('state store unavailable')).length, 1, 'said once per change');
+  });
+});
