@@ -13,7 +13,7 @@ import { registerCheckCommand } from './commands/check.ts';
 import type { ProxyCommandOptions } from './commands/proxy.ts';
 import type { StdioCommandOptions } from './commands/stdio.ts';
 import { TRANSPORT_MODES } from './mcp/transport-modes.ts';
-import { parseState } from './state/state-url.ts';
+import { hideUserinfo, parseState } from './state/state-url.ts';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -39,7 +39,9 @@ export function buildProgram(): Command {
     .description("A reverse proxy that audits MCP servers for the protocol's error rules")
     .version(version)
     // Options after a subcommand are its own (`stdio -- node server.js --port 1` keeps --port for the server).
-    .enablePositionalOptions();
+    .enablePositionalOptions()
+    // An error quotes the value it refused: a password in a URL (--state, --upstream) is not printed.
+    .configureOutput({ outputError: (text, write) => write(hideUserinfo(text)) });
 
   // Every proxy option can also come from the environment (12-factor), through the same parser.
   const opt = (flags: string, description: string, env: string, parse?: (value: string) => unknown) => {

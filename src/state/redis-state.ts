@@ -22,7 +22,7 @@ import { KNOWN_BOUNDS } from '../config/defaults.ts';
 import type { SessionFact } from '../exchange/sessions.ts';
 import type { Logger } from '../sinks/logger.ts';
 import type { SharedSessions } from './shared.ts';
-import { redactedState } from './state-url.ts';
+import { redactUrl } from '../sinks/redact.ts';
 
 const PREFIX = 'mcp-warden:';
 const CHANNEL = `${PREFIX}facts`;
@@ -82,7 +82,7 @@ export class RedisState implements SharedSessions {
     void this.subscriber.subscribe(CHANNEL).catch(() => {});
     this.refresh = setInterval(() => this.touch(this.used()), REFRESH_EVERY_MS);
     this.refresh.unref();
-    o.logger.info({ state: redactedState(o.url), timeoutMs: o.timeoutMs, ttlMs: o.ttlMs }, 'state store');
+    o.logger.info({ state: redactUrl(o.url), timeoutMs: o.timeoutMs, ttlMs: o.ttlMs }, 'state store');
   }
 
   /** Writes and publishes a fact this replica learned (from its own traffic). */
@@ -196,7 +196,7 @@ export class RedisState implements SharedSessions {
     if (this.up !== false) {
       this.o.onError('connect');
       this.o.logger.error(
-        { state: redactedState(this.o.url), err: err.message },
+        { state: redactUrl(this.o.url), err: err.message },
         'state store unavailable: each replica judges with what it knows until it is back',
       );
     }
@@ -205,8 +205,8 @@ export class RedisState implements SharedSessions {
 
   private found(): void {
     if (this.up === false)
-      this.o.logger.warn({ state: redactedState(this.o.url), backlog: this.backlog.length }, 'state store available again');
-    else this.o.logger.info({ state: redactedState(this.o.url) }, 'state store connected');
+      this.o.logger.warn({ state: redactUrl(this.o.url), backlog: this.backlog.length }, 'state store available again');
+    else this.o.logger.info({ state: redactUrl(this.o.url) }, 'state store connected');
     this.up = true;
     // What was learned meanwhile, in the order it was learned.
     const backlog = this.backlog;

@@ -11,27 +11,19 @@ export function parseState(value: string): StateLocation {
   try {
     url = new URL(value);
   } catch {
-    throw new InvalidArgumentError(`expected memory, or redis://HOST:PORT[/DB] (rediss:// for TLS), got "${redactedState(value)}"`);
+    throw new InvalidArgumentError(`expected memory, or redis://HOST:PORT[/DB] (rediss:// for TLS), got "${hideUserinfo(value)}"`);
   }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
-    throw new InvalidArgumentError(`expected memory, or redis://HOST:PORT[/DB] (rediss:// for TLS), got "${redactedState(value)}"`);
+    throw new InvalidArgumentError(`expected memory, or redis://HOST:PORT[/DB] (rediss:// for TLS), got "${hideUserinfo(value)}"`);
   }
   const db = url.pathname.replace(/^\//, '');
   if (db !== '' && !/^\d{1,2}$/.test(db))
-    throw new InvalidArgumentError(`the database of ${redactedState(value)} must be a number, got "${db}"`);
+    throw new InvalidArgumentError(`the database of ${hideUserinfo(value)} must be a number, got "${db}"`);
   return { kind: 'redis', url };
 }
 
-/** The location as logs may show it: a password (and a user name) replaced. */
-export function redactedState(value: string | URL): string {
-  let url: URL;
-  try {
-    url = new URL(String(value));
-  } catch {
-    // Not a URL: whatever sits before an @ may be a credential.
-    return String(value).replace(/\/\/[^/@]*@/, '//***@');
-  }
-  if (url.password !== '') url.password = '***';
-  if (url.username !== '') url.username = '***';
-  return url.href;
-}
+/**
+ * `text` with the password of every URL in it hidden: what the command line may print of a value
+ * it refused (the logs redact more, with src/redact, which --version and --help do not load).
+ */
+export const hideUserinfo = (text: string): string => text.replace(/(\b[a-z][\w+.-]*:\/\/[^\s/@:'"]*:)[^\s/@'"]+@/gi, '$1[REDACTED]@');

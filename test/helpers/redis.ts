@@ -42,18 +42,20 @@ export interface RunningRedis {
   restart(): Promise<void>;
 }
 
-/** Starts redis-server on a free port (or `port`); resolves once it answers PING. */
-export async function startRedis(binary: string, port?: number): Promise<RunningRedis> {
-  const at = port ?? (await childPort());
+/** Starts redis-server on a free port (`password`: clients must AUTH); resolves once it answers PING. */
+export async function startRedis(binary: string, password?: string): Promise<RunningRedis> {
+  const at = await childPort();
+  const auth = password === undefined ? [] : ['--requirepass', password];
   let proc: ChildProcess | undefined;
   const start = async (): Promise<void> => {
-    const child = spawn(binary, ['--port', String(at), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    const child = spawn(binary, ['--port', String(at), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...auth], {
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     proc = child;
     for (let i = 0; i < 200; i++) {
       if (child.exitCode !== null) break;
-      if ((await redisCommand(at, 'PING').catch(() => '')) === '+PONG') return;
+      // Up: PONG, or (with a password) the refusal of an unauthenticated PING.
+      if (/^\+PONG|^-NOAUTH/.test(await redisCommand(at, 'PING').catch(() => ''))) return;
       await new Promise((r) => setTimeout(r, 25));
     }
     child.kill('SIGKILL');

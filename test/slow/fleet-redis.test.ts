@@ -6,12 +6,15 @@
 // once, count it, and catch up when Redis is back. .ci/run installs redis-server and nginx-light.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
+import { spawn } from 'node:child_process';
+import { request } from 'undici';
 import { loadPolicyFile } from '../../src/config/load.ts';
 import type { Policy } from '../../src/config/types.ts';
 import { startBrokenServer } from '../../src/demo/broken-server.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { createLogger } from '../../src/sinks/logger.ts';
 import { RedisState } from '../../src/state/redis-state.ts';
+import { cliArgs } from '../helpers/bundle.ts';
 import { createLogCapture, type LogCapture } from '../helpers/log-capture.ts';
 import { findNginx, startNginx } from '../helpers/nginx.ts';
 import { startProxy, type TestProxy } from '../helpers/proxy.ts';
@@ -118,7 +121,87 @@ describe('three proxies behind nginx round robin', { skip }, () => {
   });
 });
 
+/** One JSON-RPC request to `url` (in `session`, when given): the session id the answer names, and its body. */
+async function post(url: URL, id: number, method: string, params: Rec, session?: string): Promise<{ session?: string; body: Rec }> {
+  const res = await request(url, {
+    method: 'POST',
+    reset: true,
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } : {}),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+  });
+  return { session: res.headers['mcp-session-id'] as string | undefined, body: (await res.body.json()) as Rec };
+}
+
+describe('the command line', { skip }, () => {
+  test('--state redis://:PASSWORD@...: the proxy connects, the password is never printed, /metrics has the error counter; a bad location stops the start', async () => {
+    const store = await startRedis(redis!, 's3cret-pw');
+    closers.push(() => store.stop());
+    const server = await startBrokenServer();
+    closers.push(server.close);
+    const cli = await cliArgs();
+    const location = `redis://:s3cret-pw@127.0.0.1:${store.port}/0`;
+    const child = spawn(
+      process.execPath,
+      [...cli, 'proxy', '--upstream', server.url.href, '--listen', '127.0.0.1:0', '--admin', '127.0.0.1:0', '--state', location],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const exited = new Promise((r) => child.once('exit', r));
+    closers.push(async () => {
+      child.kill('SIGTERM');
+      await exited;
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    for (let i = 0; i < 400 && !(out.includes('"state store connected"') && out.includes('"admin listening"')); i++)
+      await new Promise((r) => setTimeout(r, 25));
+    assert.match(out, /"state":"redis:\/\/:\[REDACTED\]@127\.0\.0\.1:\d+\/0".*"msg":"state store connected"/);
+    const admin = /"admin":"([^"]+)"/.exec(out)![1]!;
+    const metrics = await (await request(new URL('/metrics', admin))).body.text();
+    assert.match(metrics, /# HELP mcp_warden_state_errors_total /);
+    child.kill('SIGTERM');
+    await exited;
+    assert.doesNotMatch(out, /s3cret-pw/);
+
+    const bad = spawn(process.execPath, [...cli, 'proxy', '--upstream', server.url.href, '--state', 'mysql://:s3cret-pw@db:3306'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let said = '';
+    bad.stderr.on('data', (d: Buffer) => (said += d.toString()));
+    const code = await new Promise((r) => bad.once('exit', r));
+    assert.equal(code, 1);
+    assert.match(said, /--state <location>.*expected memory, or redis:\/\/HOST:PORT/);
+    assert.doesNotMatch(said, /s3cret-pw/);
+  });
+});
+
 describe('faults of the state store', { skip }, () => {
+  test('a replica killed mid-session loses nothing: one started after it reads the session from Redis and judges the call', async () => {
+    const store = await startRedis(redis!);
+    closers.push(() => store.stop());
+    const server = await startBrokenServer();
+    closers.push(server.close);
+    const first = await startProxy(server.url, { policy: () => ENFORCE, state: stateFor(store.url, createLogCapture(), []) });
+    const init = await post(first.url, 1, 'initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'fleet', version: '1' },
+    });
+    await post(first.url, 2, 'tools/list', {}, init.session);
+    await first.log.waitFor(() => first.exchanges().length >= 2);
+    await first.close();
+    // Started after the first is gone: it heard nothing of the session but what Redis keeps.
+    const second = await startProxy(server.url, { policy: () => ENFORCE, state: stateFor(store.url, createLogCapture(), []) });
+    closers.push(() => second.close());
+    const call = await post(second.url, 3, 'tools/call', { name: 'delete_everything', arguments: {} }, init.session);
+    assert.equal((call.body.error as Rec | undefined)?.code, -32602, 'the unknown tool, rewritten from what the first replica learned');
+    assert.deepEqual(findingsOf(second.log.records), ['3 unknown-tool-as-iserror']);
+  });
+
   test('Redis down at start: the proxy relays and judges with what it knows, says so once, and writes what it learned when Redis comes', async () => {
     const server = await startBrokenServer();
     closers.push(server.close);
