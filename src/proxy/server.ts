@@ -202,7 +202,10 @@ export function createProxy(options: ProxyOptions): Proxy {
     notMcp: (req, res, body) => passthrough.handle(req, res, { body }),
     recall:
       state &&
-      (async (req) => {
+      (async (req, messages) => {
+        // An initialize without a session id opens a session: no replica knows it yet.
+        const opens = messages.length > 0 && messages.every((m) => m.kind === 'request' && m.method === 'initialize');
+        if (opens && req.headers[H.sessionId] === undefined) return;
         const key = headersKey(req.headers);
         if (sessions.find(key, performance.now())) return;
         for (const fact of await state.recall(key)) sessions.learn(fact, performance.now(), undefined, true);

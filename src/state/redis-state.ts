@@ -10,7 +10,8 @@
 // every REFRESH_EVERY_MS): PREFIX + `session:<key>` (a hash: `init`, the initialize or discovery
 // fact; `changed`, a tool list change since the last tools/list), `tools:<key>` (the tools/list
 // pages of the current catalogue, in order) and `known:<key>` (the values the session made known,
-// the newest KNOWN_BOUNDS.values). Publications go to PREFIX + `facts`.
+// the newest KNOWN_BOUNDS.values). Publications go to PREFIX + `facts`: the sender's id, a newline,
+// the fact as JSON.
 //
 // Redis down, slow or answering errors: the replica keeps relaying and judging with what it knows,
 // logs once per change (error when the store is lost, warn when it is back), counts each failed
@@ -41,11 +42,6 @@ export interface RedisStateOptions {
   logger: Logger;
   /** A failed or timed-out operation (connect, write, read, refresh). */
   onError: (op: string) => void;
-}
-
-interface Publication {
-  from: string;
-  fact: SessionFact;
 }
 
 const keysOf = (key: string) => ({ session: `${PREFIX}session:${key}`, tools: `${PREFIX}tools:${key}`, known: `${PREFIX}known:${key}` });
@@ -161,21 +157,23 @@ export class RedisState implements SharedSessions {
         m.del(k.session, k.tools, k.known);
         break;
     }
-    m.publish(CHANNEL, JSON.stringify({ from: this.id, fact } satisfies Publication));
+    // The sender first: a replica skips its own publications (a catalogue may be large) unparsed.
+    m.publish(CHANNEL, `${this.id}\n${JSON.stringify(fact)}`);
     const replies = await m.exec();
     const failed = replies?.find(([err]) => err !== null)?.[0];
     if (failed) throw failed;
   }
 
   private received(text: string): void {
-    let publication: Publication;
+    const newline = text.indexOf('\n');
+    if (newline < 0 || text.slice(0, newline) === this.id) return;
+    let fact: SessionFact;
     try {
-      publication = JSON.parse(text) as Publication;
+      fact = JSON.parse(text.slice(newline + 1)) as SessionFact;
     } catch {
       return;
     }
-    if (publication.from === this.id || typeof publication.fact?.key !== 'string') return;
-    this.onFact(publication.fact);
+    if (typeof fact?.key === 'string') this.onFact(fact);
   }
 
   /** Keeps a used session's keys alive as long as one replica uses it. */

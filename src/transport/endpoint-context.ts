@@ -2,6 +2,7 @@
 // and the one writer of what the engine judged.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import type { Message } from '../codec/jsonrpc.ts';
 import type { Limits } from '../config/defaults.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { Judged } from '../engine/plans.ts';
@@ -43,7 +44,7 @@ export interface EndpointContext extends JudgedSinks {
    * With a shared state store (--state redis://): learns what another replica knows of the session
    * a request names, when this one has not heard of it. Bounded by the store's timeout; never throws.
    */
-  recall?: (req: IncomingMessage) => Promise<void>;
+  recall?: (req: IncomingMessage, messages: readonly Message[]) => Promise<void>;
 }
 
 /** One HTTP exchange: the engine's state of it, and the sockets it travels on. */

@@ -34,6 +34,8 @@ export function redisCommand(port: number, command: string): Promise<string> {
 export interface RunningRedis {
   port: number;
   url: URL;
+  /** The server's PID now (another after restart()). */
+  pid(): number;
   /** SIGTERM, and waits for the exit. */
   stop(): Promise<void>;
   /** SIGKILL (a crash), and waits for the exit. */
@@ -69,5 +71,12 @@ export async function startRedis(binary: string, password?: string): Promise<Run
     await exited;
   };
   await start();
-  return { port: at, url: new URL(`redis://127.0.0.1:${at}`), stop: () => end('SIGTERM'), kill: () => end('SIGKILL'), restart: start };
+  return {
+    port: at,
+    url: new URL(`redis://127.0.0.1:${at}`),
+    pid: () => proc?.pid ?? -1,
+    stop: () => end('SIGTERM'),
+    kill: () => end('SIGKILL'),
+    restart: start,
+  };
 }
