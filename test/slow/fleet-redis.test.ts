@@ -11,6 +11,7 @@ import { request } from 'undici';
 import { loadPolicyFile } from '../../src/config/load.ts';
 import type { Policy } from '../../src/config/types.ts';
 import { startBrokenServer } from '../../src/demo/broken-server.ts';
+import { startCheckServer } from '../fixtures/check-servers.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { createLogger } from '../../src/sinks/logger.ts';
 import { RedisState } from '../../src/state/redis-state.ts';
@@ -109,6 +110,67 @@ describe('three proxies behind nginx round robin', { skip }, () => {
       assert.deepEqual(findingsOf(of(session)), expected.findings, `findings of session ${session}`);
       assert.deepEqual(rewritesOf(of(session)), expected.rewrites, `rewrites of session ${session}`);
     }
+    assert.deepEqual(errors, []);
+  });
+
+  test('with --state redis, 2026-07-28 (no session id: state per credential): a catalogue listed on one proxy judges a call on the next', async () => {
+    const store = await startRedis(redis!);
+    closers.push(() => store.stop());
+    const server = await startCheckServer({ versions: ['2026-07-28'], faults: ['unknown-tool-iserror'] });
+    closers.push(() => server.close());
+    const modern = async (url: URL, id: number, method: string, params: Rec = {}) => {
+      const res = await request(url, {
+        method: 'POST',
+        reset: true,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': method,
+          authorization: 'Bearer fleet-client',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method,
+          params: {
+            ...params,
+            _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+          },
+        }),
+      });
+      return (await res.body.json()) as Rec;
+    };
+    const run = async (url: URL) => {
+      await modern(url, 1, 'server/discover');
+      await modern(url, 2, 'tools/list');
+      return modern(url, 3, 'tools/call', { name: 'no_such_tool', arguments: {} });
+    };
+    const one = await startProxy(server.url, { policy: () => ENFORCE });
+    closers.push(() => one.close());
+    const expected = await run(one.url);
+    assert.equal((expected.error as Rec | undefined)?.code, -32602, 'one proxy rewrites the unknown tool');
+
+    const errors: string[] = [];
+    const proxies: TestProxy[] = [];
+    for (let i = 0; i < 3; i++) {
+      const p = await startProxy(server.url, { policy: () => ENFORCE, state: stateFor(store.url, createLogCapture(), errors) });
+      closers.push(() => p.close());
+      proxies.push(p);
+    }
+    const balancer = await startNginx(
+      nginx!,
+      proxies.map((p) => p.url),
+      '',
+    );
+    closers.push(() => balancer.stop());
+    const got = await run(new URL(server.url.pathname, `http://127.0.0.1:${balancer.port}`));
+    assert.deepEqual(got, expected, 'the client gets what one proxy gives it');
+    assert.deepEqual(
+      proxies.map((p) => p.exchanges().length),
+      [1, 1, 1],
+      'each request on another proxy',
+    );
     assert.deepEqual(errors, []);
   });
 
