@@ -71,6 +71,7 @@ const BREAKS: Record<CheckFault, { legacy: Expected; modern: Expected }> = {
   'unknown-method-status': { legacy: {}, modern: { 'unknown-method': 'fail' } },
   'leak-stack': { legacy: { 'unknown-method': 'fail' }, modern: { 'unknown-method': 'fail' } },
   'unknown-tool-iserror': { legacy: { 'unknown-tool': 'fail' }, modern: { 'unknown-tool': 'fail' } },
+  'unknown-tool-result': { legacy: { 'unknown-tool': 'fail' }, modern: { 'unknown-tool': 'fail' } },
   'argument-runs': {
     legacy: { 'tool-argument-type': 'fail', 'tool-argument-missing': 'fail' },
     modern: { 'tool-argument-type': 'fail', 'tool-argument-missing': 'fail' },

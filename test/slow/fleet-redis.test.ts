@@ -116,7 +116,7 @@ describe('three proxies behind nginx round robin', { skip }, () => {
   test('with --state redis, 2026-07-28 (no session id: state per credential): a catalogue listed on one proxy judges a call on the next', async () => {
     const store = await startRedis(redis!);
     closers.push(() => store.stop());
-    const server = await startCheckServer({ versions: ['2026-07-28'], faults: ['unknown-tool-iserror'] });
+    const server = await startCheckServer({ versions: ['2026-07-28'], faults: ['unknown-tool-result'] });
     closers.push(() => server.close());
     const modern = async (url: URL, id: number, method: string, params: Rec = {}) => {
       const res = await request(url, {
@@ -141,6 +141,8 @@ describe('three proxies behind nginx round robin', { skip }, () => {
       });
       return (await res.body.json()) as Rec;
     };
+    // The server answers a tool it does not have with a plain result, as if it ran: only a proxy
+    // that knows the catalogue can tell (the issue's case).
     const run = async (url: URL) => {
       await modern(url, 1, 'server/discover');
       await modern(url, 2, 'tools/list');
@@ -149,7 +151,9 @@ describe('three proxies behind nginx round robin', { skip }, () => {
     const one = await startProxy(server.url, { policy: () => ENFORCE });
     closers.push(() => one.close());
     const expected = await run(one.url);
-    assert.equal((expected.error as Rec | undefined)?.code, -32602, 'one proxy rewrites the unknown tool');
+    await one.log.waitFor(() => one.exchanges().length >= 3);
+    const findings = findingsOf(one.log.records);
+    assert.ok(findings.includes('3 unknown-tool-as-result'), `one proxy flags the call: ${findings}`);
 
     const errors: string[] = [];
     const proxies: TestProxy[] = [];
@@ -166,6 +170,8 @@ describe('three proxies behind nginx round robin', { skip }, () => {
     closers.push(() => balancer.stop());
     const got = await run(new URL(server.url.pathname, `http://127.0.0.1:${balancer.port}`));
     assert.deepEqual(got, expected, 'the client gets what one proxy gives it');
+    await proxies[0]!.log.waitFor(() => proxies.every((p) => p.exchanges().length >= 1));
+    assert.deepEqual(findingsOf(proxies.flatMap((p) => p.log.records)), findings, 'the findings one proxy gives');
     assert.deepEqual(
       proxies.map((p) => p.exchanges().length),
       [1, 1, 1],
