@@ -144,8 +144,9 @@ describe('the client aborts', () => {
     await assertStillServes(proxy);
   });
 
-  // 3,000 in the suite (the heap is read over the last 2,000); ABORT_SOAK=10000 runs the full soak.
-  const TOTAL = Math.max(2_000, Number(process.env.ABORT_SOAK ?? 3_000));
+  // 2,000 in the suite (the heap is read over the last 1,000: a leak of 16 KiB a request shows);
+  // ABORT_SOAK=10000 runs the full soak.
+  const TOTAL = Math.max(2_000, Number(process.env.ABORT_SOAK ?? 2_000));
   test(`${TOTAL.toLocaleString('en')} aborted requests, half mid-request and half mid-stream: every upstream request closed, no socket, no open request left`, {
     timeout: 120_000,
   }, async () => {
