@@ -56,8 +56,15 @@ export class RedisState implements SharedSessions {
   /** Whether the store was reachable when last heard of: undefined before the first connection. */
   private up: boolean | undefined;
   private backlog: SessionFact[] = [];
+  /** A write was refused by a Redis that is up (said once until a write succeeds). */
+  private refusing = false;
+  /** A fact could not be serialised (said once). */
+  private unsendable = false;
   private readonly refresh: NodeJS.Timeout;
   private closed = false;
+  /** Resolves at the first connection. */
+  private readonly connected: Promise<void>;
+  private onConnected: () => void = () => {};
 
   constructor(private readonly o: RedisStateOptions) {
     const options = {
@@ -73,6 +80,9 @@ export class RedisState implements SharedSessions {
     this.subscriber = new Redis(o.url.href, { ...options, enableOfflineQueue: true });
     this.client.on('error', (err: Error) => this.lost(err));
     this.subscriber.on('error', () => {});
+    this.connected = new Promise((resolve) => {
+      this.onConnected = resolve;
+    });
     this.client.on('ready', () => this.found());
     this.subscriber.on('message', (_channel: string, text: string) => this.received(text));
     void this.subscriber.subscribe(CHANNEL).catch(() => {});
@@ -83,26 +93,59 @@ export class RedisState implements SharedSessions {
 
   /** Writes and publishes a fact this replica learned (from its own traffic). */
   publish(fact: SessionFact): void {
+    const text = this.serialized(fact);
+    if (text === undefined) return;
     if (this.up !== true) {
       this.keep(fact);
       return;
     }
-    this.write(fact).catch((err: Error) => {
-      this.o.onError('write');
-      this.keep(fact);
-      this.lost(err);
-    });
+    this.write(fact, text).then(
+      () => {
+        this.refusing = false;
+      },
+      (err: Error) => {
+        this.o.onError('write');
+        // Lost on the way (the connection went): written when Redis is back. Refused by a Redis that
+        // is up (out of memory, read-only): writing it again would be refused again.
+        if (this.client.status !== 'ready') return this.keep(fact);
+        if (!this.refusing)
+          this.o.logger.warn({ state: redactUrl(this.o.url), err: err.message }, 'state store refused a write: the others do not learn it');
+        this.refusing = true;
+      },
+    );
+  }
+
+  /**
+   * The fact as JSON, or undefined when it cannot be (a value nested too deep): then what can be is
+   * shared (the version and the session without the capabilities), once logged; never a throw.
+   */
+  private serialized(fact: SessionFact): string | undefined {
+    try {
+      return JSON.stringify(fact);
+    } catch (err) {
+      if (!this.unsendable)
+        this.o.logger.warn({ fact: fact.kind, err: (err as Error).message }, 'a session fact could not be shared with the other replicas');
+      this.unsendable = true;
+      if (fact.kind !== 'initialized' || fact.serverCapabilities === undefined) return undefined;
+      return this.serialized({ ...fact, serverCapabilities: undefined, clientCapabilities: undefined });
+    }
   }
 
   /** What another replica learned of session `key`, in the order to apply it; nothing past timeoutMs or on failure. */
   async recall(key: string): Promise<SessionFact[]> {
-    if (this.up !== true) return [];
+    // Lost: nothing to wait for. Still connecting for the first time (a replica that just started
+    // while traffic flows): worth a wait, within the same bound.
+    if (this.up === false) return [];
     const k = keysOf(key);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((resolve) => {
       timer = setTimeout(() => resolve('late'), this.o.timeoutMs);
     });
     try {
+      if (this.up === undefined && (await Promise.race([this.connected, late])) === 'late') {
+        this.o.onError('read');
+        return [];
+      }
       const read = this.client.multi().hgetall(k.session).lrange(k.tools, 0, -1).lrange(k.known, 0, -1).exec();
       read.catch(() => {});
       const replies = await Promise.race([read, late]);
@@ -132,18 +175,18 @@ export class RedisState implements SharedSessions {
     await Promise.all([end(this.client), end(this.subscriber)]);
   }
 
-  private async write(fact: SessionFact): Promise<void> {
+  private async write(fact: SessionFact, text: string): Promise<void> {
     const k = keysOf(fact.key);
     const ttl = this.o.ttlMs;
     const m = this.client.multi();
     switch (fact.kind) {
       case 'initialized':
       case 'discovered':
-        m.hset(k.session, 'init', JSON.stringify(fact)).pexpire(k.session, ttl);
+        m.hset(k.session, 'init', text).pexpire(k.session, ttl);
         break;
       case 'tools':
         if (fact.firstPage) m.del(k.tools).hdel(k.session, 'changed');
-        m.rpush(k.tools, JSON.stringify(fact)).ltrim(k.tools, -MAX_PAGES, -1).pexpire(k.tools, ttl).pexpire(k.session, ttl);
+        m.rpush(k.tools, text).ltrim(k.tools, -MAX_PAGES, -1).pexpire(k.tools, ttl).pexpire(k.session, ttl);
         break;
       case 'tools-changed':
         m.hset(k.session, 'changed', '1').pexpire(k.session, ttl);
@@ -158,7 +201,7 @@ export class RedisState implements SharedSessions {
         break;
     }
     // The sender first: a replica skips its own publications (a catalogue may be large) unparsed.
-    m.publish(CHANNEL, `${this.id}\n${JSON.stringify(fact)}`);
+    m.publish(CHANNEL, `${this.id}\n${text}`);
     const replies = await m.exec();
     const failed = replies?.find(([err]) => err !== null)?.[0];
     if (failed) throw failed;
@@ -206,6 +249,7 @@ export class RedisState implements SharedSessions {
       this.o.logger.warn({ state: redactUrl(this.o.url), backlog: this.backlog.length }, 'state store available again');
     else this.o.logger.info({ state: redactUrl(this.o.url) }, 'state store connected');
     this.up = true;
+    this.onConnected();
     // What was learned meanwhile, in the order it was learned.
     const backlog = this.backlog;
     this.backlog = [];

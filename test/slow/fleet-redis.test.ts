@@ -39,11 +39,11 @@ const ENFORCE: Policy = enforce.policy;
 type Rec = Record<string, unknown>;
 
 /** A replica's shared state on `url`, its log in `log`, its errors counted in `errors`. */
-function stateFor(url: URL, log: LogCapture, errors: string[]): RedisState {
+function stateFor(url: URL, log: LogCapture, errors: string[], timeoutMs = 500): RedisState {
   const state = new RedisState({
     url,
     ttlMs: 60_000,
-    timeoutMs: 500,
+    timeoutMs,
     logger: createLogger({ destination: log.stream, level: 'debug' }),
     onError: (op) => errors.push(op),
   });
@@ -251,8 +251,9 @@ describe('faults of the state store', { skip }, () => {
   test('a replica killed mid-session loses nothing: one started after it reads the session from Redis and judges the call', async () => {
     const store = await startRedis(redis!);
     closers.push(() => store.stop());
-    const server = await startBrokenServer();
-    closers.push(server.close);
+    // A tool it does not have answered with a plain result: only the catalogue tells.
+    const server = await startCheckServer({ versions: ['2025-11-25'], faults: ['unknown-tool-result'] });
+    closers.push(() => server.close());
     const first = await startProxy(server.url, { policy: () => ENFORCE, state: stateFor(store.url, createLogCapture(), []) });
     const init = await post(first.url, 1, 'initialize', {
       protocolVersion: '2025-11-25',
@@ -265,9 +266,9 @@ describe('faults of the state store', { skip }, () => {
     // Started after the first is gone: it heard nothing of the session but what Redis keeps.
     const second = await startProxy(server.url, { policy: () => ENFORCE, state: stateFor(store.url, createLogCapture(), []) });
     closers.push(() => second.close());
-    const call = await post(second.url, 3, 'tools/call', { name: 'delete_everything', arguments: {} }, init.session);
+    const call = await post(second.url, 3, 'tools/call', { name: 'no_such_tool', arguments: {} }, init.session);
     assert.equal((call.body.error as Rec | undefined)?.code, -32602, 'the unknown tool, rewritten from what the first replica learned');
-    assert.deepEqual(findingsOf(second.log.records), ['3 unknown-tool-as-iserror']);
+    assert.deepEqual(findingsOf(second.log.records), ['3 unknown-tool-as-result']);
   });
 
   test('Redis down at start: the proxy relays and judges with what it knows, says so once, and writes what it learned when Redis comes', async () => {
@@ -326,5 +327,63 @@ describe('faults of the state store', { skip }, () => {
     await store.restart();
     await log.waitFor((r) => r.msg === 'state store available again', 10_000);
     assert.equal(log.records.filter((r) => String(r.msg).startsWith('state store unavailable')).length, 1, 'said once per change');
+  });
+  test('Redis answering errors (out of memory): every request relayed and judged, the refusal said once and counted; writes resume once Redis takes them', async () => {
+    const store = await startRedis(redis!);
+    closers.push(() => store.stop());
+    const server = await startBrokenServer();
+    closers.push(server.close);
+    const log = createLogCapture();
+    const errors: string[] = [];
+    const proxy = await startProxy(server.url, { policy: () => ENFORCE, state: stateFor(store.url, log, errors) });
+    closers.push(() => proxy.close());
+    await log.waitFor((r) => r.msg === 'state store connected');
+    assert.equal(await redisCommand(store.port, 'CONFIG SET maxmemory-policy noeviction'), '+OK');
+    assert.equal(await redisCommand(store.port, 'CONFIG SET maxmemory 1'), '+OK');
+    const requests = await driveSession(proxy.url);
+    await proxy.log.waitFor(() => proxy.exchanges().length >= requests);
+    await log.waitFor((r) => r.msg === 'state store refused a write: the others do not learn it');
+    assert.ok(findingsOf(proxy.log.records).length > 0, 'judged with what it knows');
+    assert.ok(errors.includes('write') && !errors.includes('connect'), `counted as writes: ${errors}`);
+    assert.equal(log.records.filter((r) => String(r.msg).startsWith('state store refused')).length, 1, 'said once');
+    assert.equal(await redisCommand(store.port, 'DBSIZE'), ':0');
+
+    assert.equal(await redisCommand(store.port, 'CONFIG SET maxmemory 0'), '+OK');
+    await driveSession(proxy.url);
+    for (let i = 0; i < 100 && (await redisCommand(store.port, 'DBSIZE')) === ':0'; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.notEqual(await redisCommand(store.port, 'DBSIZE'), ':0', 'the next session is written');
+  });
+
+  test('Redis slow: a read past --state-timeout is given up, the exchange answered with what the replica knows, said and counted', async () => {
+    const store = await startRedis(redis!);
+    closers.push(() => store.stop());
+    const server = await startCheckServer({ versions: ['2025-11-25'], faults: ['unknown-tool-result'] });
+    closers.push(() => server.close());
+    const first = await startProxy(server.url, { policy: () => ENFORCE, state: stateFor(store.url, createLogCapture(), []) });
+    closers.push(() => first.close());
+    const init = await post(first.url, 1, 'initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'fleet', version: '1' },
+    });
+    await post(first.url, 2, 'tools/list', {}, init.session);
+    // Started after: it has heard nothing of the session, and must read it.
+    const log = createLogCapture();
+    const errors: string[] = [];
+    const second = await startProxy(server.url, { policy: () => ENFORCE, state: stateFor(store.url, log, errors, 100) });
+    closers.push(() => second.close());
+    await log.waitFor((r) => r.msg === 'state store connected');
+    // Redis busy for a while (a script that counts; it ends by itself), longer than the 100 ms bound.
+    const busy = redisCommand(store.port, 'EVAL "local i = 0 while i < 60000000 do i = i + 1 end return i" 0');
+    await new Promise((r) => setTimeout(r, 50));
+    const call = await post(second.url, 3, 'tools/call', { name: 'no_such_tool', arguments: {} }, init.session);
+    assert.deepEqual(
+      call.body.result,
+      { content: [{ type: 'text', text: 'no_such_tool: done' }] },
+      'answered as the server sent it: the replica did not know the catalogue in time',
+    );
+    await log.waitFor((r) => r.msg === 'state store slow: judged with what this replica knows');
+    assert.deepEqual(errors, ['read']);
+    assert.match(await busy, /^:60000000/);
   });
 });
