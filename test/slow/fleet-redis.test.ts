@@ -51,6 +51,20 @@ function stateFor(url: URL, log: LogCapture, errors: string[], timeoutMs = 500):
   return state;
 }
 
+/** Redis, the demo's broken server and one proxy sharing state there (connected): its state's log and errors. */
+async function replicaOnRedis() {
+  const store = await startRedis(redis!);
+  closers.push(() => store.stop());
+  const server = await startBrokenServer();
+  closers.push(server.close);
+  const log = createLogCapture();
+  const errors: string[] = [];
+  const proxy = await startProxy(server.url, { policy: () => ENFORCE, state: stateFor(store.url, log, errors) });
+  closers.push(() => proxy.close());
+  await log.waitFor((r) => r.msg === 'state store connected');
+  return { store, log, errors, proxy };
+}
+
 /** The rewrite records among `records`, as sorted `id rule` lines. */
 const rewritesOf = (records: readonly Rec[]): string[] =>
   records
@@ -67,10 +81,9 @@ async function alone(server: URL): Promise<{ findings: string[]; rewrites: strin
   return { findings: findingsOf(proxy.log.records), rewrites: rewritesOf(proxy.log.records), requests };
 }
 
-/** Three proxies (with shared state on `url`, or none) behind nginx round robin; `sessions` sessions through it. */
-async function fleet(server: URL, url: URL | undefined, sessions: number) {
+/** Three proxies in front of `server` (sharing state on `url`, or not) behind nginx round robin: the URL clients use, the proxies, their state's logs. */
+async function roundRobin(server: URL, url: URL | undefined, errors: string[]) {
   const logs = [createLogCapture(), createLogCapture(), createLogCapture()];
-  const errors: string[] = [];
   const proxies: TestProxy[] = [];
   for (const log of logs) {
     const proxy = await startProxy(server, { policy: () => ENFORCE, state: url ? stateFor(url, log, errors) : undefined });
@@ -83,8 +96,15 @@ async function fleet(server: URL, url: URL | undefined, sessions: number) {
     '',
   );
   closers.push(() => balancer.stop());
+  return { front: new URL(server.pathname, `http://127.0.0.1:${balancer.port}`), proxies, logs };
+}
+
+/** roundRobin(), and `sessions` of the demo's sessions through it. */
+async function fleet(server: URL, url: URL | undefined, sessions: number) {
+  const errors: string[] = [];
+  const { front, proxies, logs } = await roundRobin(server, url, errors);
   let requests = 0;
-  for (let i = 0; i < sessions; i++) requests += await driveSession(new URL(server.pathname, `http://127.0.0.1:${balancer.port}`));
+  for (let i = 0; i < sessions; i++) requests += await driveSession(front);
   const all = () => proxies.flatMap((p) => p.log.records);
   await proxies[0]!.log.waitFor(() => all().filter((r) => r.msg === 'exchange').length >= requests);
   const sessionsSeen = new Set(
@@ -118,29 +138,15 @@ describe('three proxies behind nginx round robin', { skip }, () => {
     closers.push(() => store.stop());
     const server = await startCheckServer({ versions: ['2026-07-28'], faults: ['unknown-tool-result'] });
     closers.push(() => server.close());
-    const modern = async (url: URL, id: number, method: string, params: Rec = {}) => {
-      const res = await request(url, {
-        method: 'POST',
-        reset: true,
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+    const modern = async (url: URL, id: number, method: string, params: Rec = {}) =>
+      (
+        await post(url, id, method, { ...params, _meta: meta }, undefined, {
           'mcp-protocol-version': '2026-07-28',
           'mcp-method': method,
           authorization: 'Bearer fleet-client',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id,
-          method,
-          params: {
-            ...params,
-            _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
-          },
-        }),
-      });
-      return (await res.body.json()) as Rec;
-    };
+        })
+      ).body;
     // The server answers a tool it does not have with a plain result, as if it ran: only a proxy
     // that knows the catalogue can tell (the issue's case).
     const run = async (url: URL) => {
@@ -156,19 +162,8 @@ describe('three proxies behind nginx round robin', { skip }, () => {
     assert.ok(findings.includes('3 unknown-tool-as-result'), `one proxy flags the call: ${findings}`);
 
     const errors: string[] = [];
-    const proxies: TestProxy[] = [];
-    for (let i = 0; i < 3; i++) {
-      const p = await startProxy(server.url, { policy: () => ENFORCE, state: stateFor(store.url, createLogCapture(), errors) });
-      closers.push(() => p.close());
-      proxies.push(p);
-    }
-    const balancer = await startNginx(
-      nginx!,
-      proxies.map((p) => p.url),
-      '',
-    );
-    closers.push(() => balancer.stop());
-    const got = await run(new URL(server.url.pathname, `http://127.0.0.1:${balancer.port}`));
+    const { front, proxies } = await roundRobin(server.url, store.url, errors);
+    const got = await run(front);
     assert.deepEqual(got, expected, 'the client gets what one proxy gives it');
     await proxies[0]!.log.waitFor(() => proxies.every((p) => p.exchanges().length >= 1));
     assert.deepEqual(findingsOf(proxies.flatMap((p) => p.log.records)), findings, 'the findings one proxy gives');
@@ -190,7 +185,14 @@ describe('three proxies behind nginx round robin', { skip }, () => {
 });
 
 /** One JSON-RPC request to `url` (in `session`, when given): the session id the answer names, and its body. */
-async function post(url: URL, id: number, method: string, params: Rec, session?: string): Promise<{ session?: string; body: Rec }> {
+async function post(
+  url: URL,
+  id: number,
+  method: string,
+  params: Rec,
+  session?: string,
+  headers: Record<string, string> = {},
+): Promise<{ session?: string; body: Rec }> {
   const res = await request(url, {
     method: 'POST',
     reset: true,
@@ -198,6 +200,7 @@ async function post(url: URL, id: number, method: string, params: Rec, session?:
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } : {}),
+      ...headers,
     },
     body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
   });
@@ -247,26 +250,35 @@ describe('the command line', { skip }, () => {
   });
 });
 
+/**
+ * Redis, a server that answers a tool it does not have with a plain result (only the catalogue
+ * tells), and a first proxy that learned a session there (initialize, tools/list).
+ */
+async function sessionLearnedByFirst() {
+  const store = await startRedis(redis!);
+  closers.push(() => store.stop());
+  const server = await startCheckServer({ versions: ['2025-11-25'], faults: ['unknown-tool-result'] });
+  closers.push(() => server.close());
+  const first = await startProxy(server.url, { policy: () => ENFORCE, state: stateFor(store.url, createLogCapture(), []) });
+  closers.push(() => first.close());
+  const init = await post(first.url, 1, 'initialize', {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: { name: 'fleet', version: '1' },
+  });
+  await post(first.url, 2, 'tools/list', {}, init.session);
+  await first.log.waitFor(() => first.exchanges().length >= 2);
+  return { store, server, first, session: init.session };
+}
+
 describe('faults of the state store', { skip }, () => {
   test('a replica killed mid-session loses nothing: one started after it reads the session from Redis and judges the call', async () => {
-    const store = await startRedis(redis!);
-    closers.push(() => store.stop());
-    // A tool it does not have answered with a plain result: only the catalogue tells.
-    const server = await startCheckServer({ versions: ['2025-11-25'], faults: ['unknown-tool-result'] });
-    closers.push(() => server.close());
-    const first = await startProxy(server.url, { policy: () => ENFORCE, state: stateFor(store.url, createLogCapture(), []) });
-    const init = await post(first.url, 1, 'initialize', {
-      protocolVersion: '2025-11-25',
-      capabilities: {},
-      clientInfo: { name: 'fleet', version: '1' },
-    });
-    await post(first.url, 2, 'tools/list', {}, init.session);
-    await first.log.waitFor(() => first.exchanges().length >= 2);
+    const { store, server, first, session } = await sessionLearnedByFirst();
     await first.close();
     // Started after the first is gone: it heard nothing of the session but what Redis keeps.
     const second = await startProxy(server.url, { policy: () => ENFORCE, state: stateFor(store.url, createLogCapture(), []) });
     closers.push(() => second.close());
-    const call = await post(second.url, 3, 'tools/call', { name: 'no_such_tool', arguments: {} }, init.session);
+    const call = await post(second.url, 3, 'tools/call', { name: 'no_such_tool', arguments: {} }, session);
     assert.equal((call.body.error as Rec | undefined)?.code, -32602, 'the unknown tool, rewritten from what the first replica learned');
     assert.deepEqual(findingsOf(second.log.records), ['3 unknown-tool-as-result']);
   });
@@ -300,18 +312,11 @@ describe('faults of the state store', { skip }, () => {
   });
 
   test('Redis killed mid-session: every request is still relayed and judged; the store is back once Redis is', async () => {
-    const store = await startRedis(redis!);
-    closers.push(() => store.stop());
-    const server = await startBrokenServer();
-    closers.push(server.close);
-    const log = createLogCapture();
-    const errors: string[] = [];
-    const proxy = await startProxy(server.url, { policy: () => ENFORCE, state: stateFor(store.url, log, errors) });
-    closers.push(() => proxy.close());
-    await log.waitFor((r) => r.msg === 'state store connected');
+    const { store, log, errors, proxy } = await replicaOnRedis();
     const first = await driveSession(proxy.url);
     await store.kill();
     await log.waitFor((r) => String(r.msg).startsWith('state store unavailable'), 10_000);
+    assert.ok(errors.includes('connect'), 'counted');
     const second = await driveSession(proxy.url);
     await proxy.log.waitFor(() => proxy.exchanges().length >= first + second);
     assert.ok(
@@ -329,15 +334,7 @@ describe('faults of the state store', { skip }, () => {
     assert.equal(log.records.filter((r) => String(r.msg).startsWith('state store unavailable')).length, 1, 'said once per change');
   });
   test('Redis answering errors (out of memory): every request relayed and judged, the refusal said once and counted; writes resume once Redis takes them', async () => {
-    const store = await startRedis(redis!);
-    closers.push(() => store.stop());
-    const server = await startBrokenServer();
-    closers.push(server.close);
-    const log = createLogCapture();
-    const errors: string[] = [];
-    const proxy = await startProxy(server.url, { policy: () => ENFORCE, state: stateFor(store.url, log, errors) });
-    closers.push(() => proxy.close());
-    await log.waitFor((r) => r.msg === 'state store connected');
+    const { store, log, errors, proxy } = await replicaOnRedis();
     assert.equal(await redisCommand(store.port, 'CONFIG SET maxmemory-policy noeviction'), '+OK');
     assert.equal(await redisCommand(store.port, 'CONFIG SET maxmemory 1'), '+OK');
     const requests = await driveSession(proxy.url);
@@ -355,18 +352,7 @@ describe('faults of the state store', { skip }, () => {
   });
 
   test('Redis slow: a read past --state-timeout is given up, the exchange answered with what the replica knows, said and counted', async () => {
-    const store = await startRedis(redis!);
-    closers.push(() => store.stop());
-    const server = await startCheckServer({ versions: ['2025-11-25'], faults: ['unknown-tool-result'] });
-    closers.push(() => server.close());
-    const first = await startProxy(server.url, { policy: () => ENFORCE, state: stateFor(store.url, createLogCapture(), []) });
-    closers.push(() => first.close());
-    const init = await post(first.url, 1, 'initialize', {
-      protocolVersion: '2025-11-25',
-      capabilities: {},
-      clientInfo: { name: 'fleet', version: '1' },
-    });
-    await post(first.url, 2, 'tools/list', {}, init.session);
+    const { store, server, session } = await sessionLearnedByFirst();
     // Started after: it has heard nothing of the session, and must read it.
     const log = createLogCapture();
     const errors: string[] = [];
@@ -376,7 +362,7 @@ describe('faults of the state store', { skip }, () => {
     // Redis busy for a while (a script that counts; it ends by itself), longer than the 100 ms bound.
     const busy = redisCommand(store.port, 'EVAL "local i = 0 while i < 60000000 do i = i + 1 end return i" 0');
     await new Promise((r) => setTimeout(r, 50));
-    const call = await post(second.url, 3, 'tools/call', { name: 'no_such_tool', arguments: {} }, init.session);
+    const call = await post(second.url, 3, 'tools/call', { name: 'no_such_tool', arguments: {} }, session);
     assert.deepEqual(
       call.body.result,
       { content: [{ type: 'text', text: 'no_such_tool: done' }] },
