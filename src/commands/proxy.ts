@@ -82,13 +82,14 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
     allowedHosts: opts.allowedHosts ?? policy.security.allowedHosts,
     allowedOrigins: opts.allowedOrigins ?? policy.security.allowedOrigins,
   };
+  const limits = startLimits(policy, opts);
   // A replica's metrics exist once the proxy does; the store connects only after that.
   let metrics: Metrics | undefined;
   const state =
     opts.state?.kind === 'redis'
       ? new (await import('../state/redis-state.ts')).RedisState({
           url: opts.state.url,
-          ttlMs: startLimits(policy, opts).sessionIdleMs,
+          ttlMs: limits.sessionIdleMs,
           timeoutMs: opts.stateTimeout ?? STATE_TIMEOUT_MS,
           logger,
           onError: (op) => metrics?.stateError(op),
@@ -112,7 +113,7 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
       upstreamHeadersTimeoutMs: opts.timeout ?? policy.upstream.headersTimeoutMs ?? DEFAULT_LIMITS.upstreamHeadersTimeoutMs,
       upstreamBodyTimeoutMs: opts.idleTimeout ?? policy.upstream.bodyTimeoutMs ?? DEFAULT_LIMITS.upstreamBodyTimeoutMs,
       upstreamConnectTimeoutMs: policy.upstream.connectTimeoutMs ?? DEFAULT_LIMITS.upstreamConnectTimeoutMs,
-      ...startLimits(policy, opts),
+      ...limits,
       maxConnections: opts.maxConnections ?? DEFAULT_LIMITS.maxConnections,
       clientHeadersTimeoutMs: opts.headerTimeout ?? DEFAULT_LIMITS.clientHeadersTimeoutMs,
     },

@@ -55,7 +55,8 @@ export class RedisState implements SharedSessions {
   private readonly subscriber: Redis;
   /** Whether the store was reachable when last heard of: undefined before the first connection. */
   private up: boolean | undefined;
-  private backlog: SessionFact[] = [];
+  /** Facts learned while Redis was away, as they will be written. */
+  private backlog: Array<{ fact: SessionFact; text: string }> = [];
   /** A write was refused by a Redis that is up (said once until a write succeeds). */
   private refusing = false;
   /** A fact could not be serialised (said once). */
@@ -68,7 +69,6 @@ export class RedisState implements SharedSessions {
 
   constructor(private readonly o: RedisStateOptions) {
     const options = {
-      lazyConnect: false,
       // Fail at once while disconnected: an exchange never waits for a reconnection.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
@@ -94,9 +94,13 @@ export class RedisState implements SharedSessions {
   /** Writes and publishes a fact this replica learned (from its own traffic). */
   publish(fact: SessionFact): void {
     const text = this.serialized(fact);
-    if (text === undefined) return;
+    if (text !== undefined) this.send(fact, text);
+  }
+
+  /** Writes and publishes a serialised fact, or keeps it for when Redis is back. */
+  private send(fact: SessionFact, text: string): void {
     if (this.up !== true) {
-      this.keep(fact);
+      this.keep(fact, text);
       return;
     }
     this.write(fact, text).then(
@@ -107,7 +111,7 @@ export class RedisState implements SharedSessions {
         this.o.onError('write');
         // Lost on the way (the connection went): written when Redis is back. Refused by a Redis that
         // is up (out of memory, read-only): writing it again would be refused again.
-        if (this.client.status !== 'ready') return this.keep(fact);
+        if (this.client.status !== 'ready') return this.keep(fact, text);
         if (!this.refusing)
           this.o.logger.warn({ state: redactUrl(this.o.url), err: err.message }, 'state store refused a write: the others do not learn it');
         this.refusing = true;
@@ -227,8 +231,8 @@ export class RedisState implements SharedSessions {
     m.exec().catch(() => this.o.onError('refresh'));
   }
 
-  private keep(fact: SessionFact): void {
-    this.backlog.push(fact);
+  private keep(fact: SessionFact, text: string): void {
+    this.backlog.push({ fact, text });
     if (this.backlog.length > BACKLOG) this.backlog.shift();
   }
 
@@ -253,7 +257,7 @@ export class RedisState implements SharedSessions {
     // What was learned meanwhile, in the order it was learned.
     const backlog = this.backlog;
     this.backlog = [];
-    for (const fact of backlog) this.publish(fact);
+    for (const { fact, text } of backlog) this.send(fact, text);
   }
 }
 

@@ -7,15 +7,14 @@ export type StateLocation = { kind: 'memory' } | { kind: 'redis'; url: URL };
 
 export function parseState(value: string): StateLocation {
   if (value.trim() === 'memory') return { kind: 'memory' };
-  let url: URL;
+  let url: URL | undefined;
   try {
     url = new URL(value);
   } catch {
-    throw new InvalidArgumentError(`expected memory, or redis://HOST:PORT[/DB] (rediss:// for TLS), got "${hideUserinfo(value)}"`);
+    // not a URL: refused below
   }
-  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
+  if (url === undefined || (url.protocol !== 'redis:' && url.protocol !== 'rediss:'))
     throw new InvalidArgumentError(`expected memory, or redis://HOST:PORT[/DB] (rediss:// for TLS), got "${hideUserinfo(value)}"`);
-  }
   const db = url.pathname.replace(/^\//, '');
   if (db !== '' && !/^\d{1,2}$/.test(db))
     throw new InvalidArgumentError(`the database of ${hideUserinfo(value)} must be a number, got "${db}"`);
