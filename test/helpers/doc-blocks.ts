@@ -29,3 +29,32 @@ export function pageOf(name: string): { path: string; text: string } {
 export function docBlock(name: string): string {
   return pageOf(name).text.split(`<!-- ${name} -->`)[1]?.split(`<!-- /${name} -->`)[0]?.trim() ?? '';
 }
+
+/** A line of a page, with its number (from 1). */
+export interface DocLine {
+  line: number;
+  text: string;
+}
+
+/** One ```-fenced block of a page: where it opens, its info string (lower case), its lines. */
+export interface Fence {
+  page: string;
+  line: number;
+  info: string;
+  lines: DocLine[];
+}
+
+/** The ```-fenced blocks of a page, in order. */
+export function fencesOf(page: string, text: string): Fence[] {
+  const out: Fence[] = [];
+  let open: Fence | undefined;
+  text.split('\n').forEach((line, i) => {
+    const fence = /^(`{3,})(.*)$/.exec(line);
+    if (fence && !open) open = { page, line: i + 1, info: fence[2]!.trim().toLowerCase(), lines: [] };
+    else if (fence && open && fence[2]!.trim() === '') {
+      out.push(open);
+      open = undefined;
+    } else if (open) open.lines.push({ line: i + 1, text: line });
+  });
+  return out;
+}

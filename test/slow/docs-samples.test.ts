@@ -17,7 +17,7 @@ import { createClient } from '../../src/demo/client.ts';
 import { driveSession, type SessionResult } from '../../src/demo/run.ts';
 import { startSdkServer } from '../fixtures/sdk-server.ts';
 import { cliArgs } from '../helpers/bundle.ts';
-import { docPages } from '../helpers/doc-blocks.ts';
+import { type DocLine, docPages, fencesOf } from '../helpers/doc-blocks.ts';
 
 /** `node ...CLI <command>` runs src/cli.ts (a bundle of it: test/helpers/bundle.ts); `--import tsx` resolved here, as commands run in a temp dir. */
 const CLI = (await cliArgs()).map((arg) => (arg === 'tsx' ? import.meta.resolve('tsx') : arg));
@@ -25,11 +25,6 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CHILD_TIMEOUT_MS = 60_000;
 
 // ---- the samples ----
-
-interface DocLine {
-  line: number;
-  text: string;
-}
 
 /** One command of a sample and the output the page shows for it. */
 interface Sample {
@@ -50,17 +45,11 @@ interface Block {
 function sampleBlocks(): Block[] {
   const blocks: Block[] = [];
   for (const [page, text] of docPages()) {
-    const lines = text.split('\n');
-    for (let i = 0; i < lines.length; i++) {
-      const fence = /^```(.*)$/.exec(lines[i]!);
-      if (!fence) continue;
-      const info = fence[1]!.trim().split(/\s+/)[0]!.toLowerCase();
-      const start = i;
-      const body: DocLine[] = [];
-      for (i++; i < lines.length && !/^```\s*$/.test(lines[i]!); i++) body.push({ line: i + 1, text: lines[i]! });
-      if (info === 'console') blocks.push({ page, line: start + 1, samples: consoleSamples(page, body) });
-      else if (info === 'text' && body[0]?.text.startsWith('mcp-warden check '))
-        blocks.push({ page, line: start + 1, samples: [{ page, line: body[0].line, command: body[0].text, expected: body }] });
+    for (const { line, info, lines: body } of fencesOf(page, text)) {
+      const kind = info.split(/\s+/)[0];
+      if (kind === 'console') blocks.push({ page, line, samples: consoleSamples(page, body) });
+      else if (kind === 'text' && body[0]?.text.startsWith('mcp-warden check '))
+        blocks.push({ page, line, samples: [{ page, line: body[0].line, command: body[0].text, expected: body }] });
     }
   }
   return blocks;

@@ -10,7 +10,7 @@ import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command, Option } from 'commander';
 import { buildProgram } from '../../src/cli-program.ts';
-import { docPages } from '../helpers/doc-blocks.ts';
+import { docPages, fencesOf } from '../helpers/doc-blocks.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -24,27 +24,6 @@ const PUBLISHED_ON_NPM = false;
  * command it came from).
  */
 const EXCLUDED: ReadonlyMap<string, string> = new Map([]);
-
-interface Fence {
-  page: string;
-  info: string;
-  lines: string[];
-}
-
-/** The ```-fenced blocks of a page, with their info string. */
-function fences(page: string, text: string): Fence[] {
-  const out: Fence[] = [];
-  let open: Fence | undefined;
-  for (const line of text.split('\n')) {
-    const fence = /^(`{3,})(.*)$/.exec(line);
-    if (fence && !open) open = { page, info: fence[2]!.trim().toLowerCase(), lines: [] };
-    else if (fence && open && fence[2]!.trim() === '') {
-      out.push(open);
-      open = undefined;
-    } else if (open) open.lines.push(line);
-  }
-  return out;
-}
 
 /** A page's text outside fenced blocks (headings and links in code are neither). */
 function prose(text: string): string {
@@ -225,9 +204,13 @@ interface Shown {
 function shownCommands(): Shown[] {
   const shown: Shown[] = [];
   for (const [page, text] of pages) {
-    for (const fence of fences(page, text)) {
+    for (const fence of fencesOf(page, text)) {
       if (!['', 'sh', 'bash', 'shell', 'zsh', 'console'].includes(fence.info)) continue;
-      const joined = fence.lines.join('\n').replace(/\\\n/g, ' ').split('\n');
+      const joined = fence.lines
+        .map((l) => l.text)
+        .join('\n')
+        .replace(/\\\n/g, ' ')
+        .split('\n');
       for (const raw of joined) {
         let line = raw.trim();
         if (fence.info === 'console') {
