@@ -10,6 +10,7 @@ import { request } from 'undici';
 import { startBrokenServer } from '../../src/demo/broken-server.ts';
 import { cliArgs } from '../helpers/bundle.ts';
 import { driveSession as drive, findingsOf as findings } from '../helpers/session-drive.ts';
+import { startWorkersCli } from '../helpers/workers-cli.ts';
 
 const CLI = await cliArgs();
 const closers: Array<() => Promise<unknown>> = [];
@@ -17,56 +18,9 @@ after(async () => {
   for (const close of closers.reverse()) await close();
 });
 
-type Record_ = Record<string, unknown>;
-
-/** The proxy CLI with `workers`; its log records as they come, its listening URL, and a stop that waits for its exit. */
-async function startCli(upstream: URL, workers: number, admin?: string) {
-  const child = spawn(
-    process.execPath,
-    [
-      ...CLI,
-      'proxy',
-      '--upstream',
-      upstream.href,
-      '--listen',
-      '127.0.0.1:0',
-      '--workers',
-      String(workers),
-      ...(admin ? ['--admin', admin] : []),
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const records: Record_[] = [];
-  let pending = '';
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => {
-    stderr += d.toString();
-  });
-  child.stdout.on('data', (d: Buffer) => {
-    pending += d.toString();
-    let nl: number;
-    while ((nl = pending.indexOf('\n')) >= 0) {
-      records.push(JSON.parse(pending.slice(0, nl)) as Record_);
-      pending = pending.slice(nl + 1);
-    }
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  const waitFor = async (pred: (r: Record_) => boolean, count = 1): Promise<Record_[]> => {
-    for (let i = 0; i < 300; i++) {
-      const found = records.filter(pred);
-      if (found.length >= count) return found;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    throw new Error(`not logged: ${JSON.stringify(records.slice(-5))} ${stderr}`);
-  };
-  const listening = await waitFor((r) => r.msg === 'listening', workers);
-  const stop = async () => {
-    if (child.exitCode === null) child.kill('SIGTERM');
-    return exited;
-  };
-  closers.push(stop);
-  return { url: new URL(String(listening[0]!.listen)), records, waitFor, stop };
-}
+/** The proxy CLI with `workers` (and an admin port); its log records, its URL, a stop. */
+const startCli = (upstream: URL, workers: number, admin?: string) =>
+  startWorkersCli(upstream, workers, admin ? ['--admin', admin] : [], closers);
 
 test('two workers judge a session whose requests alternate between them exactly as one process does', async () => {
   const server = await startBrokenServer();

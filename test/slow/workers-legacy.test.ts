@@ -5,15 +5,13 @@
 // the pass-through unjudged; under config/enforce.yaml the unknown tool's answer is rewritten
 // whichever worker got its POST. The real CLI, the legacy fixture server.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
 import { request } from 'undici';
 import { startLegacyServer } from '../fixtures/legacy-sse-server.ts';
-import { cliArgs } from '../helpers/bundle.ts';
 import { sseReader } from '../helpers/sse-reader.ts';
+import { startWorkersCli } from '../helpers/workers-cli.ts';
 
-const CLI = await cliArgs();
 const ENFORCE = fileURLToPath(new URL('../../config/enforce.yaml', import.meta.url));
 const closers: Array<() => Promise<unknown>> = [];
 after(async () => {
@@ -23,55 +21,8 @@ after(async () => {
 type Rec = Record<string, unknown>;
 const SESSIONS = 4;
 
-async function startCli(upstream: URL, workers: number, extra: string[] = []) {
-  const child = spawn(
-    process.execPath,
-    [
-      ...CLI,
-      'proxy',
-      '--upstream',
-      upstream.href,
-      '--listen',
-      '127.0.0.1:0',
-      '--workers',
-      String(workers),
-      '--log-level',
-      'debug',
-      ...extra,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const records: Rec[] = [];
-  let pending = '';
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => {
-    stderr += d.toString();
-  });
-  child.stdout.on('data', (d: Buffer) => {
-    pending += d.toString();
-    let nl: number;
-    while ((nl = pending.indexOf('\n')) >= 0) {
-      records.push(JSON.parse(pending.slice(0, nl)) as Rec);
-      pending = pending.slice(nl + 1);
-    }
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  const waitFor = async (pred: (r: Rec) => boolean, count = 1): Promise<Rec[]> => {
-    for (let i = 0; i < 500; i++) {
-      const found = records.filter(pred);
-      if (found.length >= count) return found;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    throw new Error(`not logged: ${JSON.stringify(records.slice(-5))} ${stderr}`);
-  };
-  const listening = await waitFor((r) => r.msg === 'listening', workers);
-  const stop = async () => {
-    if (child.exitCode === null) child.kill('SIGTERM');
-    return exited;
-  };
-  closers.push(stop);
-  return { url: new URL(String(listening[0]!.listen)), records, waitFor, stop };
-}
+const startCli = (upstream: URL, workers: number, extra: string[] = []) =>
+  startWorkersCli(upstream, workers, ['--log-level', 'debug', ...extra], closers);
 
 /** One legacy session through `proxy`: every POST on a new connection, each answer read off the stream before the next. */
 async function driveSession(proxy: URL): Promise<{ answers: Rec[]; posts: number }> {
