@@ -6,6 +6,7 @@ import { stat, writeFile } from 'node:fs/promises';
 import type { ReportData } from '../report/model.ts';
 import { renderReportHtml } from '../report/html.ts';
 import { INPUT_BOUNDS } from '../config/defaults.ts';
+import { formatCount } from '../util/count.ts';
 import { inputLineBatches, type InputLimits, OVERSIZE, whyUnreadable } from '../report/input.ts';
 import { ReportReader } from '../report/reader.ts';
 import { policyOrErrors, SHIPPED_ENFORCE } from './startup-policy.ts';
@@ -45,7 +46,7 @@ class Progress {
     if (everyMs === undefined) return;
     this.timer = setInterval(() => {
       const of = this.total ? ` of ${mib(this.total)} (${Math.floor((100 * this.bytes) / this.total)}%)` : '';
-      err.write(`report: ${mib(this.bytes)}${of} read, ${this.lines().toLocaleString('en-US')} lines\n`);
+      err.write(`report: ${mib(this.bytes)}${of} read, ${formatCount(this.lines())} lines\n`);
     }, everyMs);
     this.timer.unref();
   }

@@ -10,6 +10,7 @@
 // - unreadable-response: the answer to a client request nested deeper than the depth bound, or
 //   error text the leak rules stopped reading (more than WALK_BOUNDS.text characters, or more than
 //   WALK_BOUNDS.nodes values in error.data or isError content): a leak may sit past where they stopped.
+import { formatCount } from '../util/count.ts';
 import { errorText } from './leaks.ts';
 import { messagesOf, nameOf } from './read.ts';
 import type { ExchangeRule, PostRule, Report, Rule } from './types.ts';
@@ -61,7 +62,7 @@ const unreadableResponse: ExchangeRule = {
   versions: ALL,
   party: 'server',
   subject: 'exchange',
-  summary: `An answer is nested deeper than ${DEPTH} levels, or has more error text than the leak rules read (${MIB} MiB, ${WALK_BOUNDS.nodes.toLocaleString('en-US')} values): not fully judged`,
+  summary: `An answer is nested deeper than ${DEPTH} levels, or has more error text than the leak rules read (${MIB} MiB, ${formatCount(WALK_BOUNDS.nodes)} values): not fully judged`,
   source: SOURCE,
   check(s): Report[] {
     if (s.request.from !== 'client' || !s.response) return [];
@@ -79,9 +80,7 @@ const unreadableResponse: ExchangeRule = {
     const { cut } = errorText(s.response);
     if (!cut || cut.reason === 'depth') return [];
     const what =
-      cut.reason === 'text'
-        ? `more than ${MIB} MiB of error text`
-        : `more than ${WALK_BOUNDS.nodes.toLocaleString('en-US')} values in its error text`;
+      cut.reason === 'text' ? `more than ${MIB} MiB of error text` : `more than ${formatCount(WALK_BOUNDS.nodes)} values in its error text`;
     return [
       {
         message: `${s.request.method} was answered with ${what}: the leak rules stopped reading there, so the rest was not judged`,

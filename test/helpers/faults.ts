@@ -1,5 +1,7 @@
 // What the fault tests share: JSON-RPC bodies, a POST as an MCP client sends it, and bounded waits.
+import assert from 'node:assert/strict';
 import { request } from 'undici';
+import type { TestProxy } from './proxy.ts';
 
 export const ACCEPT = 'application/json, text/event-stream';
 
@@ -13,6 +15,19 @@ export const post = (url: URL, body: string, headers: Record<string, string> = {
   request(url, { method: 'POST', body, headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers } });
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+let okSeq = 0;
+/** A tools/call of `ok` through `proxy` is answered (by an upstream that answers it `ok`) and logged as a result. */
+export async function assertStillServes(proxy: { url: URL; log: TestProxy['log'] }): Promise<void> {
+  const id = `ok-${++okSeq}`;
+  const res = await post(proxy.url, call(id, 'ok'));
+  assert.equal(res.statusCode, 200, 'a normal request afterwards');
+  const body = (await res.body.json()) as { id: unknown; result?: { content: unknown } };
+  assert.equal(body.id, id);
+  assert.deepEqual(body.result?.content, [{ type: 'text', text: 'ok' }]);
+  const record = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === id);
+  assert.equal(record.outcome, 'result');
+}
 
 /** Polls `cond` every 10 ms; rejects naming `what` after `ms`. */
 export async function eventually(ms: number, what: () => string, cond: () => boolean | Promise<boolean>): Promise<void> {

@@ -255,3 +255,40 @@ test('memory stays bounded: 150,000 exchanges, each with its own session, tool, 
   assert.match(r.stderr, /report: 150000 exchanges/);
   assert.ok(r.peakKb < 150 * 1024, `peak RSS ${r.peakKb} kB`);
 });
+
+// From the review of #14: findings whose key no exchange record ever has were held without bound.
+test('memory stays bounded: 200,000 violations of one key without an exchange record, in a 48 MiB heap', {
+  timeout: 120_000,
+}, async () => {
+  const child = spawn(
+    process.execPath,
+    ['--max-old-space-size=48', ...(await cliArgs()), 'report', '--format', 'json', '-o', '/dev/null', '--no-progress'],
+    { stdio: ['pipe', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  child.stdin.on('error', () => {}); // a child that died of its heap closes the pipe
+  const pad = 'x'.repeat(400);
+  for (let i = 0; i < 200_000 && child.exitCode === null; i++) {
+    // A finding on a POST of a notification: no exchange record ever has its key.
+    const line = `${JSON.stringify({
+      level: 50,
+      time: Date.parse('2026-12-01T00:00:00Z') + i,
+      msg: 'violation',
+      rule: 'notification-answered-with-body',
+      severity: 'error',
+      message: `message ${i} ${pad}`,
+      evidence: `evidence ${i} ${pad}`,
+      method: 'notifications/initialized',
+      id: null,
+      session: 's1',
+    })}\n`;
+    if (!child.stdin.write(line)) await Promise.race([new Promise((resolve) => child.stdin.once('drain', resolve)), exited]);
+  }
+  child.stdin.end();
+  assert.equal(await exited, 0, stderr.slice(0, 2000));
+  assert.match(stderr, /200000 findings/);
+});
