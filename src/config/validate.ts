@@ -5,7 +5,9 @@
 // expressions, entries that set nothing). Pure: values in, issues out.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { parseDuration, parseSize, parseUrl } from './cli-options.ts';
+import { RULES } from '../rules/index.ts';
 import type { RuleInfo } from '../rules/types.ts';
+import { validate as precompiled } from './policy-validator.generated.ts';
 import { ACTIONS, KEYS, SEVERITIES, buildPolicySchema, ruleGroups } from './schema.ts';
 import { describeValue, didYouMean, formatPath, type PolicyPath } from './words.ts';
 
@@ -96,15 +98,20 @@ function toPath(pointer: string, root: unknown): Array<string | number> {
 
 const where = (path: PolicyPath): string => (path.length === 0 ? 'at the top level' : `in ${formatPath(path)}`);
 
-const validators = new WeakMap<readonly RuleInfo[], ValidateFunction>();
+/**
+ * How the policy schema is compiled. validateSchema off: the schema is ours, checked against the
+ * meta-schema by a test (policy-load.test.ts); checked here it cost ~35 ms of every start.
+ */
+export const POLICY_AJV_OPTIONS = { allErrors: true, verbose: true, allowUnionTypes: true, strict: true, validateSchema: false } as const;
+
+// The catalogue's validator is compiled ahead (policy-validator.generated.ts): compiling it here
+// cost ~50-60 ms of every start. Other rule lists (tests) are compiled when first used.
+const validators = new WeakMap<readonly RuleInfo[], ValidateFunction>([[RULES, precompiled as ValidateFunction]]);
 
 function validatorFor(rules: readonly RuleInfo[]): ValidateFunction {
   let validate = validators.get(rules);
   if (!validate) {
-    // validateSchema off: the schema is ours, checked against the meta-schema by a test
-    // (policy-load.test.ts); checked here it cost ~35 ms of every start.
-    const ajv = new Ajv({ allErrors: true, verbose: true, allowUnionTypes: true, strict: true, validateSchema: false });
-    validate = ajv.compile(buildPolicySchema(rules));
+    validate = new Ajv(POLICY_AJV_OPTIONS).compile(buildPolicySchema(rules));
     validators.set(rules, validate);
   }
   return validate;

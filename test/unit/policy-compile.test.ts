@@ -12,6 +12,7 @@ import type { FindingScope, Policy } from '../../src/config/types.ts';
 import { runtimeFactory } from '../../src/config/runtime.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { RULES } from '../../src/rules/index.ts';
+import { policyValidatorSource } from '../helpers/policy-validator.ts';
 import { subject } from '../helpers/subject.ts';
 import type { RuleInfo } from '../../src/rules/types.ts';
 
@@ -303,6 +304,14 @@ describe('the JSON Schema', () => {
       committed,
       policySchemaJson(RULES),
       'regenerate with: node --import tsx src/cli.ts policy schema > config/policy.schema.json',
+    );
+  });
+
+  test('src/config/policy-validator.generated.ts is ajv compiling that schema today', () => {
+    const committed = readFileSync(`${ROOT}src/config/policy-validator.generated.ts`, 'utf8');
+    assert.ok(
+      committed === policyValidatorSource(),
+      'regenerate with: node --import tsx test/helpers/policy-validator.ts > src/config/policy-validator.generated.ts',
     );
   });
 
