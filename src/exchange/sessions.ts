@@ -206,6 +206,11 @@ export class SessionStore {
     if (this.sessions.peek(session.key) !== session) this.sessions.set(session.key, session, now);
   }
 
+  /** The keys of the stored sessions. */
+  keys(): string[] {
+    return [...this.sessions.keys()];
+  }
+
   find(key: string, now: number): Session | undefined {
     return this.sessions.get(key, now);
   }

@@ -133,9 +133,15 @@ export function createProxy(options: ProxyOptions): Proxy {
   });
   const { sessions } = engine;
   const { state } = options;
+  /** Sessions known here when the others' facts may have been missed: read again from the store at their next request. */
+  const reread = new Set<string>();
   if (state) {
     sessions.share = (fact) => state.publish(fact);
     state.onFact = (fact) => sessions.learn(fact, performance.now(), undefined, true);
+    state.onGap = () => {
+      reread.clear();
+      for (const key of sessions.keys()) reread.add(key);
+    };
     sessions.trackTouches();
     state.used = () => sessions.takeTouched();
   }
@@ -207,7 +213,7 @@ export function createProxy(options: ProxyOptions): Proxy {
         const opens = messages.length > 0 && messages.every((m) => m.kind === 'request' && m.method === 'initialize');
         if (opens && req.headers[H.sessionId] === undefined) return;
         const key = headersKey(req.headers);
-        if (sessions.find(key, performance.now())) return;
+        if (sessions.find(key, performance.now()) && !reread.delete(key)) return;
         for (const fact of await state.recall(key)) sessions.learn(fact, performance.now(), undefined, true);
       }),
     upstreamAnswered: (path, status, contentType) => {

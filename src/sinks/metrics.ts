@@ -79,7 +79,7 @@ export class Metrics {
     });
     this.stateErrors = new Counter({
       name: 'mcp_warden_state_errors_total',
-      help: 'Operations on the shared state store (--state redis://) that failed or timed out, by op (connect, write, read, refresh): the replica went on with what it knows',
+      help: 'Operations on the shared state store (--state redis://) that failed or timed out, by op (connect, write, read, refresh, subscribe): the replica went on with what it knows',
       labelNames: ['op'],
       registers,
     });
@@ -191,7 +191,7 @@ export class Metrics {
     this.proxyErrors.inc({ reason });
   }
 
-  /** An operation on the shared state store failed (its op: connect, write, read, refresh). */
+  /** An operation on the shared state store failed (its op: connect, write, read, refresh, subscribe). */
   stateError(op: string): void {
     this.stateErrors.inc({ op });
   }

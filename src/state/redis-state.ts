@@ -16,7 +16,13 @@
 // Redis down, slow or answering errors: the replica keeps relaying and judging with what it knows,
 // logs once per change (error when the store is lost, warn when it is back), counts each failed
 // operation (mcp_warden_state_errors_total), and when Redis returns writes and publishes what it
-// learned meanwhile (the newest BACKLOG facts).
+// learned meanwhile (the newest BACKLOG facts). A subscription lost while Redis stays up (the
+// connection dropped, a CLIENT KILL) misses what the others publish meanwhile: when it is back,
+// every session known here is read again at its next request (onGap), and the loss is logged and
+// counted (op subscribe).
+//
+// Its two connections name themselves in CLIENT LIST: mcp-warden:<replica id> and
+// mcp-warden:<replica id>:facts (the subscription).
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { KNOWN_BOUNDS } from '../config/defaults.ts';
@@ -40,7 +46,7 @@ export interface RedisStateOptions {
   /** The longest an exchange waits for Redis (a read of a session not known here). */
   timeoutMs: number;
   logger: Logger;
-  /** A failed or timed-out operation (connect, write, read, refresh). */
+  /** A failed or timed-out operation (connect, write, read, refresh, subscribe: the subscription dropped). */
   onError: (op: string) => void;
 }
 
@@ -50,11 +56,14 @@ export class RedisState implements SharedSessions {
   /** This replica, in its publications (its own are not applied twice). */
   readonly id = randomUUID();
   onFact: (fact: SessionFact) => void = () => {};
+  onGap: () => void = () => {};
   used: () => readonly string[] = () => [];
   private readonly client: Redis;
   private readonly subscriber: Redis;
   /** Whether the store was reachable when last heard of: undefined before the first connection. */
   private up: boolean | undefined;
+  /** Whether the subscription is up: undefined before it first was. */
+  private hearing: boolean | undefined;
   /** Facts learned while Redis was away, as they will be written. */
   private backlog: Array<{ fact: SessionFact; text: string }> = [];
   /** A write was refused by a Redis that is up (said once until a write succeeds). */
@@ -75,11 +84,13 @@ export class RedisState implements SharedSessions {
       connectTimeout: 2_000,
       retryStrategy: (times: number) => Math.min(100 * times, 2_000),
     };
-    this.client = new Redis(o.url.href, options);
+    this.client = new Redis(o.url.href, { ...options, connectionName: `mcp-warden:${this.id}` });
     // Subscribed commands need a connection of their own; it must queue SUBSCRIBE until it connects.
-    this.subscriber = new Redis(o.url.href, { ...options, enableOfflineQueue: true });
+    this.subscriber = new Redis(o.url.href, { ...options, enableOfflineQueue: true, connectionName: `mcp-warden:${this.id}:facts` });
     this.client.on('error', (err: Error) => this.lost(err));
     this.subscriber.on('error', () => {});
+    this.subscriber.on('close', () => this.deaf());
+    this.subscriber.on('ready', () => this.listening());
     this.connected = new Promise((resolve) => {
       this.onConnected = resolve;
     });
@@ -246,6 +257,31 @@ export class RedisState implements SharedSessions {
       );
     }
     this.up = false;
+  }
+
+  /** The subscription dropped: what the others publish is missed until it is back. */
+  private deaf(): void {
+    if (this.closed || this.hearing !== true) return;
+    this.hearing = false;
+    this.o.onError('subscribe');
+    // With the whole store gone, lost() has said so already.
+    if (this.client.status === 'ready')
+      this.o.logger.warn(
+        { state: redactUrl(this.o.url) },
+        'state store subscription lost: what the other replicas learn is missed until it is back',
+      );
+  }
+
+  /** The subscription is (back) up; after a gap, what was missed is read again from the keys. */
+  private listening(): void {
+    const gap = this.hearing === false;
+    this.hearing = true;
+    if (!gap) return;
+    this.onGap();
+    this.o.logger.warn(
+      { state: redactUrl(this.o.url) },
+      'state store subscription back: sessions known here are read again at their next request',
+    );
   }
 
   private found(): void {

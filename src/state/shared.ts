@@ -9,6 +9,8 @@ export interface SharedSessions {
   recall(key: string): Promise<SessionFact[]>;
   /** Where another replica's facts go (set by the proxy). */
   onFact: (fact: SessionFact) => void;
+  /** Some of the others' facts may have been missed (set by the proxy): what is known here may be stale. */
+  onGap: () => void;
   /** The sessions this replica's traffic used since the last call (set by the proxy): their state is kept alive. */
   used: () => readonly string[];
   close(): Promise<void>;

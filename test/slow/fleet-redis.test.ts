@@ -7,11 +7,13 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { spawn } from 'node:child_process';
+import { Redis } from 'ioredis';
 import { request } from 'undici';
 import { loadPolicyFile } from '../../src/config/load.ts';
 import type { Policy } from '../../src/config/types.ts';
 import { startBrokenServer } from '../../src/demo/broken-server.ts';
 import { startCheckServer } from '../fixtures/check-servers.ts';
+import { startRawServer } from '../fixtures/raw-server.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { createLogger } from '../../src/sinks/logger.ts';
 import { RedisState } from '../../src/state/redis-state.ts';
@@ -371,5 +373,72 @@ describe('faults of the state store', { skip }, () => {
     await log.waitFor((r) => r.msg === 'state store slow: judged with what this replica knows');
     assert.deepEqual(errors, ['read']);
     assert.match(await busy, /^:60000000/);
+  });
+  test('a subscription dropped while Redis stays up: the facts published meanwhile are read again when it is back (a grown catalogue, no false unknown tool)', async () => {
+    const store = await startRedis(redis!);
+    closers.push(() => store.stop());
+    // The catalogue grows: the first tools/list lists `lookup`, the later ones `lookup` and `added`;
+    // every call gets a plain result, as a tool that ran.
+    let lists = 0;
+    const server = await startRawServer((_req, res, body) => {
+      const m = JSON.parse(body.toString()) as { id?: number; method: string };
+      if (m.id === undefined) return void res.writeHead(202).end();
+      const reply = (result: unknown): void =>
+        void res
+          .writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'grows' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }));
+      if (m.method === 'initialize')
+        return reply({
+          protocolVersion: '2025-11-25',
+          capabilities: { tools: { listChanged: true } },
+          serverInfo: { name: 'grows', version: '1' },
+        });
+      if (m.method === 'tools/list')
+        return reply({
+          tools: (lists++ === 0 ? ['lookup'] : ['lookup', 'added']).map((name) => ({ name, inputSchema: { type: 'object' } })),
+        });
+      return reply({ content: [{ type: 'text', text: 'done' }] });
+    });
+    closers.push(() => server.close());
+    const upstream = new URL('/mcp', server.url);
+    const a = await startProxy(upstream, { policy: () => ENFORCE, state: stateFor(store.url, createLogCapture(), []) });
+    closers.push(() => a.close());
+    const logB = createLogCapture();
+    const errorsB: string[] = [];
+    const stateB = stateFor(store.url, logB, errorsB);
+    const b = await startProxy(upstream, { policy: () => ENFORCE, state: stateB });
+    closers.push(() => b.close());
+    await logB.waitFor((r) => r.msg === 'state store connected');
+    const init = await post(a.url, 1, 'initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'fleet', version: '1' },
+    });
+    await post(a.url, 2, 'tools/list', {}, init.session);
+    const lookup = await post(b.url, 3, 'tools/call', { name: 'lookup', arguments: {} }, init.session);
+    assert.deepEqual(lookup.body.result, { content: [{ type: 'text', text: 'done' }] });
+
+    // B's subscription is cut, and Redis takes no new connection until the test says so: B's
+    // other connection stays up, and B cannot subscribe again meanwhile.
+    const admin = new Redis(store.url.href);
+    closers.push(async () => void admin.disconnect());
+    const clients = String(await admin.client('LIST')).split('\n');
+    const subscription = clients.find((c) => c.includes(` name=mcp-warden:${stateB.id}:facts `));
+    assert.ok(subscription, `B's subscription in CLIENT LIST: ${clients.join(' | ')}`);
+    const connected = clients.filter((c) => c.trim() !== '').length;
+    await admin.config('SET', 'maxclients', String(connected - 1));
+    await admin.client('KILL', 'ID', /\bid=(\d+)/.exec(subscription)![1]!);
+    await logB.waitFor((r) => r.msg === 'state store subscription lost: what the other replicas learn is missed until it is back');
+    // Meanwhile A lists the grown catalogue: B does not hear of it.
+    await post(a.url, 4, 'tools/list', {}, init.session);
+    await a.log.waitFor((r) => r.msg === 'exchange' && r.id === 4);
+    await admin.config('SET', 'maxclients', '10000');
+    await logB.waitFor((r) => r.msg === 'state store subscription back: sessions known here are read again at their next request', 10_000);
+
+    const added = await post(b.url, 5, 'tools/call', { name: 'added', arguments: {} }, init.session);
+    assert.deepEqual(added.body.result, { content: [{ type: 'text', text: 'done' }] }, 'a call of a listed tool passes unchanged');
+    await b.log.waitFor((r) => r.msg === 'exchange' && r.id === 5);
+    assert.deepEqual(findingsOf(b.log.records), [], 'B judges with the catalogue A listed while B was not listening');
+    assert.ok(errorsB.includes('subscribe'), `counted: ${errorsB}`);
   });
 });
