@@ -1,12 +1,15 @@
 // A fleet that judges like one proxy: three proxies share session state through Debian's
 // redis-server (--state redis://), behind nginx balancing round robin (each request to the next
 // proxy, no affinity), and every session gets exactly the findings and rewrites one proxy gives
-// it. Without the shared state the same fleet misses them (the control). Then the faults: Redis
-// down at start, and killed mid-session: the proxies relay and judge with what they know, say so
-// once, count it, and catch up when Redis is back. .ci/run installs redis-server and nginx-light.
+// it: the demo's sessions, a 2026-07-28 session (state per credential), the official SDK client's
+// session. Without the shared state the same fleet misses them (the control). Then the faults:
+// Redis down at start, killed mid-session, refusing writes, slow, a subscription cut while Redis
+// stays up: the proxies relay and judge with what they know, say so once, count it, and catch up
+// when Redis is back. .ci/run installs redis-server and nginx-light.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { spawn } from 'node:child_process';
+import type { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { Redis } from 'ioredis';
 import { request } from 'undici';
 import { loadPolicyFile } from '../../src/config/load.ts';
@@ -18,6 +21,7 @@ import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { createLogger } from '../../src/sinks/logger.ts';
 import { RedisState } from '../../src/state/redis-state.ts';
 import { cliArgs } from '../helpers/bundle.ts';
+import { connectSdkClient } from '../helpers/sdk-client.ts';
 import { createLogCapture, type LogCapture } from '../helpers/log-capture.ts';
 import { findNginx, startNginx } from '../helpers/nginx.ts';
 import { startProxy, type TestProxy } from '../helpers/proxy.ts';
@@ -173,6 +177,53 @@ describe('three proxies behind nginx round robin', { skip }, () => {
       proxies.map((p) => p.exchanges().length),
       [1, 1, 1],
       'each request on another proxy',
+    );
+    assert.deepEqual(errors, []);
+  });
+
+  test('the official SDK client through the fleet (Streamable HTTP, 2025-11-25): the answers, findings and rewrites of one proxy', async () => {
+    const store = await startRedis(redis!);
+    closers.push(() => store.stop());
+    // A server that answers a tool it does not have with a plain result: only the catalogue tells.
+    const server = await startCheckServer({ versions: ['2025-11-25'], faults: ['unknown-tool-result'] });
+    closers.push(() => server.close());
+    const run = async (url: URL) => {
+      const sdk = await connectSdkClient(url, { capabilities: {} });
+      try {
+        const tools = (await sdk.client.listTools()).tools.map((t) => t.name);
+        const lookup = await sdk.client.callTool({ name: 'lookup', arguments: { query: 'fleet' } });
+        const unknown = await sdk.client.callTool({ name: 'no_such_tool', arguments: {} }).then(
+          (result) => ({ result }),
+          (err: McpError) => ({ code: err.code }),
+        );
+        return { tools, lookup, unknown };
+      } finally {
+        await sdk.close();
+      }
+    };
+    const calls = (records: readonly Rec[]) => records.filter((r) => r.msg === 'exchange' && r.method === 'tools/call').length;
+    const one = await startProxy(server.url, { policy: () => ENFORCE });
+    closers.push(() => one.close());
+    const expected = await run(one.url);
+    await one.log.waitFor(() => calls(one.log.records) >= 2);
+    const findings = findingsOf(one.log.records);
+    assert.deepEqual(expected.unknown, { code: -32602 }, 'one proxy rewrites the unknown tool into -32602');
+    assert.ok(
+      findings.some((f) => f.endsWith(' unknown-tool-as-result')),
+      `one proxy flags it: ${findings}`,
+    );
+
+    const errors: string[] = [];
+    const { front, proxies } = await roundRobin(server.url, store.url, errors);
+    const got = await run(front);
+    assert.deepEqual(got, expected, 'the SDK client gets what one proxy gives it');
+    const all = () => proxies.flatMap((p) => p.log.records);
+    await proxies[0]!.log.waitFor(() => calls(all()) >= 2);
+    assert.deepEqual(findingsOf(all()), findings, 'the findings one proxy gives');
+    assert.deepEqual(rewritesOf(all()), rewritesOf(one.log.records), 'the rewrites one proxy makes');
+    assert.ok(
+      proxies.every((p) => p.exchanges().length >= 1),
+      'round robin: every proxy served part of the session',
     );
     assert.deepEqual(errors, []);
   });
