@@ -7,8 +7,8 @@
 // - test/unit.test.ts: every test/unit/*.test.ts but the *.property.test.ts files, which
 //   test/properties.test.ts runs in a process of their own, at a quarter of their runs (the slow
 //   tier's test/slow/properties.test.ts runs them at twice).
-// - test/shared-<n>.test.ts: share n of the test/integration/*.test.ts files, one in every
-//   `shares` files by name, where `shares` is how many of those entry files there are; except
+// - test/shared-<n>.test.ts: share n of the test/integration/*.test.ts files, balanced by their
+//   measured cost (share() below), where `shares` is how many of those entry files there are; except
 //   the files package.json's "test:run" script names itself, which keep a process of their own:
 //   the ones that measure their process's heap (faults-client, faults-upstream, compression) and
 //   the long ones (conformance, precision-corpus, production-install).
@@ -76,13 +76,31 @@ export function shareEntries(): number[] {
     .sort((a, b) => a - b);
 }
 
-/** The integration files of share `n` of `count`: every count-th of the files that share, by name. */
+/**
+ * The integration files of share `n` of `count`, balanced by what each cost in a measured run
+ * (test/shares-cost.json, written by test/cost-reporter.mjs): the costliest first, each to the
+ * share with the least so far (a file not measured counts as the median one). Every file lands in
+ * exactly one share, the same one on every run while the table stays as it is; a stale table only
+ * balances less well.
+ */
 export function share(n: number, count: number): string[] {
   const own = ownProcess();
   const shared = readdirSync(INTEGRATION)
     .filter((name) => name.endsWith('.test.ts') && !own.has(name))
     .sort();
-  return shared.filter((_, i) => i % count === n - 1);
+  const measured = JSON.parse(readFileSync(new URL('./shares-cost.json', TEST), 'utf8')) as Record<string, number>;
+  const known = Object.values(measured).sort((a, b) => a - b);
+  const typical = known[Math.floor(known.length / 2)] ?? 1;
+  const cost = (name: string): number => measured[name] ?? typical;
+  const byCost = [...shared].sort((a, b) => cost(b) - cost(a) || (a < b ? -1 : 1));
+  const loads = new Array<number>(count).fill(0);
+  const files: string[][] = loads.map(() => []);
+  for (const name of byCost) {
+    const least = loads.indexOf(Math.min(...loads));
+    loads[least]! += cost(name);
+    files[least]!.push(name);
+  }
+  return files[n - 1]!.sort();
 }
 
 /** Imports (and so runs) the files of the share whose entry is `entryUrl`. */
