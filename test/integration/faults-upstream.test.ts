@@ -31,7 +31,7 @@ import {
   type RawServer,
 } from '../fixtures/raw-server.ts';
 import { closeServer, listen } from '../helpers/net.ts';
-import { ACCEPT, brokenStream, call, post, sleep, within } from '../helpers/faults.ts';
+import { ACCEPT, assertStillServes, brokenStream, call, post, sleep, within } from '../helpers/faults.ts';
 import { startProxy, type TestProxy } from '../helpers/proxy.ts';
 
 interface RpcError {
@@ -57,19 +57,6 @@ afterEach(() => {
 after(async () => {
   for (const r of running.reverse()) await r.close();
 });
-
-let okSeq = 0;
-/** A normal request through the same proxy still gets its result, and is logged as one. */
-async function assertStillServes(proxy: TestProxy): Promise<void> {
-  const id = `ok-${++okSeq}`;
-  const res = await post(proxy.url, call(id, 'ok'));
-  assert.equal(res.statusCode, 200, 'a normal request after the fault');
-  const body = (await res.body.json()) as { id: unknown; result?: { content: unknown } };
-  assert.equal(body.id, id);
-  assert.deepEqual(body.result?.content, [{ type: 'text', text: 'ok' }]);
-  const record = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === id);
-  assert.equal(record.outcome, 'result');
-}
 
 /** The JSON-RPC error the proxy answers with, checked against the id and reason it must carry. */
 async function expectProxyError(res: Awaited<ReturnType<typeof post>>, status: number, id: unknown, reason: string): Promise<void> {
