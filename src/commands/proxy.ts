@@ -13,16 +13,9 @@ import { LiveReport } from '../report/live.ts';
 import type { TransportMode } from '../mcp/transport-modes.ts';
 import cluster from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
-import {
-  announceListening,
-  isWorker,
-  shareLegacyStreams,
-  shareSessions,
-  startWorkers,
-  workerPort,
-  type Primary,
-} from '../proxy/workers.ts';
+import { announceListening, isWorker, shareLegacyStreams, startWorkers, workerPort, type Primary } from '../proxy/workers.ts';
 import { LegacyPeers } from '../proxy/peers.ts';
+import { WorkerRelay } from '../state/worker-relay.ts';
 import { freePort, listenAs, probeListen } from '../proxy/listen.ts';
 
 /** The proxy command's options as commander parsed them: undefined where the user gave nothing. */
@@ -85,6 +78,7 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
   const limits = startLimits(policy, opts);
   // A replica's metrics exist once the proxy does; the store connects only after that.
   let metrics: Metrics | undefined;
+  // Sessions are shared through Redis when asked, else between workers through the primary.
   const state =
     opts.state?.kind === 'redis'
       ? new (await import('../state/redis-state.ts')).RedisState({
@@ -94,7 +88,9 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
           logger,
           onError: (op) => metrics?.stateError(op),
         })
-      : undefined;
+      : worker
+        ? new WorkerRelay(logger)
+        : undefined;
   const proxy = createProxy({
     upstream,
     state,
@@ -120,8 +116,6 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
   });
   metrics = proxy.metrics;
   if (peers) {
-    // Sessions go through the state store when there is one, else through the primary.
-    if (!state) shareSessions(proxy.sessions, () => performance.now(), logger);
     await shareLegacyStreams(proxy, peers, () => performance.now());
     // The primary's /metrics sums the workers' registries: each worker answers its requests.
     new AggregatorRegistry();

@@ -36,7 +36,7 @@ import { Upstream, type UpstreamResponse } from '../transport/upstream.ts';
 import { JudgingQueue } from '../transport/judge-later.ts';
 import type { LegacyPeers } from './peers.ts';
 import { headersKey } from '../exchange/flow.ts';
-import type { SharedSessions } from '../state/shared.ts';
+import { shareSessions, type SharedSessions } from '../state/shared.ts';
 
 export interface ProxyOptions {
   upstream: URL;
@@ -133,18 +133,7 @@ export function createProxy(options: ProxyOptions): Proxy {
   });
   const { sessions } = engine;
   const { state } = options;
-  /** Sessions known here when the others' facts may have been missed: read again from the store at their next request. */
-  const reread = new Set<string>();
-  if (state) {
-    sessions.share = (fact) => state.publish(fact);
-    state.onFact = (fact) => sessions.learn(fact, performance.now(), undefined, true);
-    state.onGap = () => {
-      reread.clear();
-      for (const key of sessions.keys()) reread.add(key);
-    };
-    sessions.trackTouches();
-    state.used = () => sessions.takeTouched();
-  }
+  const recallSession = state && shareSessions(sessions, state, () => performance.now());
   const metadata = new MetadataLocations();
   const metrics = new Metrics({ sessions: () => sessions.size, openRequests: () => engine.openRequests });
   const passthrough = createPassthrough({
@@ -207,14 +196,12 @@ export function createProxy(options: ProxyOptions): Proxy {
     upstreamTarget,
     notMcp: (req, res, body) => passthrough.handle(req, res, { body }),
     recall:
-      state &&
+      recallSession &&
       (async (req, messages) => {
         // An initialize without a session id opens a session: no replica knows it yet.
         const opens = messages.length > 0 && messages.every((m) => m.kind === 'request' && m.method === 'initialize');
         if (opens && req.headers[H.sessionId] === undefined) return;
-        const key = headersKey(req.headers);
-        if (sessions.find(key, performance.now()) && !reread.delete(key)) return;
-        for (const fact of await state.recall(key)) sessions.learn(fact, performance.now(), undefined, true);
+        await recallSession(headersKey(req.headers));
       }),
     upstreamAnswered: (path, status, contentType) => {
       const wrong = misconfiguration.answered(path, status, contentType);

@@ -1,14 +1,8 @@
 // `--workers N`: N processes serving one listening port (node:cluster: the primary hands each new
 // connection to a worker in turn). A worker is the whole proxy; what one learns of a session (its
-// version, capabilities, tool catalogue, its end: exchange/sessions.ts SessionFact) it sends to the
-// primary, which passes it to every worker, the sender too, so a session whose requests land on
-// different workers is judged as on one:
-//   - the primary's order is the one order: a worker that applied its own fact before a peer's
-//     that the primary ordered first applies its own again when it comes back (two tools/list of
-//     one session answered at once leave every worker with the same catalogue, the later one);
-//   - every TOUCH_EVERY_MS a worker sends the sessions its traffic used, and the others touch them:
-//     a session busy on one worker stays recent on all (least recently used goes first, idle ones
-//     expire), within that interval.
+// version, capabilities, tool catalogue, its end: exchange/sessions.ts SessionFact) goes to the
+// others through the primary (state/worker-relay.ts, the worker's side: one order for all, and the
+// sessions each one's traffic used), unless they share it through Redis (--state).
 // A legacy HTTP+SSE session is judged whole by the worker holding its GET stream (peers.ts): that
 // worker tells the others which session it holds (a LegacyStreamFact, through the primary) and
 // where it takes forwarded POSTs; the primary remembers both, so that a worker that starts later
@@ -21,15 +15,11 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from '../sinks/logger.ts';
 import { EXIT_CANNOT_LISTEN } from './listen.ts';
-import type { SessionFact, SessionStore } from '../exchange/sessions.ts';
 import { CAPTURE_KEY_ENV, captureKey } from '../sinks/capture.ts';
 import type { LegacySessions, LegacyStreamFact } from '../transport/legacy-sse.ts';
 import type { LegacyPeers, PeerAddress } from './peers.ts';
+import { isFact, isTouched, type TouchedMessage, typed } from '../state/worker-relay.ts';
 
-const FACT = 'mcp-warden:session-fact';
-const TOUCHED = 'mcp-warden:sessions-touched';
-/** How often a worker tells the others which sessions its traffic used. */
-const TOUCH_EVERY_MS = 250;
 const LISTENING = 'mcp-warden:listening';
 const STREAM = 'mcp-warden:legacy-stream';
 const PEER = 'mcp-warden:peer';
@@ -39,18 +29,6 @@ const WORKER_PORT_ENV = 'MCP_WARDEN_WORKER_PORT';
 /** Restarts allowed within RESTART_WINDOW_MS before the primary gives up (a worker that cannot start). */
 const MAX_RESTARTS = 5;
 const RESTART_WINDOW_MS = 30_000;
-
-interface FactMessage {
-  type: typeof FACT;
-  fact: SessionFact;
-  /** The worker that learned it (set by the primary). */
-  origin?: number;
-}
-
-interface TouchedMessage {
-  type: typeof TOUCHED;
-  keys: string[];
-}
 
 interface StreamMessage {
   type: typeof STREAM;
@@ -71,12 +49,6 @@ interface GoneMessage {
   worker: number;
 }
 
-const typed =
-  <M>(type: string) =>
-  (m: unknown): m is M =>
-    typeof m === 'object' && m !== null && (m as { type?: unknown }).type === type;
-const isFact = typed<FactMessage>(FACT);
-const isTouched = typed<TouchedMessage>(TOUCHED);
 const isStream = typed<StreamMessage>(STREAM);
 const isPeer = typed<PeerMessage>(PEER);
 const isGone = typed<GoneMessage>(GONE);
@@ -87,63 +59,6 @@ export const isWorker = (): boolean => cluster.isWorker;
 
 /** In a worker: the port to listen on (for port 0, the one the primary chose). */
 export const workerPort = (asked: number): number => (asked === 0 ? Number(process.env[WORKER_PORT_ENV] ?? 0) : asked);
-
-/**
- * In a worker: what its sessions learn goes to the others, and theirs comes in. A fact that cannot
- * be sent (a value nested too deep to serialise) stays this worker's: logged once, never thrown
- * into the exchange that taught it.
- */
-export function shareSessions(sessions: SessionStore, now: () => number, logger: Logger): void {
-  let warned = false;
-  const send = (fact: SessionFact): boolean => {
-    try {
-      process.send?.({ type: FACT, fact } satisfies FactMessage, undefined, {}, () => {});
-      return true;
-    } catch (err) {
-      if (!warned)
-        logger.warn({ fact: fact.kind, err: (err as Error).message }, 'a session fact could not be shared with the other workers');
-      warned = true;
-      return false;
-    }
-  };
-  // This worker's facts on their way through the primary, per session, as learned (what was sent
-  // may lack what could not be serialised), and the sessions where a peer's fact came first
-  // meanwhile (the primary ordered it before ours: ours applies again, as this worker learned it).
-  const pending = new Map<string, SessionFact[]>();
-  const overtaken = new Set<string>();
-  // Capabilities nested too deep to send: the version (and the session) still reach the others.
-  sessions.share = (fact) => {
-    const sent =
-      send(fact) || (fact.kind === 'initialized' && send({ ...fact, serverCapabilities: undefined, clientCapabilities: undefined }));
-    if (!sent) return;
-    const mine = pending.get(fact.key);
-    if (mine) mine.push(fact);
-    else pending.set(fact.key, [fact]);
-  };
-  process.on('message', (m: unknown) => {
-    if (isTouched(m)) return sessions.touch(m.keys, now());
-    if (!isFact(m)) return;
-    const { key } = m.fact;
-    const mine = pending.get(key);
-    if (m.origin !== cluster.worker?.id) {
-      sessions.learn(m.fact, now(), undefined, true);
-      if (mine) overtaken.add(key);
-      return;
-    }
-    // Our own fact, back in the primary's order: already applied, unless a peer's came in between.
-    const learned = mine?.shift() ?? m.fact;
-    if (overtaken.has(key)) sessions.learn(learned, now(), undefined, true);
-    if (mine && mine.length > 0) return;
-    pending.delete(key);
-    overtaken.delete(key);
-  });
-  sessions.trackTouches();
-  const touches = setInterval(() => {
-    const keys = sessions.takeTouched();
-    if (keys.length > 0) process.send?.({ type: TOUCHED, keys } satisfies TouchedMessage, undefined, {}, () => {});
-  }, TOUCH_EVERY_MS);
-  touches.unref();
-}
 
 /**
  * In a worker: the legacy streams it holds are known to the others and theirs here, it takes the

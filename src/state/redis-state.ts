@@ -57,6 +57,8 @@ export class RedisState implements SharedSessions {
   readonly id = randomUUID();
   onFact: (fact: SessionFact) => void = () => {};
   onGap: () => void = () => {};
+  // Liveness is shared through the keys' expiry (touch): nothing to apply here.
+  onUsedElsewhere: (keys: readonly string[]) => void = () => {};
   used: () => readonly string[] = () => [];
   private readonly client: Redis;
   private readonly subscriber: Redis;

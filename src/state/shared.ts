@@ -1,17 +1,45 @@
-// What the proxy needs of a store that shares session state between replicas (--state): the
-// facts this replica learns go out, the others' come in, and a session not known here can be read.
-import type { SessionFact } from '../exchange/sessions.ts';
+// What the proxy needs of a store that shares session state between processes: the facts this
+// process learns go out, the others' come in, and a session not known here can be read. Two
+// stores: the primary's relay of --workers (worker-relay.ts) and Redis for a fleet (--state,
+// redis-state.ts); shareSessions() wires either to the proxy's sessions, one path for both.
+import type { SessionFact, SessionStore } from '../exchange/sessions.ts';
 
 export interface SharedSessions {
-  /** A fact this replica learned from its own traffic: for the others. */
+  /** A fact this process learned from its own traffic: for the others. */
   publish(fact: SessionFact): void;
   /** What the others learned of session `key`, in the order to apply it (nothing when the store cannot say in time). */
   recall(key: string): Promise<SessionFact[]>;
-  /** Where another replica's facts go (set by the proxy). */
+  /** Where another process's facts go (set by shareSessions). */
   onFact: (fact: SessionFact) => void;
-  /** Some of the others' facts may have been missed (set by the proxy): what is known here may be stale. */
+  /** Some of the others' facts may have been missed (set by shareSessions): what is known here may be stale. */
   onGap: () => void;
-  /** The sessions this replica's traffic used since the last call (set by the proxy): their state is kept alive. */
+  /** Sessions the others' traffic used (set by shareSessions): as recent here. */
+  onUsedElsewhere: (keys: readonly string[]) => void;
+  /** The sessions this process's traffic used since the last call (set by shareSessions): their state is kept alive. */
   used: () => readonly string[];
   close(): Promise<void>;
+}
+
+/**
+ * Wires `sessions` to `state`: what they learn is published, what the others learn is applied,
+ * the sessions used here are reported, those used elsewhere kept recent. Returns what a request
+ * calls before it is judged: a session not known here (or known from before a gap) is read from
+ * the store first.
+ */
+export function shareSessions(sessions: SessionStore, state: SharedSessions, now: () => number): (key: string) => Promise<void> {
+  /** Sessions known here when the others' facts may have been missed: read again at their next request. */
+  const reread = new Set<string>();
+  sessions.share = (fact) => state.publish(fact);
+  state.onFact = (fact) => sessions.learn(fact, now(), undefined, true);
+  state.onGap = () => {
+    reread.clear();
+    for (const key of sessions.keys()) reread.add(key);
+  };
+  state.onUsedElsewhere = (keys) => sessions.touch(keys, now());
+  sessions.trackTouches();
+  state.used = () => sessions.takeTouched();
+  return async (key) => {
+    if (sessions.find(key, now()) && !reread.delete(key)) return;
+    for (const fact of await state.recall(key)) sessions.learn(fact, now(), undefined, true);
+  };
 }

@@ -1,15 +1,14 @@
 // Review of #15 (--workers, one order for facts): a worker re-applies its own fact when a peer's
 // came back first ('overtaken'). But what comes back is what was SENT: for an initialize whose
-// capabilities cannot be serialised (shareSessions falls back to a copy without them), the
+// capabilities cannot be serialised (the worker relay falls back to a copy without them), the
 // re-applied echo wipes the capabilities this worker had learned from its own traffic. Before the
 // change the worker kept them (review-workers.test.ts: deeply nested capabilities).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SessionStore } from '../../src/exchange/sessions.ts';
-import { shareSessions } from '../../src/proxy/workers.ts';
 import { createLogger } from '../../src/sinks/logger.ts';
-
-const FACT = 'mcp-warden:session-fact';
+import { shareSessions } from '../../src/state/shared.ts';
+import { FACT, WorkerRelay } from '../../src/state/worker-relay.ts';
 
 test("a worker's own initialize, overtaken by a peer's fact, keeps the capabilities it learned", () => {
   const sent: unknown[] = [];
@@ -21,7 +20,8 @@ test("a worker's own initialize, overtaken by a peer's fact, keeps the capabilit
   }) as typeof process.send;
   try {
     const sessions = new SessionStore({ maxSessions: 100, sessionIdleMs: 600_000, maxToolsPerSession: 1000 });
-    shareSessions(sessions, () => 0, createLogger({ destination: { write() {} }, level: 'error' }));
+    const relay = new WorkerRelay(createLogger({ destination: { write() {} }, level: 'error' }));
+    shareSessions(sessions, relay, () => 0);
     let deep: unknown = {};
     for (let i = 0; i < 100_000; i++) deep = [deep];
     const serverCapabilities = { tools: { listChanged: true }, experimental: { x: deep } };
@@ -44,6 +44,7 @@ test("a worker's own initialize, overtaken by a peer's fact, keeps the capabilit
     process.emit('message' as never, { type: FACT, fact: { kind: 'tools-changed', key }, origin: 99 } as never);
     process.emit('message' as never, { ...(sent[0] as object), origin: undefined } as never);
     assert.equal(sessions.find(key, 0)?.serverCapabilities, serverCapabilities, 'its own capabilities are still known');
+    void relay.close();
   } finally {
     process.send = original;
     process.removeAllListeners('message');
