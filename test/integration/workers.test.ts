@@ -2,12 +2,14 @@
 // whose requests land on different workers is judged exactly as by one process: the same findings
 // on the same requests, because what one worker learns (the version from initialize, the tool
 // catalogue from tools/list, the session's end) reaches the other. The real CLI, the demo's broken
-// server, a new connection per request.
+// server (and one whose unknown tool gets a plain result, so that only the catalogue tells), a new
+// connection per request.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, test } from 'node:test';
 import { request } from 'undici';
 import { startBrokenServer } from '../../src/demo/broken-server.ts';
+import { startCheckServer } from '../fixtures/check-servers.ts';
 import { cliArgs } from '../helpers/bundle.ts';
 import { driveSession as drive, findingsOf as findings } from '../helpers/session-drive.ts';
 import { startWorkersCli } from '../helpers/workers-cli.ts';
@@ -49,6 +51,44 @@ test('two workers judge a session whose requests alternate between them exactly 
   assert.ok(alone.length > 5);
   assert.equal(await two.stop(), 0, 'SIGTERM stops the primary and its workers, exit 0');
   assert.ok(two.records.some((r) => r.role === 'primary' && r.msg === 'stopped'));
+});
+
+test('a tool the catalogue lacks, answered with a plain result on the worker that did not read tools/list, is flagged there: the catalogue reached it', async () => {
+  // Only the catalogue tells: the server answers a tool it does not have as if it ran.
+  const server = await startCheckServer({ versions: ['2025-11-25'], faults: ['unknown-tool-result'] });
+  closers.push(() => server.close());
+  const two = await startCli(server.url, 2);
+  // A new connection per request: node:cluster hands them to the workers in turn.
+  const post = async (id: number, method: string, params: Record<string, unknown>, session?: string) =>
+    request(two.url, {
+      method: 'POST',
+      reset: true,
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } : {}),
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+    });
+  const init = await post(1, 'initialize', {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: { name: 'workers', version: '1' },
+  });
+  const session = String(init.headers['mcp-session-id']);
+  await init.body.dump();
+  await (await post(2, 'tools/list', {}, session)).body.dump();
+  for (let id = 3; id <= 6; id++) await (await post(id, 'tools/call', { name: 'no_such_tool', arguments: {} }, session)).body.dump();
+  const exchanges = await two.waitFor((r) => r.msg === 'exchange', 6);
+  const list = exchanges.find((r) => r.method === 'tools/list')!;
+  const elsewhere = exchanges.filter((r) => r.method === 'tools/call' && r.worker !== list.worker);
+  assert.ok(elsewhere.length > 0, 'calls on the worker that did not read tools/list');
+  const flagged = two.records.filter((r) => r.msg === 'violation' && r.rule === 'unknown-tool-as-result');
+  for (const call of elsewhere)
+    assert.ok(
+      flagged.some((f) => f.id === call.id && f.worker === call.worker),
+      `call ${String(call.id)} flagged on worker ${String(call.worker)}`,
+    );
 });
 
 test('the primary restarts a worker that dies, and /metrics sums the workers', async () => {
