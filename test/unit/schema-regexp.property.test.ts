@@ -93,23 +93,28 @@ const valid = (p: string): boolean => {
 
 const input = fc.array(fc.constantFrom(...CHARS), { maxLength: 8 }).map((cs) => cs.join(''));
 
-// V8 14.6 (Node 26) misses a class's match of an astral code point at the end of the input when
-// `$` follows (/[\s\S]$/u.test("😀") and /[^a]$/u.test("😀") are false; true on Node 20, under
-// RE2 and by ECMA-262): on such a V8 an input that ends in an astral code point has no reference
-// answer here. Found by this test on Node 26 (seed 1403335672).
-const V8_MISSES_ASTRAL_AT_END = !/[\s\S]$/u.test('😀');
-/** Whether V8's answer on `s` is a reference (not a regexp: the check would meet the same defect). */
-const comparable = (s: string): boolean => {
-  const last = s.charCodeAt(s.length - 1);
-  return !V8_MISSES_ASTRAL_AT_END || !(last >= 0xdc00 && last <= 0xdfff);
-};
+// V8 is the reference, and V8 14.6 (Node 26) answers some patterns against ECMA-262 (RE2 and
+// Node 20 answer as it says), found by this test in CI: a class's match of an astral code point
+// before `$` at the end of the input (/[\s\S]$/u.test("😀") is false; seed 1403335672) and a
+// loop whose body cannot match (/([^]*?a^)*/u.test("") is false; seed -1103771347; the same under
+// --regexp-interpret-all). On a V8 that fails these probes the comparison has no reference and is
+// skipped, saying why; .ci/run runs it on Node 20 as well.
+const V8_DEFECTS = (
+  [
+    ['/[\\s\\S]$/u on "😀"', /[\s\S]$/u.test('😀')],
+    ['/([^]*?a^)*/u on ""', /([^]*?a^)*/u.test('')],
+  ] as const
+)
+  .filter(([, right]) => !right)
+  .map(([probe]) => probe);
+const noReference = V8_DEFECTS.length > 0 && `V8 ${process.versions.v8} is no reference here: it misses ${V8_DEFECTS.join(' and ')}`;
 
-test('a generated pattern answers under RE2 as under V8', () => {
+test('a generated pattern answers under RE2 as under V8', { skip: noReference }, () => {
   fc.assert(
     fc.property(pattern.filter(valid), fc.array(input, { minLength: 6, maxLength: 6 }), (p, inputs) => {
       const v8 = new RegExp(p, 'u');
       const re2 = linearRegExp(p, 'u');
-      for (const s of inputs.filter(comparable)) assert.equal(re2.test(s), v8.test(s), `/${p}/u on ${JSON.stringify(s)}`);
+      for (const s of inputs) assert.equal(re2.test(s), v8.test(s), `/${p}/u on ${JSON.stringify(s)}`);
     }),
     runs(400),
   );
