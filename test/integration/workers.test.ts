@@ -12,7 +12,7 @@ import { startBrokenServer } from '../../src/demo/broken-server.ts';
 import { startCheckServer } from '../fixtures/check-servers.ts';
 import { cliArgs } from '../helpers/bundle.ts';
 import { eventually } from '../helpers/faults.ts';
-import { driveSession as drive, findingsOf as findings } from '../helpers/session-drive.ts';
+import { driveSession as drive, findingsOf as findings, postRpc } from '../helpers/session-drive.ts';
 import { startWorkersCli } from '../helpers/workers-cli.ts';
 
 const CLI = await cliArgs();
@@ -60,25 +60,14 @@ test('a tool the catalogue lacks, answered with a plain result on the worker tha
   closers.push(() => server.close());
   const two = await startCli(server.url, 2);
   // A new connection per request: node:cluster hands them to the workers in turn.
-  const post = async (id: number, method: string, params: Record<string, unknown>, session?: string) =>
-    request(two.url, {
-      method: 'POST',
-      reset: true,
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } : {}),
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
-    });
-  const init = await post(1, 'initialize', {
+  const post = (id: number, method: string, params: Record<string, unknown>, session?: string) =>
+    postRpc(two.url, id, method, params, session);
+  const { session } = await post(1, 'initialize', {
     protocolVersion: '2025-11-25',
     capabilities: {},
     clientInfo: { name: 'workers', version: '1' },
   });
-  const session = String(init.headers['mcp-session-id']);
-  await init.body.dump();
-  await (await post(2, 'tools/list', {}, session)).body.dump();
+  await post(2, 'tools/list', {}, session);
   // The catalogue reaches the other worker through the primary, one IPC hop after tools/list was
   // answered (the client's next request may be quicker): calls until one there is flagged.
   let id = 3;
@@ -98,7 +87,7 @@ test('a tool the catalogue lacks, answered with a plain result on the worker tha
     20_000,
     () => `no call on the worker that did not read tools/list was flagged (${id - 3} calls)`,
     async () => {
-      await (await post(id++, 'tools/call', { name: 'no_such_tool', arguments: {} }, session)).body.dump();
+      await post(id++, 'tools/call', { name: 'no_such_tool', arguments: {} }, session);
       return flaggedElsewhere();
     },
   );

@@ -26,7 +26,7 @@ import { createLogCapture, type LogCapture } from '../helpers/log-capture.ts';
 import { findNginx, startNginx } from '../helpers/nginx.ts';
 import { startProxy, type TestProxy } from '../helpers/proxy.ts';
 import { findRedis, redisCommand, startRedis } from '../helpers/redis.ts';
-import { driveSession, findingsOf } from '../helpers/session-drive.ts';
+import { driveSession, findingsOf, postRpc } from '../helpers/session-drive.ts';
 
 const closers: Array<() => Promise<unknown>> = [];
 after(async () => {
@@ -237,28 +237,8 @@ describe('three proxies behind nginx round robin', { skip }, () => {
   });
 });
 
-/** One JSON-RPC request to `url` (in `session`, when given): the session id the answer names, and its body. */
-async function post(
-  url: URL,
-  id: number,
-  method: string,
-  params: Rec,
-  session?: string,
-  headers: Record<string, string> = {},
-): Promise<{ session?: string; body: Rec }> {
-  const res = await request(url, {
-    method: 'POST',
-    reset: true,
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } : {}),
-      ...headers,
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
-  });
-  return { session: res.headers['mcp-session-id'] as string | undefined, body: (await res.body.json()) as Rec };
-}
+const post = (url: URL, id: number, method: string, params: Rec, session?: string, headers: Record<string, string> = {}) =>
+  postRpc(url, id, method, params, session, { headers });
 
 describe('the command line', { skip }, () => {
   test('--state redis://:PASSWORD@...: the proxy connects, the password is never printed, /metrics has the error counter; a bad location stops the start', async () => {
