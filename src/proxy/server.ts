@@ -133,7 +133,7 @@ export function createProxy(options: ProxyOptions): Proxy {
   });
   const { sessions } = engine;
   const { state } = options;
-  const recallSession = state && shareSessions(sessions, state, () => performance.now());
+  const recallSession = state ? shareSessions(sessions, state, () => performance.now()) : undefined;
   const metadata = new MetadataLocations();
   const metrics = new Metrics({ sessions: () => sessions.size, openRequests: () => engine.openRequests });
   const passthrough = createPassthrough({

@@ -7,8 +7,12 @@ import type { SessionFact, SessionStore } from '../exchange/sessions.ts';
 export interface SharedSessions {
   /** A fact this process learned from its own traffic: for the others. */
   publish(fact: SessionFact): void;
-  /** What the others learned of session `key`, in the order to apply it (nothing when the store cannot say in time). */
-  recall(key: string): Promise<SessionFact[]>;
+  /**
+   * What the others learned of session `key`, in the order to apply it (nothing when the store
+   * cannot say in time). Absent where every fact arrives as it is learned (the primary's relay):
+   * then a request reads nothing first.
+   */
+  recall?(key: string): Promise<SessionFact[]>;
   /** Where another process's facts go (set by shareSessions). */
   onFact: (fact: SessionFact) => void;
   /** Some of the others' facts may have been missed (set by shareSessions): what is known here may be stale. */
@@ -23,10 +27,14 @@ export interface SharedSessions {
 /**
  * Wires `sessions` to `state`: what they learn is published, what the others learn is applied,
  * the sessions used here are reported, those used elsewhere kept recent. Returns what a request
- * calls before it is judged: a session not known here (or known from before a gap) is read from
- * the store first.
+ * calls before it is judged, when the store can be read: a session not known here (or known from
+ * before a gap) is read from the store first.
  */
-export function shareSessions(sessions: SessionStore, state: SharedSessions, now: () => number): (key: string) => Promise<void> {
+export function shareSessions(
+  sessions: SessionStore,
+  state: SharedSessions,
+  now: () => number,
+): ((key: string) => Promise<void>) | undefined {
   /** Sessions known here when the others' facts may have been missed: read again at their next request. */
   const reread = new Set<string>();
   sessions.share = (fact) => state.publish(fact);
@@ -38,8 +46,10 @@ export function shareSessions(sessions: SessionStore, state: SharedSessions, now
   state.onUsedElsewhere = (keys) => sessions.touch(keys, now());
   sessions.trackTouches();
   state.used = () => sessions.takeTouched();
+  const recall = state.recall?.bind(state);
+  if (!recall) return undefined;
   return async (key) => {
     if (sessions.find(key, now()) && !reread.delete(key)) return;
-    for (const fact of await state.recall(key)) sessions.learn(fact, now(), undefined, true);
+    for (const fact of await recall(key)) sessions.learn(fact, now(), undefined, true);
   };
 }

@@ -8,8 +8,8 @@
 //   - every TOUCH_EVERY_MS a worker sends the sessions its traffic used, and the others touch them:
 //     a session busy on one worker stays recent on all (least recently used goes first, idle ones
 //     expire), within that interval.
-// Nothing is lost on the way (IPC), and every worker hears every fact as it is learned: recall has
-// nothing to read, and there is never a gap.
+// Nothing is lost on the way (IPC), and every worker hears every fact as it is learned: there is
+// nothing to recall (a request reads nothing first), and never a gap.
 import cluster from 'node:cluster';
 import type { SessionFact } from '../exchange/sessions.ts';
 import type { Logger } from '../sinks/logger.ts';
@@ -79,10 +79,6 @@ export class WorkerRelay implements SharedSessions {
     const mine = this.pending.get(fact.key);
     if (mine) mine.push(fact);
     else this.pending.set(fact.key, [fact]);
-  }
-
-  async recall(): Promise<SessionFact[]> {
-    return [];
   }
 
   async close(): Promise<void> {

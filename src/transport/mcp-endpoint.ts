@@ -194,7 +194,8 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       if (!isJsonRpc(decoded)) return ctx.notMcp(req, res, read.body);
       ctx.router.learn(target);
     }
-    await ctx.recall?.(req, decoded.ok ? decoded.payload.messages : []);
+    // Only with a store to read: an await costs every request a turn of the microtask queue.
+    if (ctx.recall) await ctx.recall(req, decoded.ok ? decoded.payload.messages : []);
     // What the engine knows when this POST opens is what it would know had every body been judged at once.
     ctx.judging.flush();
     const now = ctx.now();
@@ -254,7 +255,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
 
   /** GET (the server's stream, long-lived) and DELETE (the session's end): no body to read, the answer relayed. */
   async function bodiless(req: IncomingMessage, res: ServerResponse, method: 'GET' | 'DELETE'): Promise<void> {
-    await ctx.recall?.(req, []);
+    if (ctx.recall) await ctx.recall(req, []);
     ctx.judging.flush();
     const h: Http = { x: engine.openBodiless(method === 'GET' ? 'get' : 'delete', req.headers), req, res, gone: new ClientGone(res) };
     try {

@@ -121,6 +121,18 @@ async function fleet(server: URL, url: URL | undefined, sessions: number) {
   return { proxies, errors, logs, sessionsSeen, of: (session: string) => all().filter((r) => r.session === session) };
 }
 
+/**
+ * Redis, and a server speaking `version` that answers a tool it does not have with a plain result,
+ * as if it ran: only a proxy that knows the catalogue can tell (the issue's case).
+ */
+async function storeAndCatalogueServer(version: string) {
+  const store = await startRedis(redis!);
+  closers.push(() => store.stop());
+  const server = await startCheckServer({ versions: [version], faults: ['unknown-tool-result'] });
+  closers.push(() => server.close());
+  return { store, server };
+}
+
 describe('three proxies behind nginx round robin', { skip }, () => {
   test('with --state redis: every session is judged and enforced exactly as one proxy does', async () => {
     const store = await startRedis(redis!);
@@ -140,10 +152,7 @@ describe('three proxies behind nginx round robin', { skip }, () => {
   });
 
   test('with --state redis, 2026-07-28 (no session id: state per credential): a catalogue listed on one proxy judges a call on the next', async () => {
-    const store = await startRedis(redis!);
-    closers.push(() => store.stop());
-    const server = await startCheckServer({ versions: ['2026-07-28'], faults: ['unknown-tool-result'] });
-    closers.push(() => server.close());
+    const { store, server } = await storeAndCatalogueServer('2026-07-28');
     const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
     const modern = async (url: URL, id: number, method: string, params: Rec = {}) =>
       (
@@ -153,8 +162,6 @@ describe('three proxies behind nginx round robin', { skip }, () => {
           authorization: 'Bearer fleet-client',
         })
       ).body;
-    // The server answers a tool it does not have with a plain result, as if it ran: only a proxy
-    // that knows the catalogue can tell (the issue's case).
     const run = async (url: URL) => {
       await modern(url, 1, 'server/discover');
       await modern(url, 2, 'tools/list');
@@ -182,11 +189,7 @@ describe('three proxies behind nginx round robin', { skip }, () => {
   });
 
   test('the official SDK client through the fleet (Streamable HTTP, 2025-11-25): the answers, findings and rewrites of one proxy', async () => {
-    const store = await startRedis(redis!);
-    closers.push(() => store.stop());
-    // A server that answers a tool it does not have with a plain result: only the catalogue tells.
-    const server = await startCheckServer({ versions: ['2025-11-25'], faults: ['unknown-tool-result'] });
-    closers.push(() => server.close());
+    const { store, server } = await storeAndCatalogueServer('2025-11-25');
     const run = async (url: URL) => {
       const sdk = await connectSdkClient(url, { capabilities: {} });
       try {
@@ -288,10 +291,7 @@ describe('the command line', { skip }, () => {
  * tells), and a first proxy that learned a session there (initialize, tools/list).
  */
 async function sessionLearnedByFirst() {
-  const store = await startRedis(redis!);
-  closers.push(() => store.stop());
-  const server = await startCheckServer({ versions: ['2025-11-25'], faults: ['unknown-tool-result'] });
-  closers.push(() => server.close());
+  const { store, server } = await storeAndCatalogueServer('2025-11-25');
   const first = await startProxy(server.url, { policy: () => ENFORCE, state: stateFor(store.url, createLogCapture(), []) });
   closers.push(() => first.close());
   const init = await post(first.url, 1, 'initialize', {
