@@ -23,6 +23,7 @@ interface Variant {
 const CPU_VARIANTS: Variant[] = [
   { name: 'http-proxy-3 (pass-through)', kind: 'http-proxy-3' },
   { name: "undici floor: mcp-warden's transport alone (body read, undici, body collected), no pipeline, no log", kind: 'undici-floor' },
+  { name: "dispatch floor: the same through undici's dispatch with a handler (no Readable, no promise per chunk)", kind: 'dispatch-floor' },
   { name: 'audit, as shipped (one info record per exchange)', kind: 'audit' },
   { name: 'audit, log level warn (no per-exchange records)', kind: 'audit', env: { BENCH_LOG_LEVEL: 'warn' } },
   { name: 'enforce, as shipped', kind: 'enforce' },

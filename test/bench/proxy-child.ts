@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { createProxyServer } from 'http-proxy-3';
 import type { Policy } from '../../src/config/types.ts';
 
-export type ProxyKind = 'audit' | 'enforce' | 'http-proxy-3' | 'undici-floor';
+export type ProxyKind = 'audit' | 'enforce' | 'http-proxy-3' | 'undici-floor' | 'dispatch-floor';
 
 interface Running {
   port: number;
@@ -83,6 +83,60 @@ async function startUndiciFloor(upstream: URL): Promise<Running> {
   };
 }
 
+/**
+ * The same floor through undici's `dispatch` with a handler of its own: the body's chunks arrive as
+ * calls, with no Readable stream, no promise per chunk and no async resource per request.
+ */
+async function startDispatchFloor(upstream: URL): Promise<Running> {
+  const { Agent: UndiciAgent } = await import('undici');
+  const agent = new UndiciAgent();
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers))
+        if (typeof v === 'string' && k !== 'connection' && k !== 'content-length' && k !== 'host') headers[k] = v;
+      const body: Buffer[] = [];
+      let status = 0;
+      let out: Record<string, string | number> = {};
+      agent.dispatch(
+        { origin: upstream.origin, path: req.url ?? '/', method: 'POST', headers, body: Buffer.concat(chunks) },
+        {
+          onRequestStart() {},
+          onResponseStart(_c, statusCode, h) {
+            status = statusCode;
+            out = {};
+            for (const [k, v] of Object.entries(h)) if (typeof v === 'string' && !HOP.has(k)) out[k] = v;
+          },
+          onResponseData(_c, chunk) {
+            body.push(chunk);
+          },
+          onResponseEnd() {
+            const bytes = Buffer.concat(body);
+            out['content-length'] = bytes.length;
+            res.writeHead(status, out);
+            res.end(bytes);
+          },
+          onResponseError() {
+            res.destroy();
+          },
+        },
+      );
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: async () => {
+      server.closeAllConnections();
+      server.close();
+      await agent.close();
+    },
+  };
+}
+
 async function startWarden(kind: 'audit' | 'enforce', upstream: URL, logFile: string): Promise<Running> {
   // Loaded here, not above, so the http-proxy-3 setup's memory holds none of mcp-warden's modules.
   const { pino } = await import('pino');
@@ -115,7 +169,7 @@ async function startWarden(kind: 'audit' | 'enforce', upstream: URL, logFile: st
 
 async function main(): Promise<void> {
   const [kind, upstreamArg, logFile = '/dev/null'] = process.argv.slice(2);
-  if (kind !== 'audit' && kind !== 'enforce' && kind !== 'http-proxy-3' && kind !== 'undici-floor')
+  if (kind !== 'audit' && kind !== 'enforce' && kind !== 'http-proxy-3' && kind !== 'undici-floor' && kind !== 'dispatch-floor')
     throw new Error(`unknown proxy kind ${kind}`);
   const upstream = new URL(upstreamArg ?? '');
   const running =
@@ -123,7 +177,9 @@ async function main(): Promise<void> {
       ? await startPlain(upstream)
       : kind === 'undici-floor'
         ? await startUndiciFloor(upstream)
-        : await startWarden(kind, upstream, logFile);
+        : kind === 'dispatch-floor'
+          ? await startDispatchFloor(upstream)
+          : await startWarden(kind, upstream, logFile);
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;

@@ -7,7 +7,7 @@ import { profileFlags, startChild, type Child } from './procs.ts';
 export const SETUPS = ['direct', 'http-proxy-3', 'nginx', 'audit', 'enforce'] as const;
 export type SetupName = (typeof SETUPS)[number];
 /** A setup, or the experiment that prices mcp-warden's transport alone (proxy-child.ts). */
-export type TargetKind = SetupName | 'undici-floor';
+export type TargetKind = SetupName | 'undici-floor' | 'dispatch-floor';
 
 export interface Target {
   setup: TargetKind;
