@@ -16,6 +16,8 @@ export interface Cell extends CellNumbers {
   peakRss: number | undefined;
   /** CPU time the proxy's processes used per request (µs); undefined for direct. */
   cpuUsPerReq: number | undefined;
+  /** CPU time per request of every process on the path: the load generator, the upstream and the proxy (µs). */
+  allCpuUsPerReq?: number | undefined;
   /** Cores busy with other work on the machine during the measured seconds (not the load generator, upstream or proxy). */
   otherCores: number;
   /** Rounds measured; with more than one, each number is the median of the rounds. */
@@ -124,10 +126,10 @@ export async function runGroup(group: Group, opts: MatrixOptions, log: (line: st
   return cells;
 }
 
-type Measured = Omit<Cell, 'upstream' | 'workload' | 'connections'>;
+export type Measured = Omit<Cell, 'upstream' | 'workload' | 'connections'>;
 
 /** One measurement of one setup, with its peak RSS and CPU time over the measured seconds. */
-async function measureCell(target: Target, load: CellLoad, upstreamPid: number): Promise<Measured> {
+export async function measureCell(target: Target, load: CellLoad, upstreamPid: number): Promise<Measured> {
   const ours = (): number[] => [process.pid, upstreamPid, ...target.pids()].map(cpuMs);
   const sample = () => ({ ours: ours(), busy: machineBusyMs(), at: performance.now() });
   let start = { ours: [0], busy: 0, at: 0 };
@@ -147,6 +149,7 @@ async function measureCell(target: Target, load: CellLoad, upstreamPid: number):
     ...n,
     peakRss: peakOf(target),
     cpuUsPerReq: target.setup === 'direct' || n.requests === 0 ? undefined : (proxyMs * 1000) / n.requests,
+    allCpuUsPerReq: n.requests === 0 ? undefined : (used.reduce((a, b) => a + b, 0) * 1000) / n.requests,
     otherCores: Math.max(0, otherMs / Math.max(1, end.at - start.at)),
     rounds: 1,
   };
@@ -173,6 +176,7 @@ function median(cells: Cell[]): Cell {
     bytesPerS: mid((c) => c.bytesPerS),
     peakRss: cells.some((c) => c.peakRss !== undefined) ? Math.max(...cells.map((c) => c.peakRss ?? 0)) : undefined,
     cpuUsPerReq: mid((c) => c.cpuUsPerReq),
+    allCpuUsPerReq: mid((c) => c.allCpuUsPerReq),
     otherCores: mid((c) => c.otherCores),
     rounds: cells.length,
   };
