@@ -13,7 +13,8 @@ export interface Workload {
   expect: { minBytes: number; maxBytes: number; events?: number };
 }
 
-const call = (name: string, args: Record<string, unknown>, progress = false): string =>
+/** A `tools/call` body whose id (and progress token) autocannon fills in per request. */
+export const call = (name: string, args: Record<string, unknown>, progress = false): string =>
   JSON.stringify({
     jsonrpc: '2.0',
     id: '[<id>]',

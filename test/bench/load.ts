@@ -11,6 +11,8 @@ export interface CellLoad {
   headers: Record<string, string>;
   body: string;
   connections: number;
+  /** Session ids taken in turn, one per request, in place of the headers' own (the sessions curve). */
+  sessions?: readonly string[];
   /** Measured seconds; warm-up plus this is rounded up to whole seconds. */
   durationS: number;
   warmupS: number;
@@ -60,10 +62,15 @@ export async function measure(load: CellLoad, hooks: WindowHooks = {}): Promise<
     requests: [
       {
         method: 'POST',
-        path: load.url.pathname,
+        path: load.url.pathname + load.url.search,
         headers: load.headers,
         // A fresh id on every request (autocannon's idReplacement miscounts content-length).
-        setupRequest: (req) => ({ ...req, body: load.body.replaceAll('[<id>]', `b${++seq}`) }),
+        setupRequest: (req) => {
+          const body = load.body.replaceAll('[<id>]', `b${++seq}`);
+          const sessions = load.sessions;
+          if (!sessions) return { ...req, body };
+          return { ...req, body, headers: { ...req.headers, 'mcp-session-id': sessions[seq % sessions.length]! } };
+        },
       },
     ],
   });

@@ -2,6 +2,7 @@
 // upstream and workload. What bounds a missed target comes from ANALYSIS.md (written by hand from
 // the --cpu-prof profiles), so a re-run keeps it.
 import { existsSync, readFileSync } from 'node:fs';
+import { CURVE_SETUPS, type Curve } from './curves.ts';
 import type { Cell } from './matrix.ts';
 import type { BigTransfer, IdleSessions } from './memory.ts';
 import type { SseLatency } from './sse-latency.ts';
@@ -30,6 +31,10 @@ export interface RunResults {
   sseLatency: SseLatency[];
   transfers: BigTransfer[];
   idle: IdleSessions | undefined;
+  /** How CPU per exchange grows with each quantity (curves.ts); absent from runs before it. */
+  curves?: Curve[];
+  /** Where the curves' PNG charts are, relative to RESULTS.md (absent: not drawn). */
+  charts?: string;
   /** Setups or cells not measured, and why. */
   notes: string[];
 }
@@ -47,7 +52,7 @@ const signed = (n: number | undefined): string => (n === undefined || Number.isN
 const ratio = (n: number | undefined): string => (n === undefined ? '–' : `${n.toFixed(2)}x`);
 const verdict = (met: boolean | undefined): string => (met === undefined ? 'not measured' : met ? '**met**' : '**missed**');
 
-/** The targets of issue #15 (performance), judged on this run's cells. */
+/** The targets of issue #28 (performance, round 2), judged on this run's cells. */
 export function checkTargets(r: RunResults): TargetCheck[] {
   const cell = (setup: string, workload: string, connections: number, upstream = 'fast'): Cell | undefined =>
     r.cells.find((c) => c.upstream === upstream && c.workload === workload && c.connections === connections && c.setup === setup);
@@ -69,9 +74,9 @@ export function checkTargets(r: RunResults): TargetCheck[] {
   const plain10 = plain('small', 10);
   const cpuRatio = audit10?.cpuUsPerReq !== undefined && plain10?.cpuUsPerReq ? audit10.cpuUsPerReq / plain10.cpuUsPerReq : undefined;
   out.push({
-    target: 'audit: CPU per small exchange <= 1.3x http-proxy-3, 10 connections',
+    target: 'audit: CPU per small exchange <= 1.5x http-proxy-3, 10 connections',
     measured: cpuRatio === undefined ? '–' : `${ratio(cpuRatio)} (${f(audit10?.cpuUsPerReq, 0)} vs ${f(plain10?.cpuUsPerReq, 0)} µs)`,
-    met: cpuRatio === undefined ? undefined : cpuRatio <= 1.3,
+    met: cpuRatio === undefined ? undefined : cpuRatio <= 1.5,
   });
   for (const setup of ['audit', 'enforce']) {
     const c1 = cell(setup, 'small', 1);
@@ -121,9 +126,9 @@ export function checkTargets(r: RunResults): TargetCheck[] {
   const direct = cell('direct', 'small', 10, 'sdk');
   const sdkRatio = sdk && direct ? sdk.rps / direct.rps : undefined;
   out.push({
-    target: 'audit in front of the official SDK server: >= 0.95x direct req/s, small calls, 10 connections',
+    target: 'audit in front of the official SDK server: >= 0.85x direct req/s, small calls, 10 connections',
     measured: sdkRatio === undefined ? '–' : `${ratio(sdkRatio)} (${f(sdk?.rps, 0)} vs ${f(direct?.rps, 0)} req/s)`,
-    met: sdkRatio === undefined ? undefined : sdkRatio >= 0.95,
+    met: sdkRatio === undefined ? undefined : sdkRatio >= 0.85,
   });
   return out;
 }
@@ -144,6 +149,39 @@ function cellTables(cells: Cell[]): string[] {
       );
     }
     out.push('');
+  }
+  return out;
+}
+
+const X = (n: number): string => (n >= 1e6 && n % 1e6 === 0 ? `${n / 1e6}M` : n >= 1e3 && n % 1e3 === 0 ? `${n / 1e3}k` : String(n));
+
+/** The curves section: per curve its chart, a table (CPU per exchange and req/s per setup) and each setup's shape. */
+export function curveSections(curves: Curve[], charts: string | undefined): string[] {
+  const out = [
+    '## How cost grows',
+    '',
+    "Each curve varies one quantity and holds the rest at the matrix's small call over 10 connections, in front of the fast upstream: the same four targets for every curve, warmed once, each point measured on each in turn (test/bench/curves.ts). A cell reads `proxy µs · all µs · req/s`: the proxy's own CPU per exchange, the CPU per exchange of every process on the path (load generator, upstream, proxy; what the chart draws), and requests per second. A shape is read from the last segment's log-log slope k of the proxy's own CPU per exchange (direct: every process's): flat below 0.25, linear up to 1.25, worse above; `k overall` is the slope from the first point to the last.",
+    '',
+  ];
+  for (const c of curves) {
+    out.push(`### ${c.title}`, '');
+    if (charts) out.push(`![${c.title}](${charts}/${c.id}.png)`, '');
+    const setups = CURVE_SETUPS.filter((s) => c.points.some((p) => p.setup === s));
+    out.push(`| ${c.xLabel} | ${setups.join(' | ')} |`, `|---:|${setups.map(() => '---:').join('|')}|`);
+    for (const x of [...new Set(c.points.map((p) => p.x))].sort((a, b) => a - b)) {
+      const cells = setups.map((s) => {
+        const p = c.points.find((q) => q.x === x && q.setup === s);
+        if (!p) return '–';
+        return `${f(p.proxyUs, 0)} · ${f(p.allUs, 0)} · ${f(p.rps, 0)}${p.errors ? ` (${p.errors} errors)` : ''}`;
+      });
+      out.push(`| ${X(x)} | ${cells.join(' | ')} |`);
+    }
+    out.push('');
+    const shapes = setups.flatMap((s) => {
+      const shape = c.shapes[s];
+      return shape ? [`${s} **${shape.verdict}** (k ${f(shape.exponent, 2)}, overall ${f(shape.overall, 2)})`] : [];
+    });
+    if (shapes.length > 0) out.push(`Shape: ${shapes.join('; ')}.`, '');
   }
   return out;
 }
@@ -228,6 +266,7 @@ export function renderMarkdown(r: RunResults, analysisPath: string): string {
     lines.push(`| ${s.setup} | ${s.events} | ${f(s.p50)} | ${f(s.p99)} | ${f(s.max)} | ${signed(s.addedP50)} | ${signed(s.addedP99)} |`);
   if (r.transports && r.transports.length > 0) lines.push('', ...transportTables(r.transports, r.settings.transports));
   else lines.push('');
+  if (r.curves && r.curves.length > 0) lines.push(...curveSections(r.curves, r.charts));
   lines.push('## Memory', '');
   lines.push(
     'Each case in a fresh proxy process; peak RSS is its VmHWM. The 1 GiB stream is 64 KiB progress events (each parsed and judged by mcp-warden: under the 1 MiB event limit); the 100 MB body is over the 4 MiB audit limit and streams through unparsed.',

@@ -7,11 +7,15 @@
 //   BENCH_DURATION=<s>   measured seconds per cell (default 1.5); BENCH_WARMUP=<s> (default 0.5)
 //   BENCH_CPU_PROF=<dir> the proxy children run with --cpu-prof into <dir>
 //   --render             only rewrite RESULTS.md from results.json (and ANALYSIS.md)
+//   --curves             only the curves (~6 minutes): measured, drawn, merged into results.json
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism, loadavg, release } from 'node:os';
+import { availableParallelism, loadavg, release, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildChildren } from './build.ts';
+import { drawCharts } from './charts.ts';
+import { curveSettings, measureCurves, type Curve } from './curves.ts';
 import { findNginx } from '../helpers/nginx.ts';
 import { groupsFor, runGroup, type Cell, type MatrixOptions } from './matrix.ts';
 import { measureBigTransfers, measureIdleSessions } from './memory.ts';
@@ -21,6 +25,8 @@ import { measureSseLatency } from './sse-latency.ts';
 import { measureTransports, transportSettings } from './transports.ts';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
+/** The curves' PNG charts, relative to RESULTS.md (the README shows them too). */
+const CHARTS = 'curves';
 const quick = process.env.BENCH_QUICK === '1';
 /** Past this the big-transfer baselines are skipped, so the whole run stays under 10 minutes. */
 const BASELINE_TRANSFER_DEADLINE_MS = 7.5 * 60_000;
@@ -124,6 +130,8 @@ async function main(): Promise<void> {
       { ...transports, legacyUpstream: new URL(ready.urls.legacySse), upstreamPid: child.pid },
       log,
     );
+    results.curves = await curvesOf(fast, child.pid);
+    if (!quick && (await drawCharts(results.curves, `${HERE}${CHARTS}`, log)).length > 0) results.charts = CHARTS;
   } finally {
     await stopAll();
   }
@@ -144,6 +152,33 @@ async function main(): Promise<void> {
   log(`done in ${(results.seconds / 60).toFixed(1)} minutes`);
 }
 
+function curvesOf(fast: URL, upstreamPid: number): Promise<Curve[]> {
+  return measureCurves(fast, upstreamPid, curveSettings(quick), log);
+}
+
+/** `run.ts --curves`: the curves alone, merged into results.json, RESULTS.md written again. */
+async function curvesOnly(): Promise<void> {
+  hookExit();
+  const results = JSON.parse(readFileSync(`${HERE}results.json`, 'utf8')) as RunResults;
+  try {
+    setChildScripts(await buildChildren());
+    const { child, ready } = await startChild<{ urls: { fast: string } }>('upstream', []);
+    results.curves = await curvesOf(new URL(ready.urls.fast), child.pid);
+  } finally {
+    await stopAll();
+  }
+  if (quick) {
+    // A try of a change: the pictures go to a scratch folder, the files of record stay as they were.
+    await drawCharts(results.curves, join(tmpdir(), 'warden-curves-quick'), log);
+    log(`quick run: charts in ${join(tmpdir(), 'warden-curves-quick')}; results.json and RESULTS.md are left as they were`);
+    return;
+  }
+  results.charts = (await drawCharts(results.curves, `${HERE}${CHARTS}`, log)).length > 0 ? CHARTS : undefined;
+  writeFileSync(`${HERE}results.json`, `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(`${HERE}RESULTS.md`, renderMarkdown(results, `${HERE}ANALYSIS.md`));
+  log('wrote the curves into test/bench/results.json and RESULTS.md');
+}
+
 /** `run.ts --render`: writes RESULTS.md again from results.json (after ANALYSIS.md changed), measuring nothing. */
 function render(): void {
   const results = JSON.parse(readFileSync(`${HERE}results.json`, 'utf8')) as RunResults;
@@ -151,4 +186,4 @@ function render(): void {
   log('wrote test/bench/RESULTS.md from test/bench/results.json');
 }
 
-exitWhenDone(process.argv.includes('--render') ? Promise.resolve(render()) : main());
+exitWhenDone(process.argv.includes('--render') ? Promise.resolve(render()) : process.argv.includes('--curves') ? curvesOnly() : main());

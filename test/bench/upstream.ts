@@ -19,7 +19,7 @@ const SIZED: Record<string, number> = { small: 130, kb10: 10_000, mb1: 1_000_000
 const SSE_EVENTS = 100;
 const STREAM_EVENT_BYTES = 64 * 1024;
 
-export const TOOLS = ['small', 'kb10', 'mb1', 'sse', 'stream', 'bigjson', 'timed'] as const;
+export const TOOLS = ['small', 'kb10', 'mb1', 'sse', 'stream', 'bigjson', 'timed', 'sized'] as const;
 
 const resultOf = (text: string): string => JSON.stringify({ content: [{ type: 'text', text }] });
 const cannedResults = new Map(Object.entries(SIZED).map(([name, n]) => [name, Buffer.from(`,"result":${resultOf(filler(n))}}`)]));
@@ -70,11 +70,24 @@ function initialize(res: ServerResponse, call: Call, args: unknown): void {
   sendJson(res, rpc(call.id, result), { 'mcp-session-id': randomUUID() });
 }
 
-const TOOL_LIST = TOOLS.map((name) => ({
+const toolEntry = (name: string) => ({
   name,
   description: `bench tool ${name}`,
   inputSchema: { type: 'object', properties: { bytes: { type: 'number' }, count: { type: 'number' }, gapMs: { type: 'number' } } },
-}));
+});
+const TOOL_LIST = TOOLS.map(toolEntry);
+const catalogues = new Map<number, Buffer>();
+
+/** The `result` of tools/list: the bench's tools, and with `?tools=N` on the path as many more as make N in all. */
+function catalogue(size: number): Buffer {
+  let listed = catalogues.get(size);
+  if (!listed) {
+    const extra = Array.from({ length: Math.max(0, size - TOOL_LIST.length) }, (_, i) => toolEntry(`catalogue_tool_${i}`));
+    listed = Buffer.from(JSON.stringify({ tools: [...TOOL_LIST, ...extra] }));
+    catalogues.set(size, listed);
+  }
+  return listed;
+}
 
 /** Writes with backpressure; resolves false if the client went away. */
 function write(res: ServerResponse, chunk: string | Buffer): Promise<boolean> | boolean {
@@ -101,11 +114,12 @@ function startSse(res: ServerResponse): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
 }
 
-/** 100 progress events, then the result, each its own write. */
+/** `count` progress events (default 100, at most 10,000), then the result, each its own write. */
 function sse(res: ServerResponse, call: Call): void {
   startSse(res);
   const token = call.progressToken ?? call.id;
-  for (let i = 1; i <= SSE_EVENTS; i++) res.write(progress(token, i, SSE_EVENTS));
+  const count = Math.min(Number(call.args.count ?? SSE_EVENTS), 10_000);
+  for (let i = 1; i <= count; i++) res.write(progress(token, i, count));
   res.end(resultEvent(call.id, 'done'));
 }
 
@@ -152,8 +166,21 @@ function timed(res: ServerResponse, call: Call): void {
   setTimeout(tick, gap);
 }
 
+const sizedResults = new Map<number, Buffer>();
+
+/** The tail of a response of about `bytes` bytes in all (the result's text fills it), made once per size. */
+function sizedResult(bytes: number): Buffer {
+  let tail = sizedResults.get(bytes);
+  if (!tail) {
+    tail = Buffer.from(`,"result":${resultOf(filler(Math.max(0, bytes - 80)))}}`);
+    sizedResults.set(bytes, tail);
+  }
+  return tail;
+}
+
 function toolCall(res: ServerResponse, call: Call): void {
-  const canned = call.name !== undefined ? cannedResults.get(call.name) : undefined;
+  const canned =
+    call.name === 'sized' ? sizedResult(Number(call.args.bytes ?? 0)) : call.name !== undefined ? cannedResults.get(call.name) : undefined;
   if (canned) {
     const id = Buffer.from(call.id);
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': HEAD.length + id.length + canned.length });
@@ -177,7 +204,10 @@ function handle(req: IncomingMessage, res: ServerResponse, raw: Buffer): void {
       .end('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}');
   if (call.id === '') return void res.writeHead(202).end();
   if (call.method === 'initialize') return void initialize(res, call, JSON.parse(raw.toString('utf8')).params);
-  if (call.method === 'tools/list') return void sendJson(res, rpc(call.id, { tools: TOOL_LIST }));
+  if (call.method === 'tools/list') {
+    const size = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('tools') ?? TOOL_LIST.length);
+    return void sendJson(res, Buffer.concat([HEAD, Buffer.from(call.id), Buffer.from(',"result":'), catalogue(size), Buffer.from('}')]));
+  }
   if (call.method === 'tools/call') return void toolCall(res, call);
   sendJson(res, Buffer.from(`{"jsonrpc":"2.0","id":${call.id},"error":{"code":-32601,"message":"Method not found"}}`));
 }

@@ -1,0 +1,234 @@
+// How cost grows with the work: CPU per exchange of direct, http-proxy-3, audit and enforce in front
+// of the fast upstream, against one quantity at a time (answer size, tool catalogue, sessions, SSE
+// events per answer, connections), the others held at the matrix's small call over 10 connections.
+// The same four targets serve every curve, warmed once; the sessions curve runs last (it leaves
+// 11,111 sessions behind). Each curve's shape is worked out from its last segment, where the
+// quantity dominates the fixed cost of an exchange.
+import { call, checkWorkload, FAST_WORKLOADS, openSession, type Headers, type Workload } from './client.ts';
+import { measure } from './load.ts';
+import { measureCell } from './matrix.ts';
+import { startTarget, type Target, type TargetKind } from './setups.ts';
+
+export const CURVE_SETUPS = ['direct', 'http-proxy-3', 'audit', 'enforce'] as const;
+
+export interface CurvePoint {
+  x: number;
+  setup: TargetKind;
+  requests: number;
+  rps: number;
+  p50: number;
+  errors: number;
+  /** The proxy's own CPU per exchange (µs); undefined for direct. */
+  proxyUs: number | undefined;
+  /** CPU per exchange of every process on the path: load generator, upstream, proxy (µs). */
+  allUs: number | undefined;
+}
+
+export interface Shape {
+  /** d log(CPU) / d log(x) over the last segment. */
+  exponent: number;
+  /** The same from the first point to the last. */
+  overall: number;
+  verdict: 'flat' | 'linear' | 'worse than linear';
+}
+
+export interface Curve {
+  id: string;
+  title: string;
+  xLabel: string;
+  points: CurvePoint[];
+  /** Per setup, from the proxy's own CPU (direct: every process's). */
+  shapes: Partial<Record<TargetKind, Shape>>;
+}
+
+export interface CurveSettings {
+  durationS: number;
+  warmupS: number;
+  /** Load of each target before the first curve (JIT), seconds. */
+  targetWarmupS: number;
+  /** The x values of each curve (quick runs take fewer). */
+  xs: Record<CurveId, number[]>;
+}
+
+type CurveId = 'answer-size' | 'catalogue' | 'sessions' | 'sse-events' | 'connections';
+
+export function curveSettings(quick: boolean): CurveSettings {
+  return {
+    durationS: quick ? 0.5 : 1,
+    warmupS: quick ? 0.2 : 0.5,
+    targetWarmupS: quick ? 0.5 : 2.5,
+    xs: quick
+      ? {
+          connections: [1, 10, 50],
+          'answer-size': [1_000, 100_000, 1_000_000],
+          'sse-events': [1, 100, 1000],
+          catalogue: [10, 500],
+          sessions: [1, 100, 1000],
+        }
+      : {
+          connections: [1, 10, 50, 100, 200],
+          'answer-size': [1_000, 16_000, 256_000, 1_000_000, 4_000_000],
+          'sse-events': [1, 10, 100, 1000, 10_000],
+          catalogue: [10, 100, 500, 2000],
+          sessions: [1, 10, 100, 1000, 10_000],
+        },
+  };
+}
+
+/** What each curve varies, and the workload of one of its points. */
+interface CurveSpec {
+  id: CurveId;
+  title: string;
+  xLabel: string;
+  workload(x: number): Workload;
+  connections(x: number): number;
+  /** Sessions to spread the requests over; by default the target's one session. */
+  sessions?(target: Target, x: number): Promise<{ headers: Headers; ids?: string[]; url?: URL }>;
+}
+
+const SMALL = FAST_WORKLOADS.find((w) => w.name === 'small')!;
+
+const SPECS: CurveSpec[] = [
+  {
+    id: 'connections',
+    title: 'CPU per small tools/call against connections',
+    xLabel: 'connections',
+    workload: () => SMALL,
+    connections: (x) => x,
+  },
+  {
+    id: 'answer-size',
+    title: 'CPU per tools/call against the answer size',
+    xLabel: 'answer bytes',
+    workload: (x) => ({ name: `${x} B`, body: call('sized', { bytes: x }), expect: { minBytes: x * 0.9, maxBytes: x * 1.1 + 100 } }),
+    connections: () => 10,
+  },
+  {
+    id: 'sse-events',
+    title: 'CPU per tools/call answered over SSE against its events',
+    xLabel: 'events per answer (progress notifications + the result)',
+    workload: (x) => ({
+      name: `SSE ${x}+1`,
+      body: call('sse', { count: x }, true),
+      expect: { minBytes: 100 * x, maxBytes: 300 * (x + 1), events: x + 1 },
+    }),
+    connections: () => 10,
+  },
+  {
+    id: 'catalogue',
+    title: "CPU per small tools/call against the session's tool catalogue",
+    xLabel: 'tools in the catalogue',
+    workload: () => SMALL,
+    connections: () => 10,
+    // A session listed through the target with ?tools=N: the proxy learns a catalogue of N tools.
+    async sessions(target, x) {
+      const url = new URL(target.url);
+      url.searchParams.set('tools', String(x));
+      return { headers: await openSession(url), url };
+    },
+  },
+  {
+    id: 'sessions',
+    title: 'CPU per small tools/call against the sessions it is spread over',
+    xLabel: 'sessions (each request in the next one)',
+    workload: () => SMALL,
+    connections: () => 10,
+    async sessions(target, x) {
+      const ids = await openSessions(target.url, x);
+      return { headers: await openSession(target.url), ids };
+    },
+  },
+];
+
+/** Opens `n` sessions through `url`, 20 at a time; their ids. */
+async function openSessions(url: URL, n: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i += 20) {
+    const batch = await Promise.all(Array.from({ length: Math.min(20, n - i) }, () => openSession(url)));
+    ids.push(...batch.map((h) => h['mcp-session-id']!));
+  }
+  return ids;
+}
+
+/** The exponent of growth between two points (log-log slope). */
+const slope = (x0: number, y0: number, x1: number, y1: number): number => Math.log(y1 / y0) / Math.log(x1 / x0);
+
+/** The shape of one setup's curve: flat, linear, or worse, from its last segment's slope. */
+export function shapeOf(points: { x: number; y: number }[]): Shape | undefined {
+  const ok = points.filter((p) => Number.isFinite(p.y) && p.y > 0).sort((a, b) => a.x - b.x);
+  if (ok.length < 2) return undefined;
+  const [first, before, last] = [ok[0]!, ok[ok.length - 2]!, ok[ok.length - 1]!];
+  const exponent = slope(before.x, before.y, last.x, last.y);
+  const overall = slope(first.x, first.y, last.x, last.y);
+  // A slope under 0.25 is the fixed cost of an exchange still dominating, within this host's noise.
+  const verdict = exponent < 0.25 ? 'flat' : exponent <= 1.25 ? 'linear' : 'worse than linear';
+  return { exponent, overall, verdict };
+}
+
+export async function measureCurves(
+  upstream: URL,
+  upstreamPid: number,
+  settings: CurveSettings,
+  log: (line: string) => void,
+): Promise<Curve[]> {
+  const targets: { target: Target; headers: Headers }[] = [];
+  const curves: Curve[] = [];
+  try {
+    for (const setup of CURVE_SETUPS) {
+      const target = await startTarget(setup, upstream);
+      if (!target) continue;
+      const headers = await openSession(target.url);
+      await measure({ url: target.url, headers, body: SMALL.body, connections: 10, durationS: settings.targetWarmupS, warmupS: 0 });
+      targets.push({ target, headers });
+    }
+    for (const spec of SPECS) {
+      const curve: Curve = { id: spec.id, title: spec.title, xLabel: spec.xLabel, points: [], shapes: {} };
+      for (const x of settings.xs[spec.id]) {
+        const w = spec.workload(x);
+        for (const { target, headers } of targets) {
+          const s = spec.sessions ? await spec.sessions(target, x) : { headers };
+          const url = s.url ?? target.url;
+          await checkWorkload(url, s.headers, w);
+          const cell = await measureCell(
+            target,
+            {
+              url,
+              headers: s.headers,
+              body: w.body,
+              connections: spec.connections(x),
+              durationS: settings.durationS,
+              warmupS: settings.warmupS,
+              ...(s.ids ? { sessions: s.ids } : {}),
+            },
+            upstreamPid,
+          );
+          const point: CurvePoint = {
+            x,
+            setup: target.setup,
+            requests: cell.requests,
+            rps: cell.rps,
+            p50: cell.p50,
+            errors: cell.errors,
+            proxyUs: cell.cpuUsPerReq,
+            allUs: cell.allCpuUsPerReq,
+          };
+          curve.points.push(point);
+          log(
+            `curve ${spec.id} x=${x} ${target.setup}: ${point.rps.toFixed(0)} req/s, CPU ${point.proxyUs?.toFixed(0) ?? '–'} µs proxy, ${point.allUs?.toFixed(0) ?? '–'} µs all${point.errors ? ` ERRORS ${point.errors}` : ''}`,
+          );
+        }
+      }
+      for (const setup of CURVE_SETUPS) {
+        const own = curve.points
+          .filter((p) => p.setup === setup)
+          .map((p) => ({ x: p.x, y: (setup === 'direct' ? p.allUs : p.proxyUs) ?? NaN }));
+        const shape = shapeOf(own);
+        if (shape) curve.shapes[setup] = shape;
+      }
+      curves.push(curve);
+    }
+  } finally {
+    await Promise.all(targets.map(({ target }) => target.stop()));
+  }
+  return curves;
+}
