@@ -11,7 +11,14 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Inside node_modules so the bundles resolve packages from the project's node_modules. */
 export const OUT_DIR = `${ROOT}node_modules/.cache/warden-bench`;
 
-export const CHILDREN = ['proxy-child', 'upstream'] as const;
+export const CHILDREN = ['proxy-child', 'upstream', 'sdk-stdio-server'] as const;
+
+/** Each child's source: the bench's own, or a fixture run as a child (the SDK server over stdio, behind mcp-proxy). */
+const SOURCES: Record<(typeof CHILDREN)[number], string> = {
+  'proxy-child': 'test/bench/proxy-child.ts',
+  upstream: 'test/bench/upstream.ts',
+  'sdk-stdio-server': 'test/fixtures/sdk-stdio-server.ts',
+};
 
 /** Builds every child; returns the path of each bundle by name. */
 export async function buildChildren(): Promise<Record<(typeof CHILDREN)[number], string>> {
@@ -20,7 +27,8 @@ export async function buildChildren(): Promise<Record<(typeof CHILDREN)[number],
   // Split into chunks so a child loads only what it imports (a dynamic import stays lazy). Chunks
   // are named by content hash and old ones are kept, so an older .cpuprofile still maps to source.
   await build({
-    entryPoints: CHILDREN.map((name) => `${ROOT}test/bench/${name}.ts`),
+    // Named entries: each bundle is <name>.mjs at the top of OUT_DIR, wherever its source is.
+    entryPoints: CHILDREN.map((name) => ({ in: `${ROOT}${SOURCES[name]}`, out: name })),
     outdir: OUT_DIR,
     outExtension: { '.js': '.mjs' },
     splitting: true,

@@ -2,6 +2,8 @@
 // success, on failure, on Ctrl-C, at exit), and read for memory through /proc.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { buildChildren } from './build.ts';
 
@@ -12,6 +14,12 @@ let scripts: Record<string, string> = {};
 /** Where each child's compiled script is (build.ts); a child not named here runs under tsx. */
 export function setChildScripts(paths: Record<string, string>): void {
   scripts = { ...paths };
+}
+
+/** The node arguments that run `source` (a path from the repository root): its bundle if built, else the source under tsx. */
+export function childEntry(name: string, source: string): string[] {
+  const script = scripts[name];
+  return script ? [script] : ['--import', 'tsx', `${ROOT}${source}`];
 }
 
 export interface Child {
@@ -56,9 +64,9 @@ export function startPipedProcess(command: string, args: string[]): Child {
   return wrap(proc);
 }
 
-/** Starts a process without IPC (nginx), tracked like the others. */
-export function startPlainProcess(command: string, args: string[]): Child {
-  const proc = spawn(command, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+/** Starts a process without IPC (nginx, mcp-proxy), its stdout discarded, tracked like the others. */
+export function startPlainProcess(command: string, args: string[], opts: { cwd?: string } = {}): Child {
+  const proc = spawn(command, args, { stdio: ['ignore', 'ignore', 'inherit'], ...(opts.cwd ? { cwd: opts.cwd } : {}) });
   live.add(proc);
   proc.once('exit', () => live.delete(proc));
   return wrap(proc);
@@ -112,6 +120,41 @@ export function stopProcess(proc: ChildProcess): Promise<void> {
   });
 }
 
+/**
+ * Stops `child` by its PID and then whatever it had started (a relay's stdio server): each
+ * descendant seen before the stop that is still there after it (same PID, same command line, so
+ * not a reused PID) gets SIGTERM, SIGKILL after 3 s. Resolves once all are gone.
+ */
+export async function stopTree(child: Child): Promise<void> {
+  const kids = descendantPids(child.pid).map((pid) => ({ pid, cmdline: cmdlineOf(pid) }));
+  await child.stop();
+  const alive = (k: { pid: number; cmdline: string | undefined }): boolean => k.cmdline !== undefined && cmdlineOf(k.pid) === k.cmdline;
+  let left = kids.filter(alive);
+  for (const k of left) signal(k.pid, 'SIGTERM');
+  const deadline = performance.now() + 3000;
+  while (left.length > 0 && performance.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 20));
+    left = left.filter(alive);
+  }
+  for (const k of left) signal(k.pid, 'SIGKILL');
+}
+
+function cmdlineOf(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8') || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    /* already gone */
+  }
+}
+
 /** Stops every child still running (the finally of a run). */
 export async function stopAll(): Promise<void> {
   await Promise.all([...live].map(stopProcess));
@@ -163,6 +206,36 @@ export function childPids(pid: number): number[] {
   } catch {
     return [];
   }
+}
+
+/** The PIDs of a process's descendants, children first (a relay's server and whatever that started). */
+export function descendantPids(pid: number): number[] {
+  const out: number[] = [];
+  for (const child of childPids(pid)) out.push(child, ...descendantPids(child));
+  return out;
+}
+
+/** Resolves once something accepts TCP connections on 127.0.0.1:`port`; rejects if `child` exits first or after `ms`. */
+export async function waitForPort(child: Child, port: number, ms = 20_000): Promise<void> {
+  const deadline = performance.now() + ms;
+  while (performance.now() < deadline) {
+    if (child.proc.exitCode !== null || child.proc.signalCode !== null)
+      throw new Error(`pid ${child.pid} exited (${child.proc.exitCode ?? child.proc.signalCode}) before it listened on port ${port}`);
+    if (await accepts(port)) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`pid ${child.pid}: nothing listens on 127.0.0.1:${port} after ${ms} ms`);
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
 
 const TICK_MS = 10; // USER_HZ is 100 on Linux
