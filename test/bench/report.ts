@@ -251,7 +251,7 @@ export function renderMarkdown(r: RunResults, analysisPath: string): string {
   if (existsSync(analysisPath)) lines.push(readFileSync(analysisPath, 'utf8').trim(), '');
   lines.push('## Throughput and latency', '');
   lines.push(
-    'Setups: **direct** (client to upstream), **http-proxy-3** (plain pass-through, keep-alive agent: the floor of our stack), **nginx** (plain reverse proxy, 1 worker, buffering off, access log off), **audit** and **enforce** (mcp-warden with the default audit policy and with config/enforce.yaml; logging at info to /dev/null, in batches as shipped; node run with the Docker image\'s NODE_OPTIONS, --max-semi-space-size=4). "added" is against direct in the same cell; "vs" is the ratio of requests/s.',
+    'Setups: **direct** (client to upstream), **http-proxy-3** (plain pass-through, keep-alive agent: the floor of our stack), **nginx** (plain reverse proxy, 1 worker, buffering off, access log off), **audit** and **enforce** (mcp-warden with the default audit policy and with config/enforce.yaml; logging at info to /dev/null, in batches as shipped; node run with the Docker image\'s NODE_OPTIONS, --max-semi-space-size=4); in front of the official SDK server also **mcp-proxy** (npm mcp-proxy 6.7.19, the stdio-to-HTTP relay, stateful, default options, in front of the same server\'s stdio form, test/fixtures/sdk-stdio-server.ts: its CPU and RSS include that server\'s, about 15% of the pair\'s CPU once warm). "added" is against direct in the same cell; "vs" is the ratio of requests/s.',
     '',
   );
   lines.push(...cellTables(r.cells));
