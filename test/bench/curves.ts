@@ -1,9 +1,9 @@
 // How cost grows with the work: CPU per exchange of direct, http-proxy-3, audit and enforce in front
 // of the fast upstream, against one quantity at a time (answer size, tool catalogue, sessions, SSE
 // events per answer, connections), the others held at the matrix's small call over 10 connections.
-// The same four targets serve every curve, warmed once; the sessions curve runs last (it leaves
-// 11,111 sessions behind). Each curve's shape is worked out from its last segment, where the
-// quantity dominates the fixed cost of an exchange.
+// The same four targets serve every curve, warmed once; the sessions curve runs last. Each
+// proxy's shape (shapeOf) is worked out when the report is written.
+import { request } from 'undici';
 import { call, checkWorkload, FAST_WORKLOADS, openSession, type Headers, type Workload } from './client.ts';
 import { measure } from './load.ts';
 import { measureCell } from './matrix.ts';
@@ -37,8 +37,6 @@ export interface Curve {
   title: string;
   xLabel: string;
   points: CurvePoint[];
-  /** Per setup, from the proxy's own CPU (direct: every process's). */
-  shapes: Partial<Record<TargetKind, Shape>>;
 }
 
 export interface CurveSettings {
@@ -84,6 +82,18 @@ interface CurveSpec {
   connections(x: number): number;
   /** Sessions to spread the requests over; by default the target's one session. */
   sessions?(target: Target, x: number): Promise<{ headers: Headers; ids?: string[]; url?: URL }>;
+}
+
+/** Ends sessions as a client does (DELETE), 20 at a time, so the next point's start with a table that has room. */
+async function endSessions(url: URL, headers: Headers, ids: readonly string[]): Promise<void> {
+  for (let i = 0; i < ids.length; i += 20) {
+    await Promise.all(
+      ids.slice(i, i + 20).map(async (id) => {
+        const res = await request(url, { method: 'DELETE', headers: { ...headers, 'mcp-session-id': id } });
+        await res.body.dump();
+      }),
+    );
+  }
 }
 
 const SMALL = FAST_WORKLOADS.find((w) => w.name === 'small')!;
@@ -133,6 +143,8 @@ const SPECS: CurveSpec[] = [
     xLabel: 'sessions (each request in the next one)',
     workload: () => SMALL,
     connections: () => 10,
+    // The proxy remembers 10,000 sessions: the point's own are ended after it (endSessions), or a
+    // round robin over 10,000 among 11,000 would find each evicted just before its turn.
     async sessions(target, x) {
       const ids = await openSessions(target.url, x);
       return { headers: await openSession(target.url), ids };
@@ -153,15 +165,19 @@ async function openSessions(url: URL, n: number): Promise<string[]> {
 /** The exponent of growth between two points (log-log slope). */
 const slope = (x0: number, y0: number, x1: number, y1: number): number => Math.log(y1 / y0) / Math.log(x1 / x0);
 
-/** The shape of one setup's curve: flat, linear, or worse, from its last segment's slope. */
+/**
+ * The shape of a proxy's curve (its own CPU per exchange against x): flat when it barely moves from
+ * the first point to the last (log-log slope under 0.25 over a range of 20x to 4,000x: one noisy
+ * point on this shared host moves a single segment by more), else linear or worse by the slope of
+ * the last segment, where the quantity outweighs the fixed cost of an exchange.
+ */
 export function shapeOf(points: { x: number; y: number }[]): Shape | undefined {
   const ok = points.filter((p) => Number.isFinite(p.y) && p.y > 0).sort((a, b) => a.x - b.x);
   if (ok.length < 2) return undefined;
   const [first, before, last] = [ok[0]!, ok[ok.length - 2]!, ok[ok.length - 1]!];
   const exponent = slope(before.x, before.y, last.x, last.y);
   const overall = slope(first.x, first.y, last.x, last.y);
-  // A slope under 0.25 is the fixed cost of an exchange still dominating, within this host's noise.
-  const verdict = exponent < 0.25 ? 'flat' : exponent <= 1.25 ? 'linear' : 'worse than linear';
+  const verdict = overall < 0.25 ? 'flat' : exponent <= 1.25 ? 'linear' : 'worse than linear';
   return { exponent, overall, verdict };
 }
 
@@ -182,7 +198,7 @@ export async function measureCurves(
       targets.push({ target, headers });
     }
     for (const spec of SPECS) {
-      const curve: Curve = { id: spec.id, title: spec.title, xLabel: spec.xLabel, points: [], shapes: {} };
+      const curve: Curve = { id: spec.id, title: spec.title, xLabel: spec.xLabel, points: [] };
       for (const x of settings.xs[spec.id]) {
         const w = spec.workload(x);
         for (const { target, headers } of targets) {
@@ -212,18 +228,12 @@ export async function measureCurves(
             proxyUs: cell.cpuUsPerReq,
             allUs: cell.allCpuUsPerReq,
           };
+          if (s.ids) await endSessions(url, s.headers, [...s.ids, s.headers['mcp-session-id']!]);
           curve.points.push(point);
           log(
             `curve ${spec.id} x=${x} ${target.setup}: ${point.rps.toFixed(0)} req/s, CPU ${point.proxyUs?.toFixed(0) ?? '–'} µs proxy, ${point.allUs?.toFixed(0) ?? '–'} µs all${point.errors ? ` ERRORS ${point.errors}` : ''}`,
           );
         }
-      }
-      for (const setup of CURVE_SETUPS) {
-        const own = curve.points
-          .filter((p) => p.setup === setup)
-          .map((p) => ({ x: p.x, y: (setup === 'direct' ? p.allUs : p.proxyUs) ?? NaN }));
-        const shape = shapeOf(own);
-        if (shape) curve.shapes[setup] = shape;
       }
       curves.push(curve);
     }

@@ -2,7 +2,7 @@
 // upstream and workload. What bounds a missed target comes from ANALYSIS.md (written by hand from
 // the --cpu-prof profiles), so a re-run keeps it.
 import { existsSync, readFileSync } from 'node:fs';
-import { CURVE_SETUPS, type Curve } from './curves.ts';
+import { CURVE_SETUPS, shapeOf, type Curve } from './curves.ts';
 import type { Cell } from './matrix.ts';
 import type { BigTransfer, IdleSessions } from './memory.ts';
 import type { SseLatency } from './sse-latency.ts';
@@ -160,7 +160,7 @@ export function curveSections(curves: Curve[], charts: string | undefined): stri
   const out = [
     '## How cost grows',
     '',
-    "Each curve varies one quantity and holds the rest at the matrix's small call over 10 connections, in front of the fast upstream: the same four targets for every curve, warmed once, each point measured on each in turn (test/bench/curves.ts). A cell reads `proxy µs · all µs · req/s`: the proxy's own CPU per exchange, the CPU per exchange of every process on the path (load generator, upstream, proxy; what the chart draws), and requests per second. A shape is read from the last segment's log-log slope k of the proxy's own CPU per exchange (direct: every process's): flat below 0.25, linear up to 1.25, worse above; `k overall` is the slope from the first point to the last.",
+    "Each curve varies one quantity and holds the rest at the matrix's small call over 10 connections, in front of the fast upstream: the same four targets for every curve, warmed once, each point measured on each in turn (test/bench/curves.ts). A cell reads `proxy µs · all µs · req/s`: the proxy's own CPU per exchange, the CPU per exchange of every process on the path (load generator, upstream, proxy; what the chart draws), and requests per second. A proxy's shape is read from the log-log slope k of its own CPU per exchange: flat when k from the first point to the last is under 0.25, else linear when the last segment's k is at most 1.25, worse above (test/bench/curves.ts shapeOf). This host is shared: one point can be off by 2x for every setup at once (http-proxy-3 reads nothing, so a jump in its own column is the host).",
     '',
   ];
   for (const c of curves) {
@@ -177,9 +177,11 @@ export function curveSections(curves: Curve[], charts: string | undefined): stri
       out.push(`| ${X(x)} | ${cells.join(' | ')} |`);
     }
     out.push('');
+    // direct is the client and the upstream: the reference, not a proxy with a shape of its own.
     const shapes = setups.flatMap((s) => {
-      const shape = c.shapes[s];
-      return shape ? [`${s} **${shape.verdict}** (k ${f(shape.exponent, 2)}, overall ${f(shape.overall, 2)})`] : [];
+      const shape =
+        s === 'direct' ? undefined : shapeOf(c.points.filter((p) => p.setup === s).map((p) => ({ x: p.x, y: p.proxyUs ?? Number.NaN })));
+      return shape ? [`${s} **${shape.verdict}** (k overall ${f(shape.overall, 2)}, last segment ${f(shape.exponent, 2)})`] : [];
     });
     if (shapes.length > 0) out.push(`Shape: ${shapes.join('; ')}.`, '');
   }
@@ -303,6 +305,7 @@ export function renderMarkdown(r: RunResults, analysisPath: string): string {
     'node --import tsx test/bench/workers.ts 5 4 2               # req/s and CPU per request with --workers 1 and 2',
     'node --import tsx test/bench/soak.ts 4 audit 10             # minutes of mixed load, RSS sampled; writes SOAK.md',
     'node --import tsx test/bench/run.ts --render                # RESULTS.md again from results.json and ANALYSIS.md',
+    'node --import tsx test/bench/run.ts --curves                # the curves alone (~5 min): measured, drawn, merged into results.json',
     '```',
     '',
   );
