@@ -2,7 +2,7 @@
 // success, on failure, on Ctrl-C, at exit), and read for memory through /proc.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { accepts } from '../helpers/net.ts';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { buildChildren } from './build.ts';
@@ -225,17 +225,6 @@ export async function waitForPort(child: Child, port: number, ms = 20_000): Prom
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`pid ${child.pid}: nothing listens on 127.0.0.1:${port} after ${ms} ms`);
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 const TICK_MS = 10; // USER_HZ is 100 on Linux

@@ -40,14 +40,32 @@ async function startPlain(upstream: URL): Promise<Running> {
   };
 }
 
-/**
- * An experiment, not a setup of the run: mcp-warden's transport alone (node:http in, the whole
- * request body read, undici Agent.request upstream, the whole response collected, then written with
- * its length), with no decoding, rules or logging. Its cost is the floor of mcp-warden's design.
- */
+/** What the floor experiments leave out of an answer's headers: hop-by-hop, and the length they set. */
 const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length']);
 
-async function startUndiciFloor(upstream: URL): Promise<Running> {
+type FloorForward = (
+  agent: import('undici').Agent,
+  request: { origin: string; path: string; method: 'POST'; headers: Record<string, string>; body: Buffer },
+  res: import('node:http').ServerResponse,
+) => void;
+
+/** Writes a collected answer with its length, as mcp-warden does. */
+function answerWhole(res: import('node:http').ServerResponse, status: number, headers: Record<string, unknown>, body: Buffer[]): void {
+  const bytes = Buffer.concat(body);
+  const out: Record<string, string | number> = {};
+  for (const [k, v] of Object.entries(headers)) if (typeof v === 'string' && !HOP.has(k)) out[k] = v;
+  out['content-length'] = bytes.length;
+  res.writeHead(status, out);
+  res.end(bytes);
+}
+
+/**
+ * An experiment, not a setup of the run: mcp-warden's transport alone (node:http in, the whole
+ * request body read, undici upstream, the whole response collected, then written with its
+ * length), with no decoding, rules or logging. Its cost is the floor of mcp-warden's design;
+ * `forward` is how the request goes upstream.
+ */
+async function startFloor(upstream: URL, forward: FloorForward): Promise<Running> {
   const { Agent: UndiciAgent } = await import('undici');
   const agent = new UndiciAgent();
   const server: Server = createServer((req, res) => {
@@ -57,18 +75,7 @@ async function startUndiciFloor(upstream: URL): Promise<Running> {
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers))
         if (typeof v === 'string' && k !== 'connection' && k !== 'content-length' && k !== 'host') headers[k] = v;
-      agent
-        .request({ origin: upstream.origin, path: req.url ?? '/', method: 'POST', headers, body: Buffer.concat(chunks) })
-        .then(async (up) => {
-          const body: Buffer[] = [];
-          for await (const c of up.body as AsyncIterable<Buffer>) body.push(c);
-          const bytes = Buffer.concat(body);
-          const out: Record<string, string> = {};
-          for (const [k, v] of Object.entries(up.headers)) if (typeof v === 'string' && !HOP.has(k)) out[k] = v;
-          res.writeHead(up.statusCode, { ...out, 'content-length': bytes.length });
-          res.end(bytes);
-        })
-        .catch(() => res.destroy());
+      forward(agent, { origin: upstream.origin, path: req.url ?? '/', method: 'POST', headers, body: Buffer.concat(chunks) }, res);
     });
   });
   server.keepAliveTimeout = 60_000;
@@ -83,59 +90,43 @@ async function startUndiciFloor(upstream: URL): Promise<Running> {
   };
 }
 
+/** The floor through undici's `request()` and the body's async iteration, as mcp-warden's transport does. */
+const throughRequest: FloorForward = (agent, request, res) => {
+  agent
+    .request(request)
+    .then(async (up) => {
+      const body: Buffer[] = [];
+      for await (const c of up.body as AsyncIterable<Buffer>) body.push(c);
+      answerWhole(res, up.statusCode, up.headers, body);
+    })
+    .catch(() => res.destroy());
+};
+
 /**
- * The same floor through undici's `dispatch` with a handler of its own: the body's chunks arrive as
+ * The floor through undici's `dispatch()` with a handler of its own: the body's chunks arrive as
  * calls, with no Readable stream, no promise per chunk and no async resource per request.
  */
-async function startDispatchFloor(upstream: URL): Promise<Running> {
-  const { Agent: UndiciAgent } = await import('undici');
-  const agent = new UndiciAgent();
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers))
-        if (typeof v === 'string' && k !== 'connection' && k !== 'content-length' && k !== 'host') headers[k] = v;
-      const body: Buffer[] = [];
-      let status = 0;
-      let out: Record<string, string | number> = {};
-      agent.dispatch(
-        { origin: upstream.origin, path: req.url ?? '/', method: 'POST', headers, body: Buffer.concat(chunks) },
-        {
-          onRequestStart() {},
-          onResponseStart(_c, statusCode, h) {
-            status = statusCode;
-            out = {};
-            for (const [k, v] of Object.entries(h)) if (typeof v === 'string' && !HOP.has(k)) out[k] = v;
-          },
-          onResponseData(_c, chunk) {
-            body.push(chunk);
-          },
-          onResponseEnd() {
-            const bytes = Buffer.concat(body);
-            out['content-length'] = bytes.length;
-            res.writeHead(status, out);
-            res.end(bytes);
-          },
-          onResponseError() {
-            res.destroy();
-          },
-        },
-      );
-    });
-  });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: async () => {
-      server.closeAllConnections();
-      server.close();
-      await agent.close();
+const throughDispatch: FloorForward = (agent, request, res) => {
+  const body: Buffer[] = [];
+  let status = 0;
+  let headers: Record<string, unknown> = {};
+  agent.dispatch(request, {
+    onRequestStart() {},
+    onResponseStart(_c, statusCode, h) {
+      status = statusCode;
+      headers = h;
     },
-  };
-}
+    onResponseData(_c, chunk) {
+      body.push(chunk);
+    },
+    onResponseEnd() {
+      answerWhole(res, status, headers, body);
+    },
+    onResponseError() {
+      res.destroy();
+    },
+  });
+};
 
 async function startWarden(kind: 'audit' | 'enforce', upstream: URL, logFile: string): Promise<Running> {
   // Loaded here, not above, so the http-proxy-3 setup's memory holds none of mcp-warden's modules.
@@ -176,9 +167,9 @@ async function main(): Promise<void> {
     kind === 'http-proxy-3'
       ? await startPlain(upstream)
       : kind === 'undici-floor'
-        ? await startUndiciFloor(upstream)
+        ? await startFloor(upstream, throughRequest)
         : kind === 'dispatch-floor'
-          ? await startDispatchFloor(upstream)
+          ? await startFloor(upstream, throughDispatch)
           : await startWarden(kind, upstream, logFile);
   let stopping = false;
   const stop = (): void => {

@@ -1,7 +1,7 @@
 // Socket helpers for tests: every server listens on 127.0.0.1 port 0 and is torn down with all of
 // its connections, so a test run never leaves a handle open.
 import type { Server } from 'node:http';
-import { type AddressInfo, createServer as createNetServer } from 'node:net';
+import { type AddressInfo, createConnection, createServer as createNetServer } from 'node:net';
 
 /** Listens on 127.0.0.1 on an ephemeral port; resolves to the base URL `http://127.0.0.1:PORT/`. */
 export function listen(server: Server): Promise<URL> {
@@ -51,5 +51,17 @@ function bindable(port: number): Promise<boolean> {
     const probe = createNetServer();
     probe.once('error', () => resolve(false));
     probe.listen(port, () => probe.close(() => resolve(true)));
+  });
+}
+
+/** Whether something on 127.0.0.1 accepts a connection on `port` now. */
+export function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
   });
 }

@@ -4,11 +4,10 @@
 // each MCP session on one of them (hash on Mcp-Session-Id, as the README's Kubernetes ingress).
 // Run in the foreground (`daemon off`) so the benchmark or test owns its PID and stops it by that PID.
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { childPids, startPlainProcess, type Child } from '../bench/procs.ts';
-import { childPort } from './net.ts';
+import { accepts, childPort } from './net.ts';
 
 const CANDIDATES = ['/usr/sbin/nginx', '/usr/bin/nginx', '/usr/local/sbin/nginx', '/usr/local/bin/nginx'];
 
@@ -22,17 +21,6 @@ export interface RunningNginx {
   /** The master's PID and its workers' (for memory). */
   pids(): number[];
   stop(): Promise<void>;
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 function config(dir: string, port: number, upstreams: readonly URL[], hashBy: string): string {
