@@ -190,7 +190,8 @@ export function curveSections(curves: Curve[], charts: string | undefined): stri
 
 const TRANSPORT_TITLES: Record<TransportCell['transport'], string> = {
   stdio: '### stdio: `mcp-warden stdio -- <fixture>` against the fixture child directly (test/fixtures/stdio-server.ts)',
-  'legacy-sse': '### Legacy HTTP+SSE (2024-11-05): GET stream, POST 202, answer on the stream (minimal legacy upstream, upstream.ts)',
+  'legacy-sse':
+    "### Legacy HTTP+SSE (2024-11-05): GET stream, POST 202, answer on the stream (minimal legacy upstream, upstream.ts; mcp-proxy: its /sse endpoint in front of the official SDK server's stdio form, test/fixtures/sdk-stdio-server.ts, a slower server than the minimal upstream: its proxy CPU per message compares, its msg/s and 'vs' columns less so)",
 };
 
 /** The stdio and legacy SSE section: how it was measured, then a table per transport. */
@@ -305,7 +306,8 @@ export function renderMarkdown(r: RunResults, analysisPath: string): string {
     'node --import tsx test/bench/workers.ts 5 4 2               # req/s and CPU per request with --workers 1 and 2',
     'node --import tsx test/bench/soak.ts 4 audit 10             # minutes of mixed load, RSS sampled; writes SOAK.md',
     'node --import tsx test/bench/run.ts --render                # RESULTS.md again from results.json and ANALYSIS.md',
-    'node --import tsx test/bench/run.ts --curves                # the curves alone (~5 min): measured, drawn, merged into results.json',
+    'node --import tsx test/bench/run.ts --curves                # the curves alone (~8 min): measured, drawn, merged into results.json',
+    'node --import tsx test/bench/run.ts --transports            # the stdio and legacy SSE cells alone (~2 min), merged into results.json',
     '```',
     '',
   );

@@ -7,7 +7,8 @@
 //   BENCH_DURATION=<s>   measured seconds per cell (default 1.5); BENCH_WARMUP=<s> (default 0.5)
 //   BENCH_CPU_PROF=<dir> the proxy children run with --cpu-prof into <dir>
 //   --render             only rewrite RESULTS.md from results.json (and ANALYSIS.md)
-//   --curves             only the curves (~6 minutes): measured, drawn, merged into results.json
+//   --curves             only the curves (~8 minutes): measured, drawn, merged into results.json
+//   --transports         only the stdio and legacy SSE cells (~2 minutes), merged into results.json
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, release, tmpdir } from 'node:os';
@@ -156,24 +157,49 @@ function curvesOf(fast: URL, upstreamPid: number): Promise<Curve[]> {
   return measureCurves(fast, upstreamPid, curveSettings(quick), log);
 }
 
-/** `run.ts --curves`: the curves alone, merged into results.json, RESULTS.md written again. */
-async function curvesOnly(): Promise<void> {
+/** Measures one part again in a run of its own (the upstream started for it), into results.json's numbers. */
+async function remeasure(
+  part: (urls: { fast: string; legacySse: string }, upstreamPid: number, results: RunResults) => Promise<void>,
+): Promise<RunResults> {
   hookExit();
   const results = JSON.parse(readFileSync(`${HERE}results.json`, 'utf8')) as RunResults;
   try {
     setChildScripts(await buildChildren());
-    const { child, ready } = await startChild<{ urls: { fast: string } }>('upstream', []);
-    results.curves = await curvesOf(new URL(ready.urls.fast), child.pid);
+    const { child, ready } = await startChild<{ urls: { fast: string; legacySse: string } }>('upstream', []);
+    await part(ready.urls, child.pid, results);
   } finally {
     await stopAll();
   }
+  return results;
+}
+
+/** `run.ts --transports`: the stdio and legacy SSE cells alone, merged into results.json, RESULTS.md written again. */
+async function transportsOnly(): Promise<void> {
+  const results = await remeasure(async (urls, upstreamPid, r) => {
+    const settings = transportSettings(quick);
+    r.transports = await measureTransports({ ...settings, legacyUpstream: new URL(urls.legacySse), upstreamPid }, log);
+    r.settings.transports = settings;
+  });
+  if (quick) return log('quick run: results.json and RESULTS.md are left as they were');
+  writeFileSync(`${HERE}results.json`, `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(`${HERE}RESULTS.md`, renderMarkdown(results, `${HERE}ANALYSIS.md`));
+  log('wrote the stdio and legacy SSE cells into test/bench/results.json and RESULTS.md');
+}
+
+/** `run.ts --curves`: the curves alone, merged into results.json, RESULTS.md written again. */
+async function curvesOnly(): Promise<void> {
+  let curves: Curve[] = [];
+  const results = await remeasure(async (urls, upstreamPid, r) => {
+    curves = await curvesOf(new URL(urls.fast), upstreamPid);
+    r.curves = curves;
+  });
   if (quick) {
     // A try of a change: the pictures go to a scratch folder, the files of record stay as they were.
-    await drawCharts(results.curves, join(tmpdir(), 'warden-curves-quick'), log);
+    await drawCharts(curves, join(tmpdir(), 'warden-curves-quick'), log);
     log(`quick run: charts in ${join(tmpdir(), 'warden-curves-quick')}; results.json and RESULTS.md are left as they were`);
     return;
   }
-  results.charts = (await drawCharts(results.curves, `${HERE}${CHARTS}`, log)).length > 0 ? CHARTS : undefined;
+  results.charts = (await drawCharts(curves, `${HERE}${CHARTS}`, log)).length > 0 ? CHARTS : undefined;
   writeFileSync(`${HERE}results.json`, `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(`${HERE}RESULTS.md`, renderMarkdown(results, `${HERE}ANALYSIS.md`));
   log('wrote the curves into test/bench/results.json and RESULTS.md');
@@ -186,4 +212,12 @@ function render(): void {
   log('wrote test/bench/RESULTS.md from test/bench/results.json');
 }
 
-exitWhenDone(process.argv.includes('--render') ? Promise.resolve(render()) : process.argv.includes('--curves') ? curvesOnly() : main());
+exitWhenDone(
+  process.argv.includes('--render')
+    ? Promise.resolve(render())
+    : process.argv.includes('--curves')
+      ? curvesOnly()
+      : process.argv.includes('--transports')
+        ? transportsOnly()
+        : main(),
+);

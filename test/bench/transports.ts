@@ -40,14 +40,17 @@ import {
   stopAll,
 } from './procs.ts';
 import { transportTables } from './report.ts';
-import { SETUPS, startTarget, type SetupName } from './setups.ts';
+import { INSTALL_HINTS, SETUPS, startTarget, type SetupName } from './setups.ts';
 import { StdioClient, type RpcMessage } from './stdio-client.ts';
 
 export type TransportName = 'stdio' | 'legacy-sse';
 
+/** The setups of a transport's table: ours and the baselines, and mcp-proxy's legacy SSE endpoint. */
+export type TransportSetup = SetupName | 'mcp-proxy';
+
 export interface TransportCell extends LoopNumbers {
   transport: TransportName;
-  setup: SetupName;
+  setup: TransportSetup;
   /** Requests in flight at once: 1 is sequential. */
   inFlight: number;
   /** CPU time of the proxy's processes per answered message (µs); undefined for direct. */
@@ -96,7 +99,7 @@ interface Session {
 }
 
 interface Peer {
-  setup: SetupName;
+  setup: TransportSetup;
   call(): Promise<boolean>;
   proxyPids(): number[];
   serverPids(): number[];
@@ -105,20 +108,29 @@ interface Peer {
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ECHO_TEXT = 'weather in Paris, metric, brief';
-const ECHO = JSON.stringify({ name: 'echo', arguments: { message: ECHO_TEXT } });
+
+/** A tools/call of a server's echo tool, and the text a correct answer carries. */
+interface Echo {
+  params: string;
+  text: string;
+}
+/** The echo of the stdio fixture and of the minimal legacy upstream. */
+const ECHO: Echo = { params: JSON.stringify({ name: 'echo', arguments: { message: ECHO_TEXT } }), text: `Echo: ${ECHO_TEXT}` };
+/** The official-SDK fixture's echo (test/fixtures/sdk-server.ts), behind mcp-proxy. */
+const SDK_ECHO: Echo = { params: JSON.stringify({ name: 'echo', arguments: { text: ECHO_TEXT } }), text: `echo: ${ECHO_TEXT}` };
 const isResult = (m: RpcMessage): boolean => m.result !== undefined && m.error === undefined;
 
 /** initialize, initialized, tools/list (mcp-warden learns the version and the tools, as with a real client), then one echo, checked. */
-async function openSession(s: Session, version: string, where: string): Promise<void> {
+async function openSession(s: Session, version: string, where: string, echo: Echo = ECHO): Promise<void> {
   const params = { protocolVersion: version, capabilities: {}, clientInfo: { name: 'warden-bench', version: '1.0.0' } };
   const init = await s.request('initialize', JSON.stringify(params));
   if (!isResult(init)) throw new Error(`${where}: initialize answered ${JSON.stringify(init).slice(0, 300)}`);
   await s.notify('notifications/initialized');
   const list = await s.request('tools/list', '{}');
   if (!isResult(list)) throw new Error(`${where}: tools/list answered ${JSON.stringify(list).slice(0, 300)}`);
-  const echo = await s.request('tools/call', ECHO);
-  const text = (echo.result as { content?: { text?: string }[] } | undefined)?.content?.[0]?.text;
-  if (text !== `Echo: ${ECHO_TEXT}`) throw new Error(`${where}: echo answered ${JSON.stringify(echo).slice(0, 300)}`);
+  const answer = await s.request('tools/call', echo.params);
+  const text = (answer.result as { content?: { text?: string }[] } | undefined)?.content?.[0]?.text;
+  if (text !== echo.text) throw new Error(`${where}: echo answered ${JSON.stringify(answer).slice(0, 300)}`);
 }
 
 /** mcp-warden logged the checked echo as an exchange: it judges what the bench measures. */
@@ -157,7 +169,7 @@ async function startStdioPeer(setup: 'direct' | 'audit' | 'enforce', logDir: str
   const serverPids = setup === 'direct' ? [child.pid] : childPids(child.pid);
   return {
     setup,
-    call: () => client.request('tools/call', ECHO).then(isResult),
+    call: () => client.request('tools/call', ECHO.params).then(isResult),
     proxyPids: () => (setup === 'direct' ? [] : [child.pid]),
     serverPids: () => serverPids,
     close: () => client.close(),
@@ -174,9 +186,40 @@ async function startLegacyPeer(setup: SetupName, upstream: URL, upstreamPid: num
     const session = client;
     return {
       setup,
-      call: () => session.request('tools/call', ECHO).then(isResult),
+      call: () => session.request('tools/call', ECHO.params).then(isResult),
       proxyPids: () => target.pids(),
       serverPids: () => [upstreamPid],
+      close: async () => {
+        await session.close();
+        await target.stop();
+      },
+    };
+  } catch (err) {
+    await client?.close();
+    await target.stop();
+    throw err;
+  }
+}
+
+/**
+ * mcp-proxy's legacy endpoint (/sse) in front of the SDK fixture's stdio form: the relay users run
+ * for that transport. Its server is another (the SDK's, slower than the minimal upstream): its
+ * proxy CPU per message compares, its messages/s less so. Its CPU is mcp-proxy's process alone,
+ * the stdio server's is the server's.
+ */
+async function startMcpProxyPeer(): Promise<Peer | undefined> {
+  const target = await startTarget('mcp-proxy', new URL('http://127.0.0.1/'));
+  if (!target) return undefined;
+  let client: LegacyClient | undefined;
+  try {
+    client = await LegacyClient.open(new URL('/sse', target.url));
+    await openSession(client, '2024-11-05', 'legacy-sse mcp-proxy', SDK_ECHO);
+    const session = client;
+    return {
+      setup: 'mcp-proxy',
+      call: () => session.request('tools/call', SDK_ECHO.params).then(isResult),
+      proxyPids: () => target.pids().slice(0, 1),
+      serverPids: () => target.pids().slice(1),
       close: async () => {
         await session.close();
         await target.stop();
@@ -268,7 +311,7 @@ async function runPeers(transport: TransportName, peers: Peer[], o: TransportSet
   for (const p of peers) await closedLoop(p.call, { inFlight: 10, warmupS: 0, durationS: o.targetWarmupS });
   const cells: TransportCell[] = [];
   for (const inFlight of o.inFlight) {
-    const runs = new Map<SetupName, Measured[]>();
+    const runs = new Map<TransportSetup, Measured[]>();
     for (let r = 0; r < o.rounds; r++) {
       for (let i = 0; i < peers.length; i++) {
         const peer = peers[(i + r) % peers.length]!;
@@ -316,6 +359,14 @@ async function measureLegacy(o: TransportOptions, log: (line: string) => void): 
         if (setup !== 'nginx') throw err;
         log(`legacy-sse nginx: skipped (${err instanceof Error ? err.message : String(err)})`);
       }
+    }
+    // Not ours: what it cannot carry is said and skipped, not a broken run.
+    try {
+      const peer = await startMcpProxyPeer();
+      if (peer) legacy.push(peer);
+      else log(`legacy-sse mcp-proxy: not installed (to install: ${INSTALL_HINTS['mcp-proxy']}), skipped`);
+    } catch (err) {
+      log(`legacy-sse mcp-proxy: skipped (${err instanceof Error ? err.message : String(err)})`);
     }
     return await runPeers('legacy-sse', legacy, o, log);
   } finally {
