@@ -40,7 +40,7 @@ import {
   stopAll,
 } from './procs.ts';
 import { transportTables } from './report.ts';
-import { INSTALL_HINTS, SETUPS, startTarget, type SetupName } from './setups.ts';
+import { INSTALL_HINTS, SETUPS, startTarget, type SetupName, type Target } from './setups.ts';
 import { StdioClient, type RpcMessage } from './stdio-client.ts';
 
 export type TransportName = 'stdio' | 'legacy-sse';
@@ -176,19 +176,26 @@ async function startStdioPeer(setup: 'direct' | 'audit' | 'enforce', logDir: str
   };
 }
 
-async function startLegacyPeer(setup: SetupName, upstream: URL, upstreamPid: number): Promise<Peer | undefined> {
-  const target = await startTarget(setup, upstream);
-  if (!target) return undefined;
+/** How a legacy session reaches one setup: its stream's URL, its server's echo, whose CPU is whose. */
+interface LegacyRoute {
+  sse: URL;
+  echo: Echo;
+  proxyPids(): number[];
+  serverPids(): number[];
+}
+
+/** A legacy SSE session through `target`, opened and checked; the target is stopped with it, or if it fails. */
+async function legacyPeer(setup: TransportSetup, target: Target, route: LegacyRoute): Promise<Peer> {
   let client: LegacyClient | undefined;
   try {
-    client = await LegacyClient.open(target.url);
-    await openSession(client, '2024-11-05', `legacy-sse ${setup}`);
+    client = await LegacyClient.open(route.sse);
+    await openSession(client, '2024-11-05', `legacy-sse ${setup}`, route.echo);
     const session = client;
     return {
       setup,
-      call: () => session.request('tools/call', ECHO.params).then(isResult),
-      proxyPids: () => target.pids(),
-      serverPids: () => [upstreamPid],
+      call: () => session.request('tools/call', route.echo.params).then(isResult),
+      proxyPids: route.proxyPids,
+      serverPids: route.serverPids,
       close: async () => {
         await session.close();
         await target.stop();
@@ -201,35 +208,27 @@ async function startLegacyPeer(setup: SetupName, upstream: URL, upstreamPid: num
   }
 }
 
+async function startLegacyPeer(setup: SetupName, upstream: URL, upstreamPid: number): Promise<Peer | undefined> {
+  const target = await startTarget(setup, upstream);
+  if (!target) return undefined;
+  return legacyPeer(setup, target, { sse: target.url, echo: ECHO, proxyPids: () => target.pids(), serverPids: () => [upstreamPid] });
+}
+
 /**
  * mcp-proxy's legacy endpoint (/sse) in front of the SDK fixture's stdio form: the relay users run
  * for that transport. Its server is another (the SDK's, slower than the minimal upstream): its
  * proxy CPU per message compares, its messages/s less so. Its CPU is mcp-proxy's process alone,
- * the stdio server's is the server's.
+ * the stdio server's is the server's. (mcp-proxy runs its own server: no upstream URL.)
  */
 async function startMcpProxyPeer(): Promise<Peer | undefined> {
   const target = await startTarget('mcp-proxy', new URL('http://127.0.0.1/'));
   if (!target) return undefined;
-  let client: LegacyClient | undefined;
-  try {
-    client = await LegacyClient.open(new URL('/sse', target.url));
-    await openSession(client, '2024-11-05', 'legacy-sse mcp-proxy', SDK_ECHO);
-    const session = client;
-    return {
-      setup: 'mcp-proxy',
-      call: () => session.request('tools/call', SDK_ECHO.params).then(isResult),
-      proxyPids: () => target.pids().slice(0, 1),
-      serverPids: () => target.pids().slice(1),
-      close: async () => {
-        await session.close();
-        await target.stop();
-      },
-    };
-  } catch (err) {
-    await client?.close();
-    await target.stop();
-    throw err;
-  }
+  return legacyPeer('mcp-proxy', target, {
+    sse: new URL('/sse', target.url),
+    echo: SDK_ECHO,
+    proxyPids: () => target.pids().slice(0, 1),
+    serverPids: () => target.pids().slice(1),
+  });
 }
 
 type Measured = Omit<TransportCell, 'transport' | 'inFlight'>;
