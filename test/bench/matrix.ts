@@ -98,8 +98,44 @@ async function failedCheck(url: URL, headers: Record<string, string>, w: Workloa
   return undefined;
 }
 
+/** A target with its session open, and the workloads it cannot carry (a setup not ours). */
+interface CheckedTarget {
+  target: Target;
+  headers: Record<string, string>;
+  skip: Set<string>;
+}
+
+/**
+ * Opens `target`'s session and checks each workload through it: the session and the workloads it
+ * can carry, or undefined when a setup not ours can carry none (said in the log). A setup of ours
+ * that fails a check fails the run.
+ */
+async function checked(target: Target, group: Group, log: (line: string) => void): Promise<CheckedTarget | undefined> {
+  const ours = !THIRD_PARTY.has(target.setup);
+  let headers: Record<string, string>;
+  try {
+    headers = await openSession(target.url);
+  } catch (err) {
+    if (ours) throw err;
+    log(`${group.upstream} ${target.setup}: skipped (no session: ${err instanceof Error ? err.message : String(err)})`);
+    return undefined;
+  }
+  const skip = new Set<string>();
+  for (const w of group.workloads) {
+    if (ours) {
+      await checkWorkload(target.url, headers, w);
+      continue;
+    }
+    const failed = await failedCheck(target.url, headers, w, THIRD_PARTY_CHECKS);
+    if (failed === undefined) continue;
+    skip.add(w.name);
+    log(`${group.upstream} ${w.name} ${target.setup}: skipped (${failed})`);
+  }
+  return group.workloads.every((w) => skip.has(w.name)) ? undefined : { target, headers, skip };
+}
+
 export async function runGroup(group: Group, opts: MatrixOptions, log: (line: string) => void): Promise<Cell[]> {
-  const targets: { target: Target; headers: Record<string, string>; skip: Set<string> }[] = [];
+  const targets: CheckedTarget[] = [];
   const cells: Cell[] = [];
   try {
     for (const setup of group.setups) {
@@ -109,32 +145,15 @@ export async function runGroup(group: Group, opts: MatrixOptions, log: (line: st
         log(`${setup}: not installed${hint ? ` (to install: ${hint})` : ''}, skipped`);
         continue;
       }
-      const entry = { target, headers: {}, skip: new Set<string>() };
+      const entry = await checked(target, group, log).catch(async (err: unknown) => {
+        await target.stop();
+        throw err;
+      });
+      if (!entry) {
+        await target.stop();
+        continue;
+      }
       targets.push(entry);
-      try {
-        entry.headers = await openSession(target.url);
-      } catch (err) {
-        if (!THIRD_PARTY.has(setup)) throw err;
-        log(`${group.upstream} ${setup}: skipped (no session: ${err instanceof Error ? err.message : String(err)})`);
-        targets.pop();
-        await target.stop();
-        continue;
-      }
-      for (const w of group.workloads) {
-        if (!THIRD_PARTY.has(setup)) {
-          await checkWorkload(target.url, entry.headers, w);
-          continue;
-        }
-        const failed = await failedCheck(target.url, entry.headers, w, THIRD_PARTY_CHECKS);
-        if (failed === undefined) continue;
-        entry.skip.add(w.name);
-        log(`${group.upstream} ${w.name} ${setup}: skipped (${failed})`);
-      }
-      if (group.workloads.every((w) => entry.skip.has(w.name))) {
-        targets.pop();
-        await target.stop();
-        continue;
-      }
       // Every workload's path is warmed, not only the first: a JIT still compiling is not what production runs.
       for (const w of group.workloads) {
         if (entry.skip.has(w.name)) continue;

@@ -38,9 +38,10 @@ export function profileFlags(): string[] {
 
 /** Starts child `name` (its compiled script, else test/bench/<name>.ts under tsx) with IPC; resolves once it sent {type:'ready'}. */
 export async function startChild<T>(name: string, args: string[], nodeFlags: string[] = []): Promise<{ child: Child; ready: T }> {
-  const script = scripts[name];
-  const entry = script ? [script] : ['--import', 'tsx', `${ROOT}test/bench/${name}.ts`];
-  const proc = spawn(process.execPath, [...nodeFlags, ...entry, ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], cwd: ROOT });
+  const proc = spawn(process.execPath, [...nodeFlags, ...childEntry(name, `test/bench/${name}.ts`), ...args], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    cwd: ROOT,
+  });
   live.add(proc);
   proc.once('exit', () => live.delete(proc));
   const child = wrap(proc);

@@ -146,11 +146,16 @@ async function main(): Promise<void> {
     writeFileSync(`${HERE}results.quick.json`, `${JSON.stringify(results, null, 2)}\n`);
     log('quick run: wrote test/bench/results.quick.json (RESULTS.md is left as it was)');
   } else {
-    writeFileSync(`${HERE}results.json`, `${JSON.stringify(results, null, 2)}\n`);
-    writeFileSync(`${HERE}RESULTS.md`, renderMarkdown(results, `${HERE}ANALYSIS.md`));
-    log('wrote test/bench/RESULTS.md and test/bench/results.json');
+    writeRecord(results, 'the whole run');
   }
   log(`done in ${(results.seconds / 60).toFixed(1)} minutes`);
+}
+
+/** Writes the files of record: results.json, and RESULTS.md from it and ANALYSIS.md. */
+function writeRecord(results: RunResults, what: string): void {
+  writeFileSync(`${HERE}results.json`, `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(`${HERE}RESULTS.md`, renderMarkdown(results, `${HERE}ANALYSIS.md`));
+  log(`wrote ${what} into test/bench/results.json and RESULTS.md`);
 }
 
 function curvesOf(fast: URL, upstreamPid: number): Promise<Curve[]> {
@@ -181,9 +186,7 @@ async function transportsOnly(): Promise<void> {
     r.settings.transports = settings;
   });
   if (quick) return log('quick run: results.json and RESULTS.md are left as they were');
-  writeFileSync(`${HERE}results.json`, `${JSON.stringify(results, null, 2)}\n`);
-  writeFileSync(`${HERE}RESULTS.md`, renderMarkdown(results, `${HERE}ANALYSIS.md`));
-  log('wrote the stdio and legacy SSE cells into test/bench/results.json and RESULTS.md');
+  writeRecord(results, 'the stdio and legacy SSE cells');
 }
 
 /** `run.ts --curves`: the curves alone, merged into results.json, RESULTS.md written again. */
@@ -200,9 +203,7 @@ async function curvesOnly(): Promise<void> {
     return;
   }
   results.charts = (await drawCharts(curves, `${HERE}${CHARTS}`, log)).length > 0 ? CHARTS : undefined;
-  writeFileSync(`${HERE}results.json`, `${JSON.stringify(results, null, 2)}\n`);
-  writeFileSync(`${HERE}RESULTS.md`, renderMarkdown(results, `${HERE}ANALYSIS.md`));
-  log('wrote the curves into test/bench/results.json and RESULTS.md');
+  writeRecord(results, 'the curves');
 }
 
 /** `run.ts --render`: writes RESULTS.md again from results.json (after ANALYSIS.md changed), measuring nothing. */

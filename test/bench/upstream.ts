@@ -76,18 +76,22 @@ const toolEntry = (name: string) => ({
   inputSchema: { type: 'object', properties: { bytes: { type: 'number' }, count: { type: 'number' }, gapMs: { type: 'number' } } },
 });
 const TOOL_LIST = TOOLS.map(toolEntry);
-const catalogues = new Map<number, Buffer>();
 
-/** The `result` of tools/list: the bench's tools, and with `?tools=N` on the path as many more as make N in all. */
-function catalogue(size: number): Buffer {
-  let listed = catalogues.get(size);
-  if (!listed) {
-    const extra = Array.from({ length: Math.max(0, size - TOOL_LIST.length) }, (_, i) => toolEntry(`catalogue_tool_${i}`));
-    listed = Buffer.from(JSON.stringify({ tools: [...TOOL_LIST, ...extra] }));
-    catalogues.set(size, listed);
-  }
-  return listed;
+/** `make` answered once per number, then from memory (canned answers of each size). */
+function oncePer(make: (n: number) => Buffer): (n: number) => Buffer {
+  const made = new Map<number, Buffer>();
+  return (n) => {
+    let value = made.get(n);
+    if (!value) made.set(n, (value = make(n)));
+    return value;
+  };
 }
+
+/** The tail of a tools/list answer: the bench's tools, and with `?tools=N` on the path as many more as make N in all. */
+const catalogue = oncePer((size) => {
+  const extra = Array.from({ length: Math.max(0, size - TOOL_LIST.length) }, (_, i) => toolEntry(`catalogue_tool_${i}`));
+  return Buffer.from(`,"result":${JSON.stringify({ tools: [...TOOL_LIST, ...extra] })}}`);
+});
 
 /** Writes with backpressure; resolves false if the client went away. */
 function write(res: ServerResponse, chunk: string | Buffer): Promise<boolean> | boolean {
@@ -166,27 +170,18 @@ function timed(res: ServerResponse, call: Call): void {
   setTimeout(tick, gap);
 }
 
-const sizedResults = new Map<number, Buffer>();
+/** The tail of a response of about `bytes` bytes in all (the result's text fills it). */
+const sizedResult = oncePer((bytes) => Buffer.from(`,"result":${resultOf(filler(Math.max(0, bytes - 80)))}}`));
 
-/** The tail of a response of about `bytes` bytes in all (the result's text fills it), made once per size. */
-function sizedResult(bytes: number): Buffer {
-  let tail = sizedResults.get(bytes);
-  if (!tail) {
-    tail = Buffer.from(`,"result":${resultOf(filler(Math.max(0, bytes - 80)))}}`);
-    sizedResults.set(bytes, tail);
-  }
-  return tail;
+/** A canned answer: its head, the request's id, its tail. */
+function sendCanned(res: ServerResponse, id: string, tail: Buffer): void {
+  sendJson(res, Buffer.concat([HEAD, Buffer.from(id), tail]));
 }
 
 function toolCall(res: ServerResponse, call: Call): void {
   const canned =
     call.name === 'sized' ? sizedResult(Number(call.args.bytes ?? 0)) : call.name !== undefined ? cannedResults.get(call.name) : undefined;
-  if (canned) {
-    const id = Buffer.from(call.id);
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': HEAD.length + id.length + canned.length });
-    res.end(Buffer.concat([HEAD, id, canned]));
-    return;
-  }
+  if (canned) return sendCanned(res, call.id, canned);
   if (call.name === 'sse') return void sse(res, call);
   if (call.name === 'timed') return void timed(res, call);
   if (call.name === 'stream') return void stream(res, call).catch(() => res.destroy());
@@ -206,7 +201,7 @@ function handle(req: IncomingMessage, res: ServerResponse, raw: Buffer): void {
   if (call.method === 'initialize') return void initialize(res, call, JSON.parse(raw.toString('utf8')).params);
   if (call.method === 'tools/list') {
     const size = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('tools') ?? TOOL_LIST.length);
-    return void sendJson(res, Buffer.concat([HEAD, Buffer.from(call.id), Buffer.from(',"result":'), catalogue(size), Buffer.from('}')]));
+    return sendCanned(res, call.id, catalogue(size));
   }
   if (call.method === 'tools/call') return void toolCall(res, call);
   sendJson(res, Buffer.from(`{"jsonrpc":"2.0","id":${call.id},"error":{"code":-32601,"message":"Method not found"}}`));

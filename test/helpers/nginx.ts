@@ -6,8 +6,8 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { childPids, startPlainProcess, type Child } from '../bench/procs.ts';
-import { accepts, childPort } from './net.ts';
+import { childPids, startPlainProcess, waitForPort, type Child } from '../bench/procs.ts';
+import { childPort } from './net.ts';
 
 const CANDIDATES = ['/usr/sbin/nginx', '/usr/bin/nginx', '/usr/local/sbin/nginx', '/usr/local/bin/nginx'];
 
@@ -78,11 +78,11 @@ export async function startNginx(binary: string, upstream: URL | readonly URL[],
     await child.stop();
     rmSync(dir, { recursive: true, force: true });
   };
-  for (let i = 0; i < 100; i++) {
-    if (child.proc.exitCode !== null) break;
-    if (await accepts(port)) return { port, pids: () => [child.pid, ...childPids(child.pid)], stop: cleanup };
-    await new Promise((r) => setTimeout(r, 50));
+  try {
+    await waitForPort(child, port, 5000);
+  } catch (err) {
+    await cleanup();
+    throw new Error(`nginx did not start on 127.0.0.1:${port}: ${(err as Error).message}`);
   }
-  await cleanup();
-  throw new Error(`nginx did not start on 127.0.0.1:${port}`);
+  return { port, pids: () => [child.pid, ...childPids(child.pid)], stop: cleanup };
 }
