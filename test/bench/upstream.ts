@@ -181,7 +181,7 @@ function sendCanned(res: ServerResponse, id: string, tail: Buffer): void {
 function toolCall(res: ServerResponse, call: Call): void {
   const canned =
     call.name === 'sized' ? sizedResult(Number(call.args.bytes ?? 0)) : call.name !== undefined ? cannedResults.get(call.name) : undefined;
-  if (canned) return sendCanned(res, call.id, canned);
+  if (canned) return void sendCanned(res, call.id, canned);
   if (call.name === 'sse') return void sse(res, call);
   if (call.name === 'timed') return void timed(res, call);
   if (call.name === 'stream') return void stream(res, call).catch(() => res.destroy());
@@ -201,7 +201,7 @@ function handle(req: IncomingMessage, res: ServerResponse, raw: Buffer): void {
   if (call.method === 'initialize') return void initialize(res, call, JSON.parse(raw.toString('utf8')).params);
   if (call.method === 'tools/list') {
     const size = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('tools') ?? TOOL_LIST.length);
-    return sendCanned(res, call.id, catalogue(size));
+    return void sendCanned(res, call.id, catalogue(size));
   }
   if (call.method === 'tools/call') return void toolCall(res, call);
   sendJson(res, Buffer.from(`{"jsonrpc":"2.0","id":${call.id},"error":{"code":-32601,"message":"Method not found"}}`));
