@@ -8,7 +8,16 @@
 import { Command, Option } from 'commander';
 import { createRequire } from 'node:module';
 import { INPUT_BOUNDS } from './config/defaults.ts';
-import { parseCount, parseDuration, parseList, parseListen, parseSize, parseUrl, parseWorkers } from './config/cli-options.ts';
+import {
+  parseCount,
+  parseDuration,
+  parseList,
+  parseListen,
+  parsePeerAddress,
+  parseSize,
+  parseUrl,
+  parseWorkers,
+} from './config/cli-options.ts';
 import { registerCheckCommand } from './commands/check.ts';
 import type { ProxyCommandOptions } from './commands/proxy.ts';
 import type { StdioCommandOptions } from './commands/stdio.ts';
@@ -210,6 +219,14 @@ export function buildProgram(): Command {
         'the longest an exchange waits for the state store before it is judged with what this replica knows (default: 50ms)',
         'MCP_WARDEN_STATE_TIMEOUT',
         parseDuration,
+      ),
+    )
+    .addOption(
+      opt(
+        '--peer-address <host:port>',
+        "with --state redis://: where this replica takes the legacy SSE POSTs the others forward to it (the address they reach it at, e.g. the pod's IP); a POST that lands on a replica not holding its session's stream then goes to the one that does, so legacy SSE needs no affinity (default: off)",
+        'MCP_WARDEN_PEER_ADDRESS',
+        parsePeerAddress,
       ),
     )
     // Each command loads what it needs when it runs: --version and --help load none of it.

@@ -44,6 +44,7 @@ export interface ProxyCommandOptions {
   workers?: number;
   state?: StateLocation;
   stateTimeout?: number;
+  peerAddress?: { host: string; port: number };
 }
 
 /** The default bound on a wait for the state store (--state-timeout). */
@@ -53,6 +54,11 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
   const { policy, text: policyText } = await startupPolicy(opts.policy, 'proxy');
   const upstream = opts.upstream ?? policy.upstream.url;
   if (!upstream) throw new Error('no upstream: give --upstream <url>, or upstream.url in the policy file');
+  if (opts.peerAddress && opts.state?.kind !== 'redis')
+    throw new Error('--peer-address needs --state redis://...: the replicas learn who holds which legacy stream through the store');
+  // Each worker would need a peer port of its own; the workers of one replica forward among themselves already.
+  if (opts.peerAddress && (opts.workers ?? 1) > 1)
+    throw new Error('--peer-address cannot be used with --workers above 1: run one process per replica');
   const level = opts.logLevel ?? policy.log.level ?? 'info';
   const processes = opts.workers ?? 1;
   const worker = isWorker();
@@ -68,8 +74,8 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
   const store = policyStore({ policy, text: policyText }, opts.policy, logger, (ok) => proxy.metrics.reloaded(ok));
   // The admin port's report: fed only when there is an admin port to serve it (a worker has none).
   const report = opts.admin && !worker ? new LiveReport() : undefined;
-  // A legacy session's POSTs that land on this worker, when another holds its stream, go there.
-  const peers = worker ? new LegacyPeers(logger) : undefined;
+  // A legacy session's POSTs that land on this worker (or replica, with --peer-address), when another holds its stream, go there.
+  const peers = worker || opts.peerAddress ? new LegacyPeers(logger) : undefined;
   // The MCP endpoint's Host/Origin guard, and the admin port's report paths too.
   const guard = {
     allowedHosts: opts.allowedHosts ?? policy.security.allowedHosts,
@@ -79,7 +85,7 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
   // A replica's metrics exist once the proxy does; the store connects only after that.
   let metrics: Metrics | undefined;
   // Sessions are shared through Redis when asked, else between workers through the primary.
-  const state =
+  const redis =
     opts.state?.kind === 'redis'
       ? new (await import('../state/redis-state.ts')).RedisState({
           url: opts.state.url,
@@ -88,9 +94,8 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
           logger,
           onError: (op) => metrics?.stateError(op),
         })
-      : worker
-        ? new WorkerRelay(logger)
-        : undefined;
+      : undefined;
+  const state = redis ?? (worker ? new WorkerRelay(logger) : undefined);
   const proxy = createProxy({
     upstream,
     state,
@@ -115,7 +120,24 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
     },
   });
   metrics = proxy.metrics;
-  if (peers) {
+  if (peers && redis && opts.peerAddress) {
+    const { shareLegacyStreamsThroughRedis } = await import('../state/redis-streams.ts');
+    const at = await listenAs('--peer-address', opts.peerAddress, async (port, host) => {
+      const address = await shareLegacyStreamsThroughRedis(proxy, peers, redis, { host, port }, () => performance.now());
+      return new URL(`http://${host.includes(':') ? `[${host}]` : host}:${address.port}`);
+    });
+    logger.info({ peerAddress: at.host }, 'taking forwarded legacy POSTs');
+  } else if (redis) {
+    // Not forwarded, a POST landing on another replica is not judged with its session: said once, when it can matter.
+    proxy.legacy.share = (fact) => {
+      if (fact.kind !== 'open') return;
+      proxy.legacy.share = undefined;
+      logger.warn(
+        { hint: 'start every replica with --peer-address HOST:PORT, or keep each legacy session on one replica (affinity)' },
+        'a legacy SSE stream opened on a replica of a fleet that does not forward POSTs: each must reach this replica',
+      );
+    };
+  } else if (peers) {
     await shareLegacyStreams(proxy, peers, () => performance.now());
     // The primary's /metrics sums the workers' registries: each worker answers its requests.
     new AggregatorRegistry();

@@ -22,6 +22,21 @@ export function parseListen(value: string): { host: string; port: number } {
   return { host: m[1] ?? (m[2] || '127.0.0.1'), port };
 }
 
+/**
+ * `--peer-address`: "host:port" where the other replicas reach this one (port 0: any free one).
+ * The host is published for them, so an address that names no one host is refused.
+ */
+export function parsePeerAddress(value: string): { host: string; port: number } {
+  const at = parseListen(value);
+  // A bare port would publish parseListen's default host, 127.0.0.1: no other host reaches that.
+  const hostGiven = value.includes(':') && !value.startsWith(':');
+  if (!hostGiven || ['0.0.0.0', '::'].includes(at.host))
+    throw new InvalidArgumentError(
+      `expected the host:port the other replicas reach this one at, such as 10.0.3.7:8788 (not 0.0.0.0 or a bare port), got "${value}"`,
+    );
+  return at;
+}
+
 const SIZE = /^(\d+(?:\.\d+)?)\s*(b|kb|kib|mb|mib|gb|gib)?$/i;
 const UNITS: Record<string, number> = { b: 1, kb: 1e3, kib: 1024, mb: 1e6, mib: 1024 ** 2, gb: 1e9, gib: 1024 ** 3 };
 

@@ -1,12 +1,14 @@
-// `--workers N` and the legacy HTTP+SSE transport: every answer of a legacy session comes on its
-// one GET stream, which one worker holds, while its POSTs land on any worker (node:cluster hands
-// out connections, not sessions). The worker holding the stream judges the whole session: another
-// worker that gets one of its POSTs forwards that HTTP request, as it came, to the holder over
-// loopback, on a port of the holder's own that only the workers know (with a token), and relays
-// the holder's answer back as it came. The holder serves it as if it had come from the client
-// (guard, limits, judging, relaying upstream; the client's address in X-Forwarded-For), so each
-// exchange is judged once, by the worker its record names. Which worker holds which session is
-// learned from the stream facts workers.ts relays.
+// A legacy HTTP+SSE session's answers all come on its one GET stream, which one process holds,
+// while its POSTs may land on any: with `--workers` (node:cluster hands out connections, not
+// sessions), and in a fleet of replicas behind a balancer without affinity (`--state redis://`
+// with `--peer-address`). The process holding the stream judges the whole session: another that
+// gets one of its POSTs forwards that HTTP request, as it came, to the holder, on a port of the
+// holder's own that only the proxies know (with the holder's token), and relays the holder's
+// answer back as it came. The holder serves it as if it had come from the client (guard, limits,
+// judging, relaying upstream; the client's address in X-Forwarded-For), so each exchange is judged
+// once, by the process its record names. Which process holds which session, and where it takes
+// forwarded POSTs, is learned from the stream facts: through the primary (workers.ts) or through
+// Redis (state/redis-streams.ts).
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,8 +20,9 @@ import { redactTarget } from '../sinks/redact.ts';
 import { sendProxyError } from '../transport/egress.ts';
 import type { LegacySessions } from '../transport/legacy-sse.ts';
 
-/** Where a worker takes the POSTs other workers forward to it. */
+/** Where a process takes the POSTs others forward to it, and the token they must show. */
 export interface PeerAddress {
+  host: string;
   port: number;
   token: string;
 }
@@ -27,10 +30,12 @@ export interface PeerAddress {
 const TOKEN = 'x-mcp-warden-peer-token';
 /** The client's address as the forwarding worker saw it. */
 const CLIENT = 'x-mcp-warden-peer-client';
-/** How long a POST naming a session nobody is known to hold waits for its stream's fact (one IPC hop, well under this). */
+/** How long a POST naming a session nobody is known to hold waits for its stream's fact (one IPC hop or pub/sub message, well under this). */
 const HOLDER_WAIT_MS = 250;
 /** Of the holder's answer, what belongs to the loopback hop only. */
 const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding']);
+/** Peers remembered (the newest): a fleet whose replicas come and go names new ones all the time. */
+const MAX_PEERS = 1024;
 
 /** `raw` (as rawHeaders) without the headers named in `drop`. */
 function without(raw: readonly string[], drop: (name: string) => boolean): string[] {
@@ -41,20 +46,29 @@ function without(raw: readonly string[], drop: (name: string) => boolean): strin
 
 export class LegacyPeers {
   private readonly token = randomBytes(24).toString('base64url');
-  private readonly peers = new Map<number, PeerAddress>();
+  private readonly peers = new Map<string, PeerAddress>();
   /** Requests to serve here whatever session they name: forwarded to this worker, or not deliverable to their holder. */
   private readonly here = new WeakSet<IncomingMessage>();
   /** POSTs waiting for the fact of their session's stream. */
   private readonly waiting = new Set<() => void>();
   private legacy: LegacySessions | undefined;
+  /**
+   * In a fleet: asks the store where the session a POST names is held (the answer comes as a
+   * stream fact). Set, a POST naming a session not known here waits for it even before any peer is known.
+   */
+  locate: ((target: string) => void) | undefined;
 
   constructor(private readonly logger: Logger) {}
 
   /**
-   * Listens on a loopback port of this worker's own (not the cluster's shared one); what comes
-   * there with the token is served by `proxy` as its own client's request. Closes with it.
+   * Listens on `at` (default: a loopback port of this process's own, not the cluster's shared
+   * one); what comes there with the token is served by `proxy` as its own client's request.
+   * Closes with it.
    */
-  async listen(proxy: { server: Server; legacy: LegacySessions }): Promise<PeerAddress> {
+  async listen(
+    proxy: { server: Server; legacy: LegacySessions },
+    at: { host: string; port: number } = { host: '127.0.0.1', port: 0 },
+  ): Promise<PeerAddress> {
     this.legacy = proxy.legacy;
     const server = createServer((req, res) => {
       const token = req.headers[TOKEN];
@@ -77,9 +91,9 @@ export class LegacyPeers {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       // exclusive: a cluster worker's own port, not one shared through the primary.
-      server.listen({ port: 0, host: '127.0.0.1', exclusive: true }, resolve);
+      server.listen({ port: at.port, host: at.host, exclusive: true }, resolve);
     });
-    return { port: (server.address() as AddressInfo).port, token: this.token };
+    return { host: at.host, port: (server.address() as AddressInfo).port, token: this.token };
   }
 
   private isToken(token: string): boolean {
@@ -88,13 +102,15 @@ export class LegacyPeers {
     return a.length === b.length && timingSafeEqual(a, b);
   }
 
-  /** Another worker's address (it started), or its end (it exited). */
-  setPeer(worker: number, address: PeerAddress | undefined): void {
-    if (address) this.peers.set(worker, address);
-    else this.peers.delete(worker);
+  /** Another process's address (it started, or holds a stream), or its end (it exited). */
+  setPeer(holder: string, address: PeerAddress | undefined): void {
+    this.peers.delete(holder);
+    if (!address) return;
+    this.peers.set(holder, address);
+    if (this.peers.size > MAX_PEERS) this.peers.delete(this.peers.keys().next().value!);
   }
 
-  /** A stream fact came from another worker: POSTs waiting for their session's holder look again. */
+  /** A stream fact came from another process: POSTs waiting for their session's holder look again. */
   learned(): void {
     const waiting = [...this.waiting];
     this.waiting.clear();
@@ -102,16 +118,16 @@ export class LegacyPeers {
   }
 
   /**
-   * A POST for a legacy session whose stream another worker holds goes there (true: it is being
+   * A POST for a legacy session whose stream another process holds goes there (true: it is being
    * forwarded). One naming a session nobody is known to hold waits up to HOLDER_WAIT_MS for the
-   * fact of its stream (the client may have read the endpoint event before this worker heard of
-   * it), then is served here. Should the holder be unreachable before the request went out,
+   * fact of its stream (the client may have read the endpoint event before this process heard of
+   * it; in a fleet, the store is asked), then is served here. Should the holder be unreachable before the request went out,
    * `serveHere` serves it here, where the session is unknown (as once its stream is gone).
    */
   forward(req: IncomingMessage, res: ServerResponse, serveHere: () => void): boolean {
     if (req.method !== 'POST' || !this.legacy || this.here.has(req)) return false;
     const target = req.url ?? '/';
-    if (this.peers.size > 0 && this.legacy.unplaced(target, performance.now())) {
+    if ((this.peers.size > 0 || this.locate) && this.legacy.unplaced(target, performance.now())) {
       this.awaitHolder(req, res, serveHere);
       return true;
     }
@@ -138,6 +154,7 @@ export class LegacyPeers {
     }, HOLDER_WAIT_MS);
     this.waiting.add(retry);
     res.once('close', settle);
+    this.locate?.(target);
   }
 
   private serveHere(req: IncomingMessage, serveHere: () => void): void {
@@ -151,7 +168,7 @@ export class LegacyPeers {
     const address = holder === undefined ? undefined : this.peers.get(holder);
     if (!address) return false;
     const headers = [...req.rawHeaders, TOKEN, address.token, CLIENT, req.socket.remoteAddress ?? ''];
-    const out = request({ host: '127.0.0.1', port: address.port, method: 'POST', path: target, headers, agent: false });
+    const out = request({ host: address.host, port: address.port, method: 'POST', path: target, headers, agent: false });
     let sent = false;
     out.once('socket', (socket) =>
       socket.once('connect', () => {
@@ -169,7 +186,10 @@ export class LegacyPeers {
     });
     out.once('error', (err) => {
       if (!sent) {
-        this.logger.warn({ to: holder, err: err.message }, 'the worker holding a legacy stream cannot be reached; the POST is served here');
+        this.logger.warn(
+          { to: holder, err: err.message },
+          'the process holding a legacy stream cannot be reached; the POST is served here',
+        );
         return this.serveHere(req, serveHere);
       }
       // The holder went away with the request (and the session's stream): the session is gone.

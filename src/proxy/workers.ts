@@ -75,12 +75,12 @@ export async function shareLegacyStreams(
   proxy.legacy.share = (fact) => void process.send?.({ type: STREAM, fact } satisfies StreamMessage, undefined, {}, () => {});
   process.on('message', (m: unknown) => {
     if (isStream(m) && m.origin !== undefined && m.origin !== self) {
-      proxy.legacy.learnPeer(m.fact, m.origin, now());
+      proxy.legacy.learnPeer(m.fact, String(m.origin), now());
       peers.learned();
-    } else if (isPeer(m) && m.worker !== undefined && m.worker !== self) peers.setPeer(m.worker, m.address);
+    } else if (isPeer(m) && m.worker !== undefined && m.worker !== self) peers.setPeer(String(m.worker), m.address);
     else if (isGone(m)) {
-      peers.setPeer(m.worker, undefined);
-      proxy.legacy.forgetHolder(m.worker);
+      peers.setPeer(String(m.worker), undefined);
+      proxy.legacy.forgetHolder(String(m.worker));
     }
   });
   const address = await peers.listen(proxy);

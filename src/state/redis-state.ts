@@ -24,14 +24,15 @@
 // Its two connections name themselves in CLIENT LIST: mcp-warden:<replica id> and
 // mcp-warden:<replica id>:facts (the subscription).
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { type ChainableCommander, Redis } from 'ioredis';
 import { KNOWN_BOUNDS } from '../config/defaults.ts';
 import type { SessionFact } from '../exchange/sessions.ts';
 import type { Logger } from '../sinks/logger.ts';
 import type { SharedSessions } from './shared.ts';
 import { redactUrl } from '../sinks/redact.ts';
 
-const PREFIX = 'mcp-warden:';
+/** Every key and channel of the store's: what else lives in the same Redis is never touched. */
+export const PREFIX = 'mcp-warden:';
 const CHANNEL = `${PREFIX}facts`;
 /** tools/list pages kept per session (a catalogue is bounded by maxToolsPerSession anyway). */
 const MAX_PAGES = 1000;
@@ -77,6 +78,8 @@ export class RedisState implements SharedSessions {
   /** Resolves at the first connection. */
   private readonly connected: Promise<void>;
   private onConnected: () => void = () => {};
+  /** What the others publish on channels besides the facts' (hear()), by channel. */
+  private readonly heard = new Map<string, (text: string) => void>();
 
   constructor(private readonly o: RedisStateOptions) {
     const options = {
@@ -97,7 +100,7 @@ export class RedisState implements SharedSessions {
       this.onConnected = resolve;
     });
     this.client.on('ready', () => this.found());
-    this.subscriber.on('message', (_channel: string, text: string) => this.received(text));
+    this.subscriber.on('message', (channel: string, text: string) => this.message(channel, text));
     void this.subscriber.subscribe(CHANNEL).catch(() => {});
     this.refresh = setInterval(() => this.touch(this.used()), REFRESH_EVERY_MS);
     this.refresh.unref();
@@ -150,10 +153,21 @@ export class RedisState implements SharedSessions {
 
   /** What another replica learned of session `key`, in the order to apply it; nothing past timeoutMs or on failure. */
   async recall(key: string): Promise<SessionFact[]> {
+    const k = keysOf(key);
+    const replies = await this.read((r) => r.multi().hgetall(k.session).lrange(k.tools, 0, -1).lrange(k.known, 0, -1).exec(), {
+      session: key,
+    });
+    return replies ? factsOf(key, replies) : [];
+  }
+
+  /**
+   * A read of the store, within timeoutMs: its reply, or undefined (the store lost, late or
+   * failing; counted as op `read`, and said when late with `about`, what was read).
+   */
+  async read<T>(command: (r: Redis) => Promise<T>, about: Record<string, unknown>): Promise<T | undefined> {
     // Lost: nothing to wait for. Still connecting for the first time (a replica that just started
     // while traffic flows): worth a wait, within the same bound.
-    if (this.up === false) return [];
-    const k = keysOf(key);
+    if (this.up === false) return undefined;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((resolve) => {
       timer = setTimeout(() => resolve('late'), this.o.timeoutMs);
@@ -161,23 +175,48 @@ export class RedisState implements SharedSessions {
     try {
       if (this.up === undefined && (await Promise.race([this.connected, late])) === 'late') {
         this.o.onError('read');
-        return [];
+        return undefined;
       }
-      const read = this.client.multi().hgetall(k.session).lrange(k.tools, 0, -1).lrange(k.known, 0, -1).exec();
+      const read = command(this.client);
       read.catch(() => {});
-      const replies = await Promise.race([read, late]);
-      if (replies === 'late') {
-        this.o.onError('read');
-        this.o.logger.warn({ session: key, timeoutMs: this.o.timeoutMs }, 'state store slow: judged with what this replica knows');
-        return [];
-      }
-      return replies ? factsOf(key, replies) : [];
+      const reply = await Promise.race([read, late]);
+      if (reply !== 'late') return reply;
+      this.o.onError('read');
+      this.o.logger.warn({ ...about, timeoutMs: this.o.timeoutMs }, 'state store slow: judged with what this replica knows');
+      return undefined;
     } catch {
       this.o.onError('read');
-      return [];
+      return undefined;
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * Commands built on `m`, sent without waiting: none while the store is away (the caller sends
+   * again on its own schedule); a failure is counted under `op`.
+   */
+  run(op: 'write' | 'refresh', build: (m: ChainableCommander) => void): void {
+    if (this.up !== true) return;
+    const m = this.client.multi();
+    build(m);
+    m.exec().then(
+      (replies) => {
+        if (replies?.some(([err]) => err !== null)) this.o.onError(op);
+      },
+      () => this.o.onError(op),
+    );
+  }
+
+  /** Publishes `text` on PREFIX + `channel`, after this replica's id (its own are not heard back), within `m`. */
+  publishOn(m: ChainableCommander, channel: string, text: string): void {
+    m.publish(`${PREFIX}${channel}`, `${this.id}\n${text}`);
+  }
+
+  /** What the other replicas publish on PREFIX + `channel` (publishOn) goes to `handle`. */
+  hear(channel: string, handle: (text: string) => void): void {
+    this.heard.set(`${PREFIX}${channel}`, handle);
+    void this.subscriber.subscribe(`${PREFIX}${channel}`).catch(() => {});
   }
 
   async close(): Promise<void> {
@@ -218,18 +257,25 @@ export class RedisState implements SharedSessions {
         break;
     }
     // The sender first: a replica skips its own publications (a catalogue may be large) unparsed.
-    m.publish(CHANNEL, `${this.id}\n${text}`);
+    this.publishOn(m, 'facts', text);
     const replies = await m.exec();
     const failed = replies?.find(([err]) => err !== null)?.[0];
     if (failed) throw failed;
   }
 
-  private received(text: string): void {
+  /** A publication: the sender's id, a newline, the text; this replica's own are skipped unread. */
+  private message(channel: string, text: string): void {
     const newline = text.indexOf('\n');
     if (newline < 0 || text.slice(0, newline) === this.id) return;
+    const body = text.slice(newline + 1);
+    if (channel === CHANNEL) this.received(body);
+    else this.heard.get(channel)?.(body);
+  }
+
+  private received(text: string): void {
     let fact: SessionFact;
     try {
-      fact = JSON.parse(text.slice(newline + 1)) as SessionFact;
+      fact = JSON.parse(text) as SessionFact;
     } catch {
       return;
     }

@@ -70,8 +70,8 @@ export type LegacyStreamFact = { kind: 'open'; key: string; path: string; named?
 export class LegacySessions {
   /** Open legacy sessions by the key of their message endpoint. */
   private readonly sessions: BoundedMap<string, LegacySession>;
-  /** With `--workers`: the sessions whose stream another worker holds, by key: that worker. */
-  private readonly elsewhere: BoundedMap<string, number>;
+  /** With `--workers` or a fleet: the sessions whose stream another process holds, by key: that process (proxy/peers.ts). */
+  private readonly elsewhere: BoundedMap<string, string>;
   /** Where this process's stream facts go (the other workers); unset with one process. */
   share: ((fact: LegacyStreamFact) => void) | undefined;
   /** Canonical paths of the message endpoints the upstream named (the newest `maxSessions`: a server may put the session in the path): a POST there is legacy traffic. */
@@ -133,7 +133,7 @@ export class LegacySessions {
   }
 
   /** Another worker's stream fact (`holder`: that worker): its message path is legacy traffic here too, and its session's POSTs go there. */
-  learnPeer(fact: LegacyStreamFact, holder: number, now: number): void {
+  learnPeer(fact: LegacyStreamFact, holder: string, now: number): void {
     if (fact.kind === 'end') {
       if (this.elsewhere.peek(fact.key) === holder) this.elsewhere.delete(fact.key);
       return;
@@ -144,7 +144,7 @@ export class LegacySessions {
   }
 
   /** A worker is gone: so are the sessions whose stream it held (their POSTs find no session, as after their stream's end). */
-  forgetHolder(holder: number): void {
+  forgetHolder(holder: string): void {
     for (const key of this.elsewhere.keys()) if (this.elsewhere.peek(key) === holder) this.elsewhere.delete(key);
   }
 
@@ -152,7 +152,7 @@ export class LegacySessions {
    * The worker holding the stream of the session a POST names (by its message path, or by its
    * session parameter on any path), when not this process (this one's own sessions come first).
    */
-  holderOf(target: string, now: number): number | undefined {
+  holderOf(target: string, now: number): string | undefined {
     if (this.elsewhere.size === 0) return undefined;
     const key = keyOf(target);
     if (this.sessions.peek(key)) return undefined;
@@ -209,11 +209,16 @@ export class LegacySessions {
 
   /** The key of the session a request target's session parameter names, if it names one. */
   private nameOf(target: string): string | undefined {
-    const q = target.indexOf('?');
-    if (q < 0 || this.mode === 'streamable-http') return undefined;
-    const params = new URLSearchParams(target.slice(q + 1));
-    const id = SESSION_PARAMS.map((p) => params.get(p)).find((v) => v !== null);
+    const id = this.names(target).named;
     return id === undefined ? undefined : this.byName.get(id);
+  }
+
+  /** What a POST names its session by: its key (path and query), and its session parameter if it has one (where a fleet looks the session's holder up). */
+  names(target: string): { key: string; named: string | undefined } {
+    const q = target.indexOf('?');
+    if (q < 0 || this.mode === 'streamable-http') return { key: keyOf(target), named: undefined };
+    const params = new URLSearchParams(target.slice(q + 1));
+    return { key: keyOf(target), named: SESSION_PARAMS.map((p) => params.get(p)).find((v) => v !== null) ?? undefined };
   }
 
   /** The session's stream ended: its POSTs are answered 404 from now on (unless another stream has named the same endpoint since). */

@@ -145,7 +145,23 @@ describe('three proxies behind nginx round robin', { skip }, () => {
     assert.equal(sessionsSeen.size, 4);
     for (const p of proxies) assert.ok(p.exchanges().length >= 4, 'round robin: every proxy served a share of every session');
     for (const session of sessionsSeen) {
-      assert.deepEqual(findingsOf(of(session)), expected.findings, `findings of session ${session}`);
+      assert.deepEqual(
+        findingsOf(of(session)),
+        expected.findings,
+        `findings of session ${session}; which proxy judged each request: ${JSON.stringify(
+          proxies.map((p) =>
+            p
+              .exchanges()
+              .filter((r) => r.session === session)
+              .map((r) => r.id),
+          ),
+        )}; state store log: ${JSON.stringify(
+          proxies
+            .flatMap((p) => p.log.records)
+            .filter((r) => (r.level as number) >= 40 && r.msg !== 'violation' && r.msg !== 'rewrite')
+            .map((r) => r.msg),
+        )}`,
+      );
       assert.deepEqual(rewritesOf(of(session)), expected.rewrites, `rewrites of session ${session}`);
     }
     assert.deepEqual(errors, []);

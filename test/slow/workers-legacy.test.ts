@@ -102,7 +102,7 @@ test('two workers judge legacy SSE sessions whose stream and POSTs land on diffe
   assert.deepEqual(new Set(exchanges.map((r) => r.worker)), new Set([1, 2]), 'both workers judged sessions');
   const forwarded = two.records.filter((r) => r.msg === 'legacy POST forwarded to the worker holding its stream');
   assert.ok(forwarded.length > 0, 'some POSTs landed on the worker without the stream');
-  for (const f of forwarded) assert.notEqual(f.worker, f.to, 'forwarded to another worker');
+  for (const f of forwarded) assert.notEqual(String(f.worker), f.to, 'forwarded to another worker');
   // Every exchange of a session judged by the worker holding its stream.
   for (const session of new Set(exchanges.map((r) => r.session)))
     assert.equal(new Set(exchanges.filter((r) => r.session === session).map((r) => r.worker)).size, 1, `session ${String(session)}`);

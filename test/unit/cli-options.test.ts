@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { InvalidArgumentError } from 'commander';
-import { parseDuration, parseListen, parseSize, parseUrl } from '../../src/config/cli-options.ts';
+import { parseDuration, parseListen, parsePeerAddress, parseSize, parseUrl } from '../../src/config/cli-options.ts';
 
 /** Asserts fn throws commander's InvalidArgumentError whose message names the expected form and echoes the value. */
 function rejects(fn: (v: string) => unknown, value: string, form: RegExp): void {
@@ -173,5 +173,18 @@ describe('parseDuration', () => {
     for (const bad of ['', 'abc', 's', 'ms', '-1', '-5s', '5h', '1d', '30 seconds', '1e3', '.5s', '5m30s', 'Infinity', '30sec']) {
       rejects(parseDuration, bad, /duration such as/);
     }
+  });
+});
+
+describe('parsePeerAddress', () => {
+  test('an address other hosts can reach: host:port, [ipv6]:port, port 0 for any free one', () => {
+    assert.deepEqual(parsePeerAddress('10.0.3.7:8788'), { host: '10.0.3.7', port: 8788 });
+    assert.deepEqual(parsePeerAddress('proxy-0.mcp-warden:8788'), { host: 'proxy-0.mcp-warden', port: 8788 });
+    assert.deepEqual(parsePeerAddress('[fd00::7]:8788'), { host: 'fd00::7', port: 8788 });
+    assert.deepEqual(parsePeerAddress('127.0.0.1:0'), { host: '127.0.0.1', port: 0 });
+  });
+
+  test('an address naming no one host (what would be published for the others to reach) is refused', () => {
+    for (const value of ['0.0.0.0:8788', '[::]:8788', '8788', ':8788', 'nope']) rejects(parsePeerAddress, value, /host:port/);
   });
 });

@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { buildProgram } from '../../src/cli-program.ts';
+import { parsePeerAddress } from '../../src/config/cli-options.ts';
 import { parseState } from '../../src/state/state-url.ts';
 
 const ROOT = new URL('../../', import.meta.url);
@@ -60,7 +61,10 @@ test("the proxy's arguments and environment are options it has; ports, probes an
       `${flag} is an option of proxy`,
     );
   const envs = new Set(proxy.options.map((o) => o.envVar));
-  for (const e of c.env as Rec[]) assert.ok(envs.has(e.name), `${e.name} is read by proxy`);
+  const env = c.env as Rec[];
+  // A variable the proxy does not read is there for another's value ($(NAME), Kubernetes' dependent variables).
+  const referenced = (name: string) => env.some((e) => typeof e.value === 'string' && e.value.includes(`$(${name})`));
+  for (const e of env) assert.ok(envs.has(e.name) || referenced(e.name), `${e.name} is read by proxy`);
   assert.ok(existsSync(new URL(flags.get('--policy')!, ROOT)), 'the policy is one the image holds (config/)');
 
   const listen = Number(flags.get('--listen')!.split(':').at(-1));
@@ -73,6 +77,13 @@ test("the proxy's arguments and environment are options it has; ports, probes an
     assert.ok(admitted.includes(`'${probe.httpGet.path}'`), `${probe.httpGet.path} is served by the admin port`);
   }
   for (const p of byKind('Service', 'mcp-warden').spec.ports) portOf(c, p.targetPort);
+
+  // The peer address: the pod's own IP (the downward API), on the port named peer.
+  const peer = env.find((e) => e.name === 'MCP_WARDEN_PEER_ADDRESS')!.value as string;
+  assert.equal(env.find((e) => e.name === 'POD_IP')?.valueFrom?.fieldRef?.fieldPath, 'status.podIP');
+  const peerAt = parsePeerAddress(peer.replace('$(POD_IP)', '10.0.3.7'));
+  assert.equal(peerAt.host, '10.0.3.7');
+  assert.equal(portOf(c, 'peer'), peerAt.port);
 
   // MCP_WARDEN_STATE names the Redis Service, on its port.
   const state = parseState((c.env as Rec[]).find((e) => e.name === 'MCP_WARDEN_STATE')!.value);

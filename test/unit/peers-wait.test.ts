@@ -41,12 +41,12 @@ const post = async (port: number, path: string): Promise<string> => {
 test('a POST whose session fact is one hop behind waits for it and reaches the holder', async () => {
   const a = await worker('a');
   const b = await worker('b');
-  a.peers.setPeer(2, b.address);
+  a.peers.setPeer('2', b.address);
   const upstream = new URL('http://127.0.0.1:1/sse');
   b.legacy.learn('/messages?sessionId=s-1', upstream, 'http://127.0.0.1', 0);
   const answer = post(a.port, '/messages?sessionId=s-1');
   await new Promise((resolve) => setTimeout(resolve, 30));
-  a.legacy.learnPeer({ kind: 'open', key: '/messages?sessionId=s-1', path: '/messages', named: 's-1' }, 2, 0);
+  a.legacy.learnPeer({ kind: 'open', key: '/messages?sessionId=s-1', path: '/messages', named: 's-1' }, '2', 0);
   a.peers.learned();
   assert.equal(await answer, 'b');
 });
@@ -54,10 +54,10 @@ test('a POST whose session fact is one hop behind waits for it and reaches the h
 test('a POST naming a session no worker turns out to hold is served where it landed, after the wait', async () => {
   const a = await worker('a');
   const b = await worker('b');
-  a.peers.setPeer(2, b.address);
+  a.peers.setPeer('2', b.address);
   // A fact about another session does not release it early to the wrong place.
   const answer = post(a.port, '/messages?sessionId=nobody');
-  a.legacy.learnPeer({ kind: 'open', key: '/messages?sessionId=other', path: '/messages', named: 'other' }, 2, 0);
+  a.legacy.learnPeer({ kind: 'open', key: '/messages?sessionId=other', path: '/messages', named: 'other' }, '2', 0);
   a.peers.learned();
   assert.equal(await answer, 'a');
 });
@@ -65,7 +65,7 @@ test('a POST naming a session no worker turns out to hold is served where it lan
 test("a worker's own session and Streamable HTTP traffic are served where they land", async () => {
   const a = await worker('a');
   const b = await worker('b');
-  a.peers.setPeer(2, b.address);
+  a.peers.setPeer('2', b.address);
   a.legacy.learn('/messages?sessionId=mine', new URL('http://127.0.0.1:1/sse'), 'http://127.0.0.1', 0);
   assert.equal(await post(a.port, '/messages?sessionId=mine'), 'a');
   assert.equal(await post(a.port, '/mcp'), 'a');

@@ -1,0 +1,133 @@
+// Legacy HTTP+SSE streams in a fleet (`--state redis://` with `--peer-address`): which replica
+// holds each legacy session's GET stream, and where it takes the POSTs the others forward to it
+// (proxy/peers.ts). A replica writes each stream it holds to PREFIX + `legacy:<key>` (and
+// `legacy-name:<session parameter>`) and publishes it on PREFIX + `streams`; the others learn it
+// as it comes, and one that missed it (it started later, its subscription dropped) reads the keys
+// when a POST names a session it does not know: one round trip, within --state-timeout.
+// The keys expire STREAM_TTL_MS after their last write: the holder writes them again every
+// REFRESH_MS while the stream is open (which also writes them once Redis is back after an
+// outage), so a replica that dies leaves nothing behind for long; a stream's end deletes them.
+import type { Server } from 'node:http';
+import type { LegacyPeers, PeerAddress } from '../proxy/peers.ts';
+import type { LegacySessions, LegacyStreamFact } from '../transport/legacy-sse.ts';
+import { PREFIX, type RedisState } from './redis-state.ts';
+
+const REFRESH_MS = 10_000;
+const STREAM_TTL_MS = 30_000;
+
+/** A stream as the store holds and publishes it: the fact, the replica holding it, where that replica takes forwarded POSTs. */
+export interface HeldStream {
+  fact: LegacyStreamFact;
+  holder: string;
+  address: PeerAddress;
+}
+
+const pathKey = (key: string): string => `${PREFIX}legacy:${key}`;
+const nameKey = (named: string): string => `${PREFIX}legacy-name:${named}`;
+
+/** A HeldStream read from the store or a publication, or undefined for anything else. */
+export function parseHeldStream(text: string | null | undefined): HeldStream | undefined {
+  if (typeof text !== 'string') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const v = value as Partial<HeldStream> | null;
+  const fact = v?.fact;
+  const address = v?.address;
+  const kind = fact?.kind;
+  if ((kind !== 'open' && kind !== 'end') || typeof fact?.key !== 'string' || typeof v?.holder !== 'string') return undefined;
+  if (kind === 'open' && (typeof fact.path !== 'string' || (fact.named !== undefined && typeof fact.named !== 'string'))) return undefined;
+  if (typeof address?.host !== 'string' || !Number.isInteger(address.port) || typeof address.token !== 'string') return undefined;
+  return v as HeldStream;
+}
+
+export class RedisStreams {
+  /** The streams this replica holds, as written: their keys and the text they hold. */
+  private readonly held = new Map<string, { keys: string[]; text: string }>();
+  /** Another replica's stream: it opened or ended (published), or was read from the store (locate). */
+  onStream: (stream: HeldStream) => void = () => {};
+  private readonly refresh: NodeJS.Timeout;
+
+  constructor(
+    private readonly store: RedisState,
+    private readonly address: PeerAddress,
+  ) {
+    store.hear('streams', (text) => {
+      const stream = parseHeldStream(text);
+      if (stream) this.onStream(stream);
+    });
+    this.refresh = setInterval(() => this.rewrite(), REFRESH_MS);
+    this.refresh.unref();
+  }
+
+  /** A stream this replica holds opened or ended: written (or deleted) and published. */
+  share(fact: LegacyStreamFact): void {
+    const text = JSON.stringify({ fact, holder: this.store.id, address: this.address } satisfies HeldStream);
+    const held = this.held.get(fact.key);
+    if (fact.kind === 'open') {
+      const keys = [pathKey(fact.key), ...(fact.named === undefined ? [] : [nameKey(fact.named)])];
+      this.held.set(fact.key, { keys, text });
+      this.store.run('write', (m) => {
+        for (const key of keys) m.set(key, text, 'PX', STREAM_TTL_MS);
+        this.store.publishOn(m, 'streams', text);
+      });
+      return;
+    }
+    this.held.delete(fact.key);
+    this.store.run('write', (m) => {
+      if (held) m.del(...held.keys);
+      this.store.publishOn(m, 'streams', text);
+    });
+  }
+
+  /** Reads which replica holds the session a POST names (by its key, or its session parameter); a find comes as onStream. */
+  async locate(key: string, named: string | undefined): Promise<void> {
+    const keys = [pathKey(key), ...(named === undefined ? [] : [nameKey(named)])];
+    const replies = await this.store.read((r) => r.mget(...keys), { legacy: key });
+    const found = replies?.map(parseHeldStream).find((s) => s?.fact.kind === 'open' && s.holder !== this.store.id);
+    if (found) this.onStream(found);
+  }
+
+  /** The held streams' keys written again: kept alive while open, and back in a store that lost them. */
+  private rewrite(): void {
+    if (this.held.size === 0) return;
+    this.store.run('refresh', (m) => {
+      for (const { keys, text } of this.held.values()) for (const key of keys) m.set(key, text, 'PX', STREAM_TTL_MS);
+    });
+  }
+
+  close(): void {
+    clearInterval(this.refresh);
+  }
+}
+
+/**
+ * In a fleet: this replica takes forwarded POSTs on `at`, the legacy streams it holds are written
+ * to the store and published, the others' come in, and a POST naming a session not known here is
+ * looked up in the store. Call before the proxy listens.
+ */
+export async function shareLegacyStreamsThroughRedis(
+  proxy: { server: Server; legacy: LegacySessions },
+  peers: LegacyPeers,
+  state: RedisState,
+  at: { host: string; port: number },
+  now: () => number,
+): Promise<PeerAddress> {
+  const address = await peers.listen(proxy, at);
+  const streams = new RedisStreams(state, address);
+  proxy.legacy.share = (fact) => streams.share(fact);
+  streams.onStream = ({ fact, holder, address: theirs }) => {
+    if (fact.kind === 'open') peers.setPeer(holder, theirs);
+    proxy.legacy.learnPeer(fact, holder, now());
+    peers.learned();
+  };
+  peers.locate = (target) => {
+    const { key, named } = proxy.legacy.names(target);
+    void streams.locate(key, named);
+  };
+  proxy.server.once('close', () => streams.close());
+  return address;
+}
