@@ -90,6 +90,7 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
       ? new (await import('../state/redis-state.ts')).RedisState({
           url: opts.state.url,
           ttlMs: limits.sessionIdleMs,
+          requestTtlMs: DEFAULT_LIMITS.requestIdleMs,
           timeoutMs: opts.stateTimeout ?? STATE_TIMEOUT_MS,
           logger,
           onError: (op) => metrics?.stateError(op),

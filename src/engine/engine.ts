@@ -10,6 +10,7 @@ import type { ProxyError } from '../errors.ts';
 import { Correlator } from '../exchange/correlate.ts';
 import { resolveFlow, type Via } from '../exchange/flow.ts';
 import { SessionStore } from '../exchange/sessions.ts';
+import type { ClaimBook } from '../exchange/claims.ts';
 import { RequestTable } from '../exchange/table.ts';
 import type { Runtime } from '../config/runtime.ts';
 import type { Policy } from '../config/types.ts';
@@ -70,6 +71,11 @@ export class Engine {
       limits.maxOpenRequestsPerSession,
     );
     this.core = { correlator: new Correlator(this.table, this.sessions), limits, runtime: options.runtime, now: options.now };
+  }
+
+  /** In a fleet: the claims on request ids made before each POST is judged (exchange/claims.ts). */
+  claimRequestIds(claims: ClaimBook): void {
+    this.core.correlator.claims = claims;
   }
 
   /** Requests awaiting their response now. */

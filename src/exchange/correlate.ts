@@ -8,6 +8,7 @@ import { META } from '../mcp/versions.ts';
 import type { Wire } from '../rules/types.ts';
 import { clientInfoIn, clientOf, traceparentOf } from './identity.ts';
 import type { Session, SessionStore } from './sessions.ts';
+import type { ClaimBook } from './claims.ts';
 import { requestKey, type OpenRequest, type RequestTable, type ResumeDeadline, type Sender } from './table.ts';
 
 /** Where a message travels: the correlation scope and the session it belongs to. */
@@ -64,6 +65,11 @@ export function toolName(method: string, params: unknown): string | undefined {
 }
 
 export class Correlator {
+  /** In a fleet: the claims on request ids made before each POST was judged (claims.ts). */
+  claims: ClaimBook | undefined;
+  /** Drafts whose claim on their id is this process's, until opened: how to release it. */
+  private readonly releases = new WeakMap<OpenRequest, () => void>();
+
   constructor(
     private readonly table: RequestTable,
     private readonly sessions: SessionStore,
@@ -83,13 +89,15 @@ export class Correlator {
     drafted?: Set<string>,
   ): OpenRequest {
     const idToken = idTokenOf(msg);
-    let idInFlight = this.table.peek(flow.scope, from, msg.id, idToken) !== undefined;
+    const claim = from === 'client' ? this.claims?.take(msg) : undefined;
+    // In flight here, or (claim) on another replica of the fleet.
+    let idInFlight = this.table.peek(flow.scope, from, msg.id, idToken) !== undefined || claim?.taken === true;
     if (drafted) {
       const key = requestKey(flow.scope, from, msg.id, idToken);
       idInFlight ||= drafted.has(key);
       drafted.add(key);
     }
-    return {
+    const draft: OpenRequest = {
       scope: flow.scope,
       from,
       id: msg.id,
@@ -111,12 +119,14 @@ export class Correlator {
       client: from === 'client' ? clientOf(msg.method, msg.params, flow.session.clientInfo) : undefined,
       verdict: NO_VERDICT,
     };
+    if (claim?.release) this.releases.set(draft, claim.release);
+    return draft;
   }
 
   /** A drafted request enters the table with its verdict; returns its entry. */
   open(draft: OpenRequest, verdict: RequestVerdict, now: number): OpenRequest {
     const open = verdict === NO_VERDICT ? draft : { ...draft, verdict };
-    this.table.add(open, now);
+    this.table.add(open, now, this.releases.get(draft));
     return open;
   }
 

@@ -19,6 +19,9 @@ export interface Via {
   sessionId: string | undefined;
 }
 
+/** The correlation scope of a session named by Mcp-Session-Id: the same on every replica of a fleet. */
+export const sessionScope = (sessionId: string): string => `sid:${sessionId}`;
+
 /** The session key (and correlation scope) of a session the transport names. */
 export const viaKey = (via: Via): string => `via:${via.session}`;
 
@@ -50,7 +53,7 @@ export function resolveFlow(
     (known ? session.protocolVersion : undefined) ?? declared ?? header(headers, H.protocolVersion) ?? session.protocolVersion;
   return {
     // A session the transport names is the scope its answers come back in, on any stream of it.
-    scope: via ? key : sessionId ? `sid:${sessionId}` : `x:${exchangeSeq}`,
+    scope: via ? key : sessionId ? sessionScope(sessionId) : `x:${exchangeSeq}`,
     wire: via?.wire,
     requestHeaders: headers,
     session,

@@ -78,6 +78,9 @@ export class RequestTable {
   /** The open keys under each requestKey, oldest first (more than one only while an id is reused in flight). */
   private readonly byId = new Map<string, Set<string>>();
 
+  /** With a fleet's claims (exchange/claims.ts): how each open request's claim on its id is given up. */
+  private readonly releases = new Map<OpenRequest, () => void>();
+
   constructor(
     private readonly maxOpen: number,
     idleMs: number,
@@ -95,8 +98,11 @@ export class RequestTable {
     return this.open.size;
   }
 
-  /** Adds a request; one still open under the same key (an id reused in the same POST) is reported as unanswered. */
-  add(req: OpenRequest, now: number): void {
+  /**
+   * Adds a request; one still open under the same key (an id reused in the same POST) is reported
+   * as unanswered. `release`: gives up the request's claim on its id when it leaves the table.
+   */
+  add(req: OpenRequest, now: number, release?: () => void): void {
     const base = baseKey(req);
     const key = entryKey(base, req);
     const previous = this.remove(key);
@@ -112,6 +118,7 @@ export class RequestTable {
     if (!same) this.byId.set(base, (same = new Set()));
     same.add(key);
     this.open.set(key, req, now);
+    if (release) this.releases.set(req, release);
   }
 
   /**
@@ -181,6 +188,11 @@ export class RequestTable {
 
   private forget(key: string, req: OpenRequest): void {
     this.deadlines.delete(key);
+    const release = this.releases.get(req);
+    if (release) {
+      this.releases.delete(req);
+      release();
+    }
     const owner = req.owner ?? req.scope;
     const mine = this.byOwner.get(owner);
     mine?.delete(key);

@@ -37,6 +37,7 @@ import { JudgingQueue } from '../transport/judge-later.ts';
 import type { LegacyPeers } from './peers.ts';
 import { headersKey } from '../exchange/flow.ts';
 import { shareSessions, type SharedSessions } from '../state/shared.ts';
+import { ClaimBook } from '../exchange/claims.ts';
 
 export interface ProxyOptions {
   upstream: URL;
@@ -134,6 +135,8 @@ export function createProxy(options: ProxyOptions): Proxy {
   const { sessions } = engine;
   const { state } = options;
   const recallSession = state ? shareSessions(sessions, state, () => performance.now()) : undefined;
+  const claims = state?.claim ? new ClaimBook(state.claim.bind(state)) : undefined;
+  if (claims) engine.claimRequestIds(claims);
   const metadata = new MetadataLocations();
   const metrics = new Metrics({ sessions: () => sessions.size, openRequests: () => engine.openRequests });
   const passthrough = createPassthrough({
@@ -200,8 +203,10 @@ export function createProxy(options: ProxyOptions): Proxy {
       (async (req, messages) => {
         // An initialize without a session id opens a session: no replica knows it yet.
         const opens = messages.length > 0 && messages.every((m) => m.kind === 'request' && m.method === 'initialize');
-        if (opens && req.headers[H.sessionId] === undefined) return;
-        await recallSession(headersKey(req.headers));
+        const sessionId = firstValue(req.headers[H.sessionId]);
+        if (opens && sessionId === undefined) return;
+        // Both in one round trip's time: what the session is, and whether its request ids are in flight elsewhere.
+        await Promise.all([recallSession(headersKey(req.headers)), sessionId !== undefined && claims?.claim(sessionId, messages)]);
       }),
     upstreamAnswered: (path, status, contentType) => {
       const wrong = misconfiguration.answered(path, status, contentType);

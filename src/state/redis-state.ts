@@ -29,6 +29,7 @@ import { KNOWN_BOUNDS } from '../config/defaults.ts';
 import type { SessionFact } from '../exchange/sessions.ts';
 import type { Logger } from '../sinks/logger.ts';
 import type { SharedSessions } from './shared.ts';
+import type { IdClaim } from '../exchange/claims.ts';
 import { redactUrl } from '../sinks/redact.ts';
 
 /** Every key and channel of the store's: what else lives in the same Redis is never touched. */
@@ -44,11 +45,20 @@ export interface RedisStateOptions {
   url: URL;
   /** A session's keys live this long after their last write or use (limits.sessionIdleMs). */
   ttlMs: number;
+  /** A request's claim on its id lives at most this long (limits.requestIdleMs: it is given up then). */
+  requestTtlMs: number;
   /** The longest an exchange waits for Redis (a read of a session not known here). */
   timeoutMs: number;
   logger: Logger;
   /** A failed or timed-out operation (connect, write, read, refresh, subscribe: the subscription dropped). */
   onError: (op: string) => void;
+}
+
+/** Deletes a claim only if it is still the claimer's (it may have expired and been taken since). */
+const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0";
+
+interface Releasing {
+  mcpWardenRelease(name: string, value: string): Promise<unknown>;
 }
 
 const keysOf = (key: string) => ({ session: `${PREFIX}session:${key}`, tools: `${PREFIX}tools:${key}`, known: `${PREFIX}known:${key}` });
@@ -78,6 +88,8 @@ export class RedisState implements SharedSessions {
   /** Resolves at the first connection. */
   private readonly connected: Promise<void>;
   private onConnected: () => void = () => {};
+  /** Claims made, for each claim's own value. */
+  private claims = 0;
   /** What the others publish on channels besides the facts' (hear()), by channel. */
   private readonly heard = new Map<string, (text: string) => void>();
 
@@ -90,6 +102,7 @@ export class RedisState implements SharedSessions {
       retryStrategy: (times: number) => Math.min(100 * times, 2_000),
     };
     this.client = new Redis(o.url.href, { ...options, connectionName: `mcp-warden:${this.id}` });
+    this.client.defineCommand('mcpWardenRelease', { numberOfKeys: 1, lua: RELEASE });
     // Subscribed commands need a connection of their own; it must queue SUBSCRIBE until it connects.
     this.subscriber = new Redis(o.url.href, { ...options, enableOfflineQueue: true, connectionName: `mcp-warden:${this.id}:facts` });
     this.client.on('error', (err: Error) => this.lost(err));
@@ -164,7 +177,7 @@ export class RedisState implements SharedSessions {
    * A read of the store, within timeoutMs: its reply, or undefined (the store lost, late or
    * failing; counted as op `read`, and said when late with `about`, what was read).
    */
-  async read<T>(command: (r: Redis) => Promise<T>, about: Record<string, unknown>): Promise<T | undefined> {
+  async read<T>(command: (r: Redis) => Promise<T>, about: Record<string, unknown>, op = 'read'): Promise<T | undefined> {
     // Lost: nothing to wait for. Still connecting for the first time (a replica that just started
     // while traffic flows): worth a wait, within the same bound.
     if (this.up === false) return undefined;
@@ -174,18 +187,18 @@ export class RedisState implements SharedSessions {
     });
     try {
       if (this.up === undefined && (await Promise.race([this.connected, late])) === 'late') {
-        this.o.onError('read');
+        this.o.onError(op);
         return undefined;
       }
       const read = command(this.client);
       read.catch(() => {});
       const reply = await Promise.race([read, late]);
       if (reply !== 'late') return reply;
-      this.o.onError('read');
+      this.o.onError(op);
       this.o.logger.warn({ ...about, timeoutMs: this.o.timeoutMs }, 'state store slow: judged with what this replica knows');
       return undefined;
     } catch {
-      this.o.onError('read');
+      this.o.onError(op);
       return undefined;
     } finally {
       clearTimeout(timer);
@@ -217,6 +230,51 @@ export class RedisState implements SharedSessions {
   hear(channel: string, handle: (text: string) => void): void {
     this.heard.set(`${PREFIX}${channel}`, handle);
     void this.subscriber.subscribe(`${PREFIX}${channel}`).catch(() => {});
+  }
+
+  /**
+   * Claims client requests' ids while they are open (SET NX, expiring with the request, one round
+   * trip, within timeoutMs): each claim says whether another process's open request holds the id,
+   * or gives this one a release that deletes the claim if it is still this request's. Nothing in
+   * time (the store away, slow or failing): no claims, and the ids are judged by what this replica
+   * sees; claims that succeed after the bound are released at once.
+   */
+  async claim(keys: readonly string[]): Promise<IdClaim[]> {
+    if (this.up !== true) return [];
+    const names = keys.map((key) => `${PREFIX}inflight:${key}`);
+    const values = keys.map(() => `${this.id}:${++this.claims}`);
+    const set = (i: number) => this.client.set(names[i]!, values[i]!, 'PX', this.o.requestTtlMs, 'NX');
+    let gaveUp = false;
+    // One request (most POSTs) is one command; a batch's go in one pipeline.
+    const sent: Promise<Array<[Error | null, unknown]> | null> =
+      names.length === 1
+        ? set(0).then((reply) => [[null, reply]])
+        : names.reduce((p, name, i) => p.set(name, values[i]!, 'PX', this.o.requestTtlMs, 'NX'), this.client.pipeline()).exec();
+    // Claims made after the wait was given up hold nobody's request: released as they come.
+    sent.then(
+      (replies) => {
+        if (!gaveUp || !replies) return;
+        for (let i = 0; i < replies.length; i++) if (replies[i]![1] === 'OK') this.release(names[i]!, values[i]!);
+      },
+      () => {},
+    );
+    const replies = await this.read(() => sent, { requestIds: keys.length }, 'claim');
+    if (!replies) {
+      gaveUp = true;
+      return [];
+    }
+    return replies.map(([err, reply], i) => {
+      if (err) {
+        this.o.onError('claim');
+        return { taken: false, release: undefined };
+      }
+      return reply === 'OK' ? { taken: false, release: () => this.release(names[i]!, values[i]!) } : { taken: true, release: undefined };
+    });
+  }
+
+  private release(name: string, value: string): void {
+    // By the script's digest (EVALSHA), loaded once per connection by ioredis.
+    (this.client as Redis & Releasing).mcpWardenRelease(name, value).catch(() => this.o.onError('claim'));
   }
 
   async close(): Promise<void> {

@@ -2,6 +2,7 @@
 // process learns go out, the others' come in, and a session not known here can be read. Two
 // stores: the primary's relay of --workers (worker-relay.ts) and Redis for a fleet (--state,
 // redis-state.ts); shareSessions() wires either to the proxy's sessions, one path for both.
+import type { ClaimIds } from '../exchange/claims.ts';
 import type { SessionFact, SessionStore } from '../exchange/sessions.ts';
 
 export interface SharedSessions {
@@ -13,6 +14,11 @@ export interface SharedSessions {
    * then a request reads nothing first.
    */
   recall?(key: string): Promise<SessionFact[]>;
+  /**
+   * Claims client requests' ids while they are open (exchange/claims.ts), so that one in flight on
+   * another process is known. Absent where the store cannot tell (the primary's relay).
+   */
+  claim?: ClaimIds;
   /** Where another process's facts go (set by shareSessions). */
   onFact: (fact: SessionFact) => void;
   /** Some of the others' facts may have been missed (set by shareSessions): what is known here may be stale. */

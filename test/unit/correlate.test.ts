@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import type { IncomingHttpHeaders } from 'node:http';
 import { classify, type JsonRpcId, type Message } from '../../src/codec/jsonrpc.ts';
 import { Correlator, declaredVersion, outcomeOf, toolName, type Flow } from '../../src/exchange/correlate.ts';
+import { ClaimBook } from '../../src/exchange/claims.ts';
 import { resolveFlow } from '../../src/exchange/flow.ts';
 import { SessionStore, sessionKey } from '../../src/exchange/sessions.ts';
 import { RequestTable, requestKey, type OpenRequest, type Unanswered } from '../../src/exchange/table.ts';
@@ -762,5 +763,57 @@ describe('Correlator: notifications', () => {
     assert.equal(flow.session.toolsComplete, true, "a client cannot change the server's list");
     correlator.notification(notification('notifications/tools/list_changed') as Extract<Message, { kind: 'notification' }>, 'server', flow);
     assert.equal(flow.session.toolsComplete, false);
+  });
+});
+
+describe("Correlator: a fleet's claims on request ids (exchange/claims.ts)", () => {
+  /** A book whose store answers each key with `answer(key)`, and the keys it was asked and released. */
+  function fleet(answer: (key: string) => 'mine' | 'theirs') {
+    const asked: string[] = [];
+    const released: string[] = [];
+    const book = new ClaimBook(async (keys) =>
+      keys.map((key) => {
+        asked.push(key);
+        return answer(key) === 'theirs' ? { taken: true, release: undefined } : { taken: false, release: () => released.push(key) };
+      }),
+    );
+    return { book, asked, released };
+  }
+  const SESSION = { 'mcp-session-id': 's-1' };
+
+  test('an id another replica holds is in flight; one this replica claims is released once, when its request leaves the table', async () => {
+    const { correlator, flowOf, unanswered } = setup({ idleMs: 100 });
+    const { book, asked, released } = fleet((key) => (key === requestKey('sid:s-1', 'client', 2) ? 'theirs' : 'mine'));
+    correlator.claims = book;
+    const messages = [request(1, 'tools/call', { name: 'a' }), request(2, 'tools/call', { name: 'b' }), notification('notifications/x')];
+    await book.claim('s-1', messages);
+    assert.deepEqual(
+      asked,
+      [requestKey('sid:s-1', 'client', 1), requestKey('sid:s-1', 'client', 2)],
+      'requests only, in the session scope',
+    );
+    const flow = flowOf(SESSION);
+    const one = correlator.open(correlator.draft(messages[0] as Request, 'client', flow, 10, 0), NO_VERDICT, 0);
+    const two = correlator.open(correlator.draft(messages[1] as Request, 'client', flow, 10, 0), NO_VERDICT, 0);
+    assert.equal(one.idInFlight, false);
+    assert.equal(two.idInFlight, true, 'held by another replica');
+    assert.ok(correlator.response(result(1, {}), 'server', flow, 10, 5));
+    assert.deepEqual(released, [requestKey('sid:s-1', 'client', 1)], 'released with its answer');
+    assert.ok(correlator.response(result(2, {}), 'server', flow, 10, 5));
+    assert.deepEqual(released, [requestKey('sid:s-1', 'client', 1)], 'what was not claimed here is not released');
+    assert.deepEqual(unanswered, []);
+  });
+
+  test('a claimed request given up (idle) releases its claim; a message drafted again finds no claim left', async () => {
+    const { correlator, table, flowOf, unanswered } = setup({ idleMs: 100 });
+    const { book, released } = fleet(() => 'mine');
+    correlator.claims = book;
+    const msg = request(9, 'ping');
+    await book.claim('s-1', [msg]);
+    correlator.open(correlator.draft(msg, 'client', flowOf(SESSION), 10, 0), NO_VERDICT, 0);
+    table.sweep(1000);
+    assert.equal(unanswered[0]?.why, 'idle');
+    assert.deepEqual(released, [requestKey('sid:s-1', 'client', 9)]);
+    assert.equal(book.take(msg), undefined, 'taken by its draft');
   });
 });
