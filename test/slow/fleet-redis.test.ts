@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { spawn } from 'node:child_process';
-import type { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Redis } from 'ioredis';
 import { request } from 'undici';
 import { loadPolicyFile } from '../../src/config/load.ts';
@@ -134,6 +134,38 @@ async function storeAndCatalogueServer(version: string) {
   return { store, server };
 }
 
+/** What the SDK tests drive: a client that lists tools and calls them, then closes. */
+interface SdkClient {
+  listTools(): Promise<{ tools: Array<{ name: string }> }>;
+  callTool(params: { name: string; arguments: Rec }): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/**
+ * The official SDK's clients, one per era: the TypeScript SDK (v1) negotiates 2025-11-25 with
+ * `initialize`; its v2 client (@modelcontextprotocol/client), pinned to 2026-07-28, probes with
+ * `server/discover` and sends each request stateless (state per credential: its Authorization).
+ */
+const SDK_CLIENTS: ReadonlyArray<{ name: string; version: string; connect(url: URL): Promise<SdkClient> }> = [
+  {
+    name: 'the official SDK client',
+    version: '2025-11-25',
+    connect: async (url) => {
+      const sdk = await connectSdkClient(url, { capabilities: {} });
+      return { listTools: () => sdk.client.listTools(), callTool: (p) => sdk.client.callTool(p), close: () => sdk.close() };
+    },
+  },
+  {
+    name: "the official SDK's v2 client",
+    version: '2026-07-28',
+    connect: async (url) => {
+      const client = new ModernClient({ name: 'fleet-v2', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+      await client.connect(new ModernTransport(url, { requestInit: { headers: { authorization: 'Bearer fleet-v2' } } }));
+      return { listTools: () => client.listTools(), callTool: (p) => client.callTool(p), close: () => client.close() };
+    },
+  },
+];
+
 describe('three proxies behind nginx round robin', { skip }, () => {
   test('with --state redis: every session is judged and enforced exactly as one proxy does', async () => {
     const store = await startRedis(redis!);
@@ -205,48 +237,53 @@ describe('three proxies behind nginx round robin', { skip }, () => {
     assert.deepEqual(errors, []);
   });
 
-  test('the official SDK client through the fleet (Streamable HTTP, 2025-11-25): the answers, findings and rewrites of one proxy', async () => {
-    const { store, server } = await storeAndCatalogueServer('2025-11-25');
-    const run = async (url: URL) => {
-      const sdk = await connectSdkClient(url, { capabilities: {} });
-      try {
-        const tools = (await sdk.client.listTools()).tools.map((t) => t.name);
-        const lookup = await sdk.client.callTool({ name: 'lookup', arguments: { query: 'fleet' } });
-        const unknown = await sdk.client.callTool({ name: 'no_such_tool', arguments: {} }).then(
-          (result) => ({ result }),
-          (err: McpError) => ({ code: err.code }),
-        );
-        return { tools, lookup, unknown };
-      } finally {
-        await sdk.close();
-      }
-    };
-    const calls = (records: readonly Rec[]) => records.filter((r) => r.msg === 'exchange' && r.method === 'tools/call').length;
-    const one = await startProxy(server.url, { policy: () => ENFORCE });
-    closers.push(() => one.close());
-    const expected = await run(one.url);
-    await one.log.waitFor(() => calls(one.log.records) >= 2);
-    const findings = findingsOf(one.log.records);
-    assert.deepEqual(expected.unknown, { code: -32602 }, 'one proxy rewrites the unknown tool into -32602');
-    assert.ok(
-      findings.some((f) => f.endsWith(' unknown-tool-as-result')),
-      `one proxy flags it: ${findings}`,
-    );
+  for (const sdk of SDK_CLIENTS)
+    test(`${sdk.name} through the fleet (Streamable HTTP, ${sdk.version}): the answers, findings and rewrites of one proxy`, async () => {
+      const { store, server } = await storeAndCatalogueServer(sdk.version);
+      const run = async (url: URL) => {
+        const client = await sdk.connect(url);
+        try {
+          const tools = (await client.listTools()).tools.map((t) => t.name);
+          const lookup = await client.callTool({ name: 'lookup', arguments: { query: 'fleet' } });
+          const unknown = await client.callTool({ name: 'no_such_tool', arguments: {} }).then(
+            (result) => ({ result }),
+            (err: { code: number }) => ({ code: err.code }),
+          );
+          return { tools, lookup, unknown };
+        } finally {
+          await client.close();
+        }
+      };
+      const calls = (records: readonly Rec[]) => records.filter((r) => r.msg === 'exchange' && r.method === 'tools/call').length;
+      const one = await startProxy(server.url, { policy: () => ENFORCE });
+      closers.push(() => one.close());
+      const expected = await run(one.url);
+      await one.log.waitFor(() => calls(one.log.records) >= 2);
+      const findings = findingsOf(one.log.records);
+      assert.deepEqual(expected.unknown, { code: -32602 }, 'one proxy rewrites the unknown tool into -32602');
+      assert.ok(
+        findings.some((f) => f.endsWith(' unknown-tool-as-result')),
+        `one proxy flags it: ${findings}`,
+      );
+      assert.ok(
+        one.exchanges().every((r) => r.protocolVersion === sdk.version),
+        `judged under ${sdk.version}`,
+      );
 
-    const errors: string[] = [];
-    const { front, proxies } = await roundRobin(server.url, store.url, errors);
-    const got = await run(front);
-    assert.deepEqual(got, expected, 'the SDK client gets what one proxy gives it');
-    const all = () => proxies.flatMap((p) => p.log.records);
-    await proxies[0]!.log.waitFor(() => calls(all()) >= 2);
-    assert.deepEqual(findingsOf(all()), findings, 'the findings one proxy gives');
-    assert.deepEqual(rewritesOf(all()), rewritesOf(one.log.records), 'the rewrites one proxy makes');
-    assert.ok(
-      proxies.every((p) => p.exchanges().length >= 1),
-      'round robin: every proxy served part of the session',
-    );
-    assert.deepEqual(errors, []);
-  });
+      const errors: string[] = [];
+      const { front, proxies } = await roundRobin(server.url, store.url, errors);
+      const got = await run(front);
+      assert.deepEqual(got, expected, 'the SDK client gets what one proxy gives it');
+      const all = () => proxies.flatMap((p) => p.log.records);
+      await proxies[0]!.log.waitFor(() => calls(all()) >= 2);
+      assert.deepEqual(findingsOf(all()), findings, 'the findings one proxy gives');
+      assert.deepEqual(rewritesOf(all()), rewritesOf(one.log.records), 'the rewrites one proxy makes');
+      assert.ok(
+        proxies.every((p) => p.exchanges().length >= 1),
+        'round robin: every proxy served part of the session',
+      );
+      assert.deepEqual(errors, []);
+    });
 
   test('with --state redis: a request id still in flight on one proxy, sent again to the next, is flagged as one proxy flags it; released with its answer', async () => {
     // The server holds every tools/call until the test lets them go: the first is still in flight when the second comes.
