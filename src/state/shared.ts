@@ -30,6 +30,9 @@ export interface SharedSessions {
   close(): Promise<void>;
 }
 
+/** Sessions marked to be read again (the newest): more than a process remembers is a flood of facts, not sessions in use. */
+const MAX_REREAD = 100_000;
+
 /**
  * Wires `sessions` to `state`: what they learn is published, what the others learn is applied,
  * the sessions used here are reported, those used elsewhere kept recent. Returns what a request
@@ -44,7 +47,16 @@ export function shareSessions(
   /** Sessions known here when the others' facts may have been missed: read again at their next request. */
   const reread = new Set<string>();
   sessions.share = (fact) => state.publish(fact);
-  state.onFact = (fact) => sessions.learn(fact, now(), undefined, true);
+  state.onFact = (fact) => {
+    // A session first heard of by a page of its catalogue: what came before (its initialize) went
+    // out before this process listened (it started, or subscribed, later), so it is read from the
+    // store at the session's next request rather than judged without.
+    if (fact.kind === 'tools' && !sessions.find(fact.key, now())) {
+      reread.add(fact.key);
+      if (reread.size > MAX_REREAD) reread.delete(reread.values().next().value!);
+    }
+    sessions.learn(fact, now(), undefined, true);
+  };
   state.onGap = () => {
     reread.clear();
     for (const key of sessions.keys()) reread.add(key);
