@@ -6,12 +6,28 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { childPort } from './net.ts';
+import { findNginx } from './nginx.ts';
 
 const CANDIDATES = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'];
 
 /** The redis-server binary, or undefined when it is not installed. */
 export function findRedis(): string | undefined {
   return CANDIDATES.find((p) => existsSync(p));
+}
+
+/**
+ * Debian's redis-server and nginx for a fleet's tests: their binaries, or the reason to skip
+ * (thrown instead under CI, where .ci/run installs both).
+ */
+export function fleetParts(): { nginx: string | undefined; redis: string | undefined; skip: string | false } {
+  const nginx = findNginx();
+  const redis = findRedis();
+  if ((!nginx || !redis) && process.env.CI) throw new Error('redis-server or nginx is not installed: .ci/run installs them');
+  return {
+    nginx,
+    redis,
+    skip: nginx && redis ? false : 'redis-server or nginx-light is not installed (apt-get install redis-server nginx-light)',
+  };
 }
 
 /** One command over RESP (inline form), its reply line. */

@@ -23,9 +23,9 @@ import { RedisState } from '../../src/state/redis-state.ts';
 import { cliArgs } from '../helpers/bundle.ts';
 import { connectSdkClient } from '../helpers/sdk-client.ts';
 import { createLogCapture, type LogCapture } from '../helpers/log-capture.ts';
-import { findNginx, startNginx } from '../helpers/nginx.ts';
+import { startNginx } from '../helpers/nginx.ts';
 import { startProxy, type TestProxy } from '../helpers/proxy.ts';
-import { findRedis, redisCommand, startRedis } from '../helpers/redis.ts';
+import { fleetParts, redisCommand, startRedis } from '../helpers/redis.ts';
 import { driveSession, findingsOf, postRpc } from '../helpers/session-drive.ts';
 
 const closers: Array<() => Promise<unknown>> = [];
@@ -33,10 +33,7 @@ after(async () => {
   for (const close of closers.reverse()) await close();
 });
 
-const nginx = findNginx();
-const redis = findRedis();
-if ((!nginx || !redis) && process.env.CI) throw new Error('redis-server or nginx is not installed: .ci/run installs them');
-const skip = nginx && redis ? false : 'redis-server or nginx-light is not installed (apt-get install redis-server nginx-light)';
+const { nginx, redis, skip } = fleetParts();
 
 const enforce = await loadPolicyFile(new URL('../../config/enforce.yaml', import.meta.url).pathname, { rewritable: REWRITABLE });
 if (!enforce.ok) throw new Error('config/enforce.yaml does not load');

@@ -7,9 +7,8 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
-import { request } from 'undici';
 import { startLegacyServer } from '../fixtures/legacy-sse-server.ts';
-import { sseReader } from '../helpers/sse-reader.ts';
+import { driveLegacySession, LEGACY_DRIVE } from '../helpers/legacy-session.ts';
 import { startWorkersCli } from '../helpers/workers-cli.ts';
 
 const ENFORCE = fileURLToPath(new URL('../../config/enforce.yaml', import.meta.url));
@@ -24,46 +23,13 @@ const SESSIONS = 4;
 const startCli = (upstream: URL, workers: number, extra: string[] = []) =>
   startWorkersCli(upstream, workers, ['--log-level', 'debug', ...extra], closers);
 
-/** One legacy session through `proxy`: every POST on a new connection, each answer read off the stream before the next. */
-async function driveSession(proxy: URL): Promise<{ answers: Rec[]; posts: number }> {
-  const res = await fetch(proxy, { headers: { accept: 'text/event-stream' } });
-  assert.equal(res.status, 200);
-  const events = sseReader(res.body);
-  const endpoint = (await events.next()).data;
-  let id = 0;
-  let posts = 0;
-  const answers: Rec[] = [];
-  const post = async (method: string, params?: Rec, notification = false) => {
-    posts++;
-    const message = notification ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', id: ++id, method, params };
-    const answer = await request(new URL(endpoint, proxy), {
-      method: 'POST',
-      reset: true,
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(message),
-    });
-    assert.equal(answer.statusCode, 202, `${method}: accepted`);
-    await answer.body.text();
-    if (!notification) answers.push(JSON.parse((await events.next()).data) as Rec);
-  };
-  await post('initialize', { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'workers-legacy', version: '1' } });
-  await post('notifications/initialized', undefined, true);
-  await post('tools/list', {});
-  await post('tools/call', { name: 'echo', arguments: { message: 'hi' } });
-  await post('tools/call', { name: 'no-such-tool', arguments: {} });
-  await post('ping', {});
-  await events.cancel();
-  return { answers, posts };
-}
-
 /** Drives SESSIONS sessions one after the other (their streams alternate between workers); returns their answers and how many POSTs were sent. */
 async function drive(proxy: URL): Promise<{ answers: Rec[][]; posts: number }> {
   const answers: Rec[][] = [];
   let posts = 0;
   for (let i = 0; i < SESSIONS; i++) {
-    const one = await driveSession(proxy);
-    answers.push(one.answers);
-    posts += one.posts;
+    answers.push(await driveLegacySession(proxy));
+    posts += LEGACY_DRIVE.posts;
   }
   return { answers, posts };
 }
@@ -82,7 +48,7 @@ test('two workers judge legacy SSE sessions whose stream and POSTs land on diffe
   closers.push(alone.close);
   const one = await startCli(alone.sse, 1);
   const sent = await drive(one.url);
-  const requests = SESSIONS * 5;
+  const requests = SESSIONS * LEGACY_DRIVE.requests;
   await one.waitFor((r) => r.msg === 'exchange' && r.id !== undefined, requests);
   const expected = findings(one.records);
   assert.ok(
