@@ -4,8 +4,7 @@
 // (the rule request-id-in-flight), as one proxy knows from its own table. The claim is released
 // when the request leaves the table (answered, given up or evicted).
 import { idTokenOf, type Message } from '../codec/jsonrpc.ts';
-import { sessionScope } from './flow.ts';
-import { requestKey } from './table.ts';
+import { requestKey, sessionScope } from './table.ts';
 
 /** What the store said of one request's id: another process holds it, or this one now does (`release` gives it up). */
 export interface IdClaim {

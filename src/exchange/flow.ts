@@ -6,6 +6,7 @@ import { firstValue, H } from '../mcp/headers.ts';
 import type { Wire } from '../rules/types.ts';
 import { declaredVersion, type Flow } from './correlate.ts';
 import { sessionKey, type SessionStore } from './sessions.ts';
+import { sessionScope } from './table.ts';
 
 const header = (headers: IncomingHttpHeaders, name: string): string | undefined => firstValue(headers[name]);
 
@@ -18,9 +19,6 @@ export interface Via {
   session: string;
   sessionId: string | undefined;
 }
-
-/** The correlation scope of a session named by Mcp-Session-Id: the same on every replica of a fleet. */
-export const sessionScope = (sessionId: string): string => `sid:${sessionId}`;
 
 /** The session key (and correlation scope) of a session the transport names. */
 export const viaKey = (via: Via): string => `via:${via.session}`;

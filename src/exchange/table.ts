@@ -45,6 +45,9 @@ export interface OpenRequest {
   verdict: RequestVerdict;
 }
 
+/** The correlation scope of a session named by Mcp-Session-Id (exchange/flow.ts): the same on every replica of a fleet. */
+export const sessionScope = (sessionId: string): string => `sid:${sessionId}`;
+
 /** `token`: the id's raw text (OpenRequest.idToken), which keys an integer beyond 2^53 (idKey). */
 export const requestKey = (scope: string, from: Sender, id: JsonRpcId, token?: string): string => `${scope}|${from}|${idKey(id, token)}`;
 
