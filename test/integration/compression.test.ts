@@ -9,6 +9,8 @@
 //    coding, corrupt data, and a decompression bomb over the audit limit.
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Readable, type Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -332,17 +334,33 @@ describe('corrupt compressed data', () => {
   }
 });
 
-describe('a decompression bomb over the audit limit', () => {
+describe('a decompression bomb over the audit limit', async () => {
   const LIMIT = 1024 * 1024;
   const head = '{"jsonrpc":"2.0","id":"bomb","result":{"content":[{"type":"text","text":"';
   const tail = '"}]}}';
-  const json = (decoded: number) =>
-    Buffer.concat([Buffer.from(head), Buffer.alloc(decoded - head.length - tail.length, 0x78), Buffer.from(tail)]);
+  /**
+   * `decoded` bytes of JSON, compressed by `coder` a MiB at a time: never the whole text in memory
+   * (256 MiB allocated at once costs seconds of page faults on a small VM).
+   */
+  const bomb = async (coder: Transform, decoded: number): Promise<Buffer> => {
+    const chunk = Buffer.alloc(1024 * 1024, 0x78);
+    async function* text() {
+      yield Buffer.from(head);
+      for (let left = decoded - head.length - tail.length; left > 0; left -= chunk.length)
+        yield left >= chunk.length ? chunk : chunk.subarray(0, left);
+      yield Buffer.from(tail);
+    }
+    const out: Buffer[] = [];
+    await pipeline(Readable.from(text()), coder, async (compressed: AsyncIterable<Buffer>) => {
+      for await (const c of compressed) out.push(c);
+    });
+    return Buffer.concat(out);
+  };
   const BOMBS = [
-    // 470 bytes: brotli always decodes as a stream.
-    ['br', BR(json(256 * 1024 * 1024))],
-    // 65 KB: inflate first runs synchronously, capped at 256 KiB, then as a stream up to the limit.
-    ['gzip', GZIP(json(64 * 1024 * 1024))],
+    // ~470 bytes: brotli always decodes as a stream.
+    ['br', await bomb(zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } }), 256 * 1024 * 1024)],
+    // ~65 KB: inflate first runs synchronously, capped at 256 KiB, then as a stream up to the limit.
+    ['gzip', await bomb(zlib.createGzip(), 64 * 1024 * 1024)],
   ] as const;
 
   for (const [coding, bomb] of BOMBS) {
