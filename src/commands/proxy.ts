@@ -128,6 +128,12 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
       return new URL(`http://${host.includes(':') ? `[${host}]` : host}:${address.port}`);
     });
     logger.info({ peerAddress: at.host }, 'taking forwarded legacy POSTs');
+  } else if (peers) {
+    // Workers (with or without Redis): one replica's workers forward among themselves through the primary.
+    await shareLegacyStreams(proxy, peers, () => performance.now());
+    // The primary's /metrics sums the workers' registries: each worker answers its requests.
+    new AggregatorRegistry();
+    AggregatorRegistry.setRegistries([proxy.metrics.registry]);
   } else if (redis) {
     // Not forwarded, a POST landing on another replica is not judged with its session: said once, when it can matter.
     proxy.legacy.share = (fact) => {
@@ -138,11 +144,6 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
         'a legacy SSE stream opened on a replica of a fleet that does not forward POSTs: each must reach this replica',
       );
     };
-  } else if (peers) {
-    await shareLegacyStreams(proxy, peers, () => performance.now());
-    // The primary's /metrics sums the workers' registries: each worker answers its requests.
-    new AggregatorRegistry();
-    AggregatorRegistry.setRegistries([proxy.metrics.registry]);
   }
   const admin =
     opts.admin && !worker ? createAdminServer({ metrics: proxy.metrics, upstream, draining: proxy.draining, report, guard }) : undefined;

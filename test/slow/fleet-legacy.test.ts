@@ -19,6 +19,7 @@ import { driveLegacySession, LEGACY_DRIVE } from '../helpers/legacy-session.ts';
 import { startNginx } from '../helpers/nginx.ts';
 import { fleetParts, startRedis } from '../helpers/redis.ts';
 import { startWorkersCli, type WorkersCli } from '../helpers/workers-cli.ts';
+import { request } from 'undici';
 
 const ENFORCE = fileURLToPath(new URL('../../config/enforce.yaml', import.meta.url));
 const closers: Array<() => Promise<unknown>> = [];
@@ -161,6 +162,31 @@ describe('a replica that missed the publication', { skip }, () => {
     await late!.waitFor((r) => r.msg === 'legacy POST forwarded to the worker holding its stream', LEGACY_DRIVE.posts);
     assert.equal(exchangesOf(late!.records).length, 0, 'nothing judged by the latecomer');
     assert.deepEqual(unjudged(late!.records), []);
+  });
+});
+
+describe('--workers with --state redis (no --peer-address)', { skip }, () => {
+  test("the workers of one replica still forward legacy POSTs among themselves, and the primary's /metrics sums them", async () => {
+    const store = await startRedis(redis!);
+    closers.push(() => store.stop());
+    const server = await startLegacyServer();
+    closers.push(server.close);
+    const two = await startWorkersCli(
+      server.sse,
+      2,
+      ['--log-level', 'debug', '--policy', ENFORCE, '--state', store.url.href, '--admin', '127.0.0.1:0'],
+      closers,
+    );
+    for (let i = 0; i < 4; i++) {
+      const answers = await driveLegacySession(two.url);
+      assert.equal((answers[3]?.error as Rec | undefined)?.code, -32602, 'the unknown tool rewritten');
+    }
+    await two.waitFor((r) => r.msg === 'legacy POST forwarded to the worker holding its stream');
+    assert.deepEqual(unjudged(two.records), []);
+    const admin = (await two.waitFor((r) => r.msg === 'admin listening'))[0]!.admin as string;
+    const metrics = await request(new URL('/metrics', admin));
+    assert.equal(metrics.statusCode, 200);
+    assert.match(await metrics.body.text(), /mcp_warden_exchanges_total/);
   });
 });
 
