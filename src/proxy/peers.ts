@@ -167,7 +167,9 @@ export class LegacyPeers {
     const holder = this.legacy?.holderOf(target, performance.now());
     const address = holder === undefined ? undefined : this.peers.get(holder);
     if (!address) return false;
-    const headers = [...req.rawHeaders, TOKEN, address.token, CLIENT, req.socket.remoteAddress ?? ''];
+    // The client's own copies of the hop's headers go: joined with ours, they would speak for it.
+    const own = without(req.rawHeaders, (name) => name === TOKEN || name === CLIENT);
+    const headers = [...own, TOKEN, address.token, CLIENT, req.socket.remoteAddress ?? ''];
     const out = request({ host: address.host, port: address.port, method: 'POST', path: target, headers, agent: false });
     let sent = false;
     out.once('socket', (socket) =>

@@ -206,7 +206,8 @@ export function createProxy(options: ProxyOptions): Proxy {
         const sessionId = firstValue(req.headers[H.sessionId]);
         if (opens && sessionId === undefined) return;
         // Both in one round trip's time: what the session is, and whether its request ids are in flight elsewhere.
-        await Promise.all([recallSession(headersKey(req.headers)), sessionId !== undefined && claims?.claim(sessionId, messages)]);
+        // Claimed in the scope the flow gives them: a session id, when there is one (an empty header names none).
+        await Promise.all([recallSession(headersKey(req.headers)), sessionId ? claims?.claim(sessionId, messages) : undefined]);
       }),
     upstreamAnswered: (path, status, contentType) => {
       const wrong = misconfiguration.answered(path, status, contentType);

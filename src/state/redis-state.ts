@@ -23,7 +23,7 @@
 //
 // Its two connections name themselves in CLIENT LIST: mcp-warden:<replica id> and
 // mcp-warden:<replica id>:facts (the subscription).
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { type ChainableCommander, Redis } from 'ioredis';
 import { KNOWN_BOUNDS } from '../config/defaults.ts';
 import type { SessionFact } from '../exchange/sessions.ts';
@@ -241,7 +241,8 @@ export class RedisState implements SharedSessions {
    */
   async claim(keys: readonly string[]): Promise<IdClaim[]> {
     if (this.up !== true) return [];
-    const names = keys.map((key) => `${PREFIX}inflight:${key}`);
+    // A digest: the key holds a client's session id and request id, of any length.
+    const names = keys.map((key) => `${PREFIX}inflight:${createHash('sha256').update(key).digest('base64url')}`);
     const values = keys.map(() => `${this.id}:${++this.claims}`);
     const set = (i: number) => this.client.set(names[i]!, values[i]!, 'PX', this.o.requestTtlMs, 'NX');
     let gaveUp = false;

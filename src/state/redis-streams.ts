@@ -10,6 +10,7 @@
 import type { Server } from 'node:http';
 import type { LegacyPeers, PeerAddress } from '../proxy/peers.ts';
 import type { LegacySessions, LegacyStreamFact } from '../transport/legacy-sse.ts';
+import { redactTarget } from '../sinks/redact.ts';
 import { PREFIX, type RedisState } from './redis-state.ts';
 
 const REFRESH_MS = 10_000;
@@ -86,7 +87,7 @@ export class RedisStreams {
   /** Reads which replica holds the session a POST names (by its key, or its session parameter); a find comes as onStream. */
   async locate(key: string, named: string | undefined): Promise<void> {
     const keys = [pathKey(key), ...(named === undefined ? [] : [nameKey(named)])];
-    const replies = await this.store.read((r) => r.mget(...keys), { legacy: key });
+    const replies = await this.store.read((r) => r.mget(...keys), { legacy: redactTarget(key) });
     const found = replies?.map(parseHeldStream).find((s) => s?.fact.kind === 'open' && s.holder !== this.store.id);
     if (found) this.onStream(found);
   }

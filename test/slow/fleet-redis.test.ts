@@ -336,11 +336,17 @@ describe('three proxies behind nginx round robin', { skip }, () => {
     for (let i = 0; i < 500 && (await redisCommand(store.port, 'KEYS mcp-warden:inflight:*')) !== '*0'; i++)
       await new Promise((r) => setTimeout(r, 10));
     assert.equal(await redisCommand(store.port, 'KEYS mcp-warden:inflight:*'), '*0', 'every claim released');
+    // An empty Mcp-Session-Id names no session: nothing is claimed for its request (it is in no session's scope).
+    const anonymous = post(front, 7, 'tools/call', { name: 'echo', arguments: {} }, undefined, { 'mcp-session-id': '' });
+    await heldCount(1);
+    assert.equal(await redisCommand(store.port, 'KEYS mcp-warden:inflight:*'), '*0', 'no claim without a session');
+    for (const send of held.splice(0)) send();
+    await anonymous;
     const third = call(front);
     await heldCount(1);
     for (const send of held.splice(0)) send();
     await third;
-    await proxies[0]!.log.waitFor(() => all().filter((r) => r.msg === 'exchange').length >= 3);
+    await proxies[0]!.log.waitFor(() => all().filter((r) => r.msg === 'exchange').length >= 4);
     assert.equal(inFlight(all()).length, 1, 'an id used again after its answer is not in flight');
     assert.deepEqual(errors, []);
   });

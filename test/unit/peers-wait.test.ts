@@ -25,7 +25,8 @@ async function worker(name: string): Promise<{ peers: LegacyPeers; legacy: Legac
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     if (peers.forward(req, res, () => server.emit('request', req, res))) return;
     req.resume();
-    req.once('end', () => res.end(name));
+    // Asked to, it says whom it takes the request to come from (the client's address, forwarded or not).
+    req.once('end', () => res.end(req.headers['x-echo-peer'] ? `${name} ${req.socket.remoteAddress}` : name));
   });
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -69,4 +70,18 @@ test("a worker's own session and Streamable HTTP traffic are served where they l
   a.legacy.learn('/messages?sessionId=mine', new URL('http://127.0.0.1:1/sse'), 'http://127.0.0.1', 0);
   assert.equal(await post(a.port, '/messages?sessionId=mine'), 'a');
   assert.equal(await post(a.port, '/mcp'), 'a');
+});
+
+test("a client's own copies of the hop's headers do not reach the holder: the address it gives is the one the forwarder saw", async () => {
+  const a = await worker('a');
+  const b = await worker('b');
+  a.peers.setPeer('2', b.address);
+  b.legacy.learn('/messages?sessionId=s-9', new URL('http://127.0.0.1:1/sse'), 'http://127.0.0.1', 0);
+  a.legacy.learnPeer({ kind: 'open', key: '/messages?sessionId=s-9', path: '/messages', named: 's-9' }, '2', 0);
+  const res = await request(`http://127.0.0.1:${a.port}/messages?sessionId=s-9`, {
+    method: 'POST',
+    headers: { 'x-echo-peer': '1', 'x-mcp-warden-peer-client': '6.6.6.6', 'x-mcp-warden-peer-token': 'guess' },
+    body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+  });
+  assert.equal(await res.body.text(), 'b 127.0.0.1');
 });
