@@ -32,7 +32,9 @@ const TOKEN = 'x-mcp-warden-peer-token';
 const CLIENT = 'x-mcp-warden-peer-client';
 /** How long a POST naming a session nobody is known to hold waits for its stream's fact (one IPC hop or pub/sub message, well under this). */
 const HOLDER_WAIT_MS = 250;
-/** Of the holder's answer, what belongs to the loopback hop only. */
+/** How long a forwarded POST may take to connect to the holder before it is served where it landed (a replica gone with its address). */
+const CONNECT_TIMEOUT_MS = 2_000;
+/** Of the holder's answer, what belongs to the hop between the two processes only. */
 const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding']);
 /** Peers remembered (the newest): a fleet whose replicas come and go names new ones all the time. */
 const MAX_PEERS = 1024;
@@ -57,6 +59,8 @@ export class LegacyPeers {
    * stream fact). Set, a POST naming a session not known here waits for it even before any peer is known.
    */
   locate: ((target: string) => void) | undefined;
+  /** How long a POST naming a session not known here waits for its holder (in a fleet, past the store's read bound too). */
+  holderWaitMs = HOLDER_WAIT_MS;
 
   constructor(private readonly logger: Logger) {}
 
@@ -151,7 +155,7 @@ export class LegacyPeers {
     const timer = setTimeout(() => {
       settle();
       this.serveHere(req, serveHere);
-    }, HOLDER_WAIT_MS);
+    }, this.holderWaitMs);
     this.waiting.add(retry);
     res.once('close', settle);
     this.locate?.(target);
@@ -172,12 +176,15 @@ export class LegacyPeers {
     const headers = [...own, TOKEN, address.token, CLIENT, req.socket.remoteAddress ?? ''];
     const out = request({ host: address.host, port: address.port, method: 'POST', path: target, headers, agent: false });
     let sent = false;
+    const connecting = setTimeout(() => out.destroy(new Error(`no connection within ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);
     out.once('socket', (socket) =>
       socket.once('connect', () => {
+        clearTimeout(connecting);
         sent = true;
         pipeline(req, out).catch(() => out.destroy());
       }),
     );
+    out.once('close', () => clearTimeout(connecting));
     out.once('response', (answer) => {
       res.writeHead(
         answer.statusCode ?? 502,

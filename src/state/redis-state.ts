@@ -88,10 +88,19 @@ export class RedisState implements SharedSessions {
   /** Resolves at the first connection. */
   private readonly connected: Promise<void>;
   private onConnected: () => void = () => {};
+  /** Releases of claims that failed, sent again when the store is back (the newest BACKLOG). */
+  private unreleased: Array<[string, string]> = [];
+  /** The last read came too late (said once until one comes in time). */
+  private slow = false;
   /** Claims made, for each claim's own value. */
   private claims = 0;
   /** What the others publish on channels besides the facts' (hear()), by channel. */
   private readonly heard = new Map<string, (text: string) => void>();
+
+  /** The longest an exchange waits for the store. */
+  get timeoutMs(): number {
+    return this.o.timeoutMs;
+  }
 
   constructor(private readonly o: RedisStateOptions) {
     const options = {
@@ -164,13 +173,13 @@ export class RedisState implements SharedSessions {
     }
   }
 
-  /** What another replica learned of session `key`, in the order to apply it; nothing past timeoutMs or on failure. */
-  async recall(key: string): Promise<SessionFact[]> {
+  /** What another replica learned of session `key`, in the order to apply it; undefined past timeoutMs or on failure. */
+  async recall(key: string): Promise<SessionFact[] | undefined> {
     const k = keysOf(key);
     const replies = await this.read((r) => r.multi().hgetall(k.session).lrange(k.tools, 0, -1).lrange(k.known, 0, -1).exec(), {
       session: key,
     });
-    return replies ? factsOf(key, replies) : [];
+    return replies ? factsOf(key, replies) : undefined;
   }
 
   /**
@@ -193,9 +202,16 @@ export class RedisState implements SharedSessions {
       const read = command(this.client);
       read.catch(() => {});
       const reply = await Promise.race([read, late]);
-      if (reply !== 'late') return reply;
+      if (reply !== 'late') {
+        if (this.slow) this.o.logger.info({ state: redactUrl(this.o.url) }, 'state store answering in time again');
+        this.slow = false;
+        return reply;
+      }
       this.o.onError(op);
-      this.o.logger.warn({ ...about, timeoutMs: this.o.timeoutMs }, 'state store slow: judged with what this replica knows');
+      // Said once until it answers in time again: a slow store would otherwise log every request.
+      if (!this.slow)
+        this.o.logger.warn({ ...about, timeoutMs: this.o.timeoutMs }, 'state store slow: judged with what this replica knows');
+      this.slow = true;
       return undefined;
     } catch {
       this.o.onError(op);
@@ -274,8 +290,13 @@ export class RedisState implements SharedSessions {
   }
 
   private release(name: string, value: string): void {
-    // By the script's digest (EVALSHA), loaded once per connection by ioredis.
-    (this.client as Redis & Releasing).mcpWardenRelease(name, value).catch(() => this.o.onError('claim'));
+    // By the script's digest (EVALSHA), loaded once per connection by ioredis. One that fails (the
+    // store away) is sent again when it is back: else the id would stay claimed until it expires.
+    (this.client as Redis & Releasing).mcpWardenRelease(name, value).catch(() => {
+      this.o.onError('claim');
+      this.unreleased.push([name, value]);
+      if (this.unreleased.length > BACKLOG) this.unreleased.shift();
+    });
   }
 
   async close(): Promise<void> {
@@ -401,6 +422,9 @@ export class RedisState implements SharedSessions {
     const backlog = this.backlog;
     this.backlog = [];
     for (const { fact, text } of backlog) this.send(fact, text);
+    const unreleased = this.unreleased;
+    this.unreleased = [];
+    for (const [name, value] of unreleased) this.release(name, value);
   }
 }
 

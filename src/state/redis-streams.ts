@@ -119,6 +119,8 @@ export async function shareLegacyStreamsThroughRedis(
 ): Promise<PeerAddress> {
   const address = await peers.listen(proxy, at);
   const streams = new RedisStreams(state, address);
+  // A POST waits for the store's answer (bounded by --state-timeout) as well as for a publication.
+  peers.holderWaitMs = Math.max(peers.holderWaitMs, state.timeoutMs + 50);
   proxy.legacy.share = (fact) => streams.share(fact);
   streams.onStream = ({ fact, holder, address: theirs }) => {
     if (fact.kind === 'open') peers.setPeer(holder, theirs);

@@ -9,11 +9,11 @@ export interface SharedSessions {
   /** A fact this process learned from its own traffic: for the others. */
   publish(fact: SessionFact): void;
   /**
-   * What the others learned of session `key`, in the order to apply it (nothing when the store
-   * cannot say in time). Absent where every fact arrives as it is learned (the primary's relay):
+   * What the others learned of session `key`, in the order to apply it; undefined when the store
+   * cannot say in time. Absent where every fact arrives as it is learned (the primary's relay):
    * then a request reads nothing first.
    */
-  recall?(key: string): Promise<SessionFact[]>;
+  recall?(key: string): Promise<SessionFact[] | undefined>;
   /**
    * Claims client requests' ids while they are open (exchange/claims.ts), so that one in flight on
    * another process is known. Absent where the store cannot tell (the primary's relay).
@@ -51,7 +51,8 @@ export function shareSessions(
     // A session first heard of by a page of its catalogue: what came before (its initialize) went
     // out before this process listened (it started, or subscribed, later), so it is read from the
     // store at the session's next request rather than judged without.
-    if (fact.kind === 'tools' && !sessions.find(fact.key, now())) {
+    if (fact.kind === 'ended') reread.delete(fact.key);
+    else if (fact.kind === 'tools' && !sessions.find(fact.key, now())) {
       reread.add(fact.key);
       if (reread.size > MAX_REREAD) reread.delete(reread.values().next().value!);
     }
@@ -67,7 +68,14 @@ export function shareSessions(
   const recall = state.recall?.bind(state);
   if (!recall) return undefined;
   return async (key) => {
-    if (sessions.find(key, now()) && !reread.delete(key)) return;
-    for (const fact of await recall(key)) sessions.learn(fact, now(), undefined, true);
+    const marked = reread.delete(key);
+    if (sessions.find(key, now()) && !marked) return;
+    const facts = await recall(key);
+    // Not read (the store slow or away): a session marked to be read again stays marked.
+    if (facts === undefined) {
+      if (marked) reread.add(key);
+      return;
+    }
+    for (const fact of facts) sessions.learn(fact, now(), undefined, true);
   };
 }

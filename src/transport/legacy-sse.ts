@@ -61,9 +61,10 @@ const keyOf = (target: string): string => {
 };
 
 /**
- * With `--workers`: what a worker tells the others of the legacy streams it holds (a stream named
- * its session's message endpoint: the session's key and canonical path; the stream ended), so a
- * POST that lands on another worker goes to this one (proxy/peers.ts).
+ * With `--workers` or a fleet (`--peer-address`): what a process tells the others of the legacy
+ * streams it holds (a stream named its session's message endpoint: the session's key and
+ * canonical path; the stream ended), so a POST that lands on another process goes to this one
+ * (proxy/peers.ts).
  */
 export type LegacyStreamFact = { kind: 'open'; key: string; path: string; named?: string | undefined } | { kind: 'end'; key: string };
 
@@ -72,7 +73,7 @@ export class LegacySessions {
   private readonly sessions: BoundedMap<string, LegacySession>;
   /** With `--workers` or a fleet: the sessions whose stream another process holds, by key: that process (proxy/peers.ts). */
   private readonly elsewhere: BoundedMap<string, string>;
-  /** Where this process's stream facts go (the other workers); unset with one process. */
+  /** Where this process's stream facts go (the other workers, or the fleet through Redis); unset with one process. */
   share: ((fact: LegacyStreamFact) => void) | undefined;
   /** Canonical paths of the message endpoints the upstream named (the newest `maxSessions`: a server may put the session in the path): a POST there is legacy traffic. */
   private readonly paths = new Set<string>();

@@ -41,6 +41,7 @@ test('the manifests parse: a Deployment and a Service for the proxy and for Redi
   assert.deepEqual(manifests.map((m) => `${m.kind} ${m.metadata.name}`).sort(), [
     'Deployment mcp-warden',
     'Deployment mcp-warden-redis',
+    'NetworkPolicy mcp-warden-peers',
     'Service mcp-warden',
     'Service mcp-warden-redis',
   ]);
@@ -83,7 +84,17 @@ test("the proxy's arguments and environment are options it has; ports, probes an
   assert.equal(env.find((e) => e.name === 'POD_IP')?.valueFrom?.fieldRef?.fieldPath, 'status.podIP');
   const peerAt = parsePeerAddress(peer.replace('$(POD_IP)', '10.0.3.7'));
   assert.equal(peerAt.host, '10.0.3.7');
+  assert.equal(parsePeerAddress(peer.replace('$(POD_IP)', 'fd00::7')).host, 'fd00::7', 'an IPv6 pod address parses too');
   assert.equal(portOf(c, 'peer'), peerAt.port);
+  // Only the replicas reach the peer port; the MCP and admin ports stay open.
+  const policy = byKind('NetworkPolicy', 'mcp-warden-peers');
+  assert.deepEqual(policy.spec.podSelector.matchLabels, deployment.spec.selector.matchLabels);
+  const rules = policy.spec.ingress as Rec[];
+  const peerRule = rules.find((r) => r.ports.some((p: Rec) => p.port === peerAt.port))!;
+  assert.deepEqual(peerRule.ports, [{ port: peerAt.port }], 'the peer port on a rule of its own');
+  assert.deepEqual(peerRule.from, [{ podSelector: { matchLabels: deployment.spec.selector.matchLabels } }]);
+  const open = rules.filter((r) => r.from === undefined).flatMap((r) => r.ports.map((p: Rec) => p.port));
+  assert.deepEqual(open.sort(), [admin, listen].sort(), 'the MCP and admin ports open to the cluster');
 
   // MCP_WARDEN_STATE names the Redis Service, on its port.
   const state = parseState((c.env as Rec[]).find((e) => e.name === 'MCP_WARDEN_STATE')!.value);

@@ -6,14 +6,15 @@ import { test } from 'node:test';
 import { type SessionFact, SessionStore } from '../../src/exchange/sessions.ts';
 import { shareSessions, type SharedSessions } from '../../src/state/shared.ts';
 
-function setup(stored: readonly SessionFact[]) {
+/** `failing`: how many reads fail (the store slow or away) before they answer. */
+function setup(stored: readonly SessionFact[], failing = 0) {
   const sessions = new SessionStore({ maxSessions: 100, sessionIdleMs: 600_000, maxToolsPerSession: 1000 });
   const reads: string[] = [];
   const store: SharedSessions = {
     publish() {},
     recall: async (key) => {
       reads.push(key);
-      return stored.filter((f) => f.key === key);
+      return reads.length <= failing ? undefined : stored.filter((f) => f.key === key);
     },
     onFact: () => {},
     onGap: () => {},
@@ -60,4 +61,23 @@ test('a session heard of from its start, or known here before its page, is not r
   store.onFact(page('s2'));
   await before('s2');
   assert.deepEqual(reads, []);
+});
+
+test('a read that fails leaves the session marked: it is read again at its next request', async () => {
+  const { sessions, store, reads, before } = setup([init('s3'), page('s3')], 1);
+  store.onFact(page('s3'));
+  await before('s3');
+  assert.equal(sessions.find('s3', 0)?.serverCapabilities, undefined, 'the read failed');
+  await before('s3');
+  assert.deepEqual(reads, ['s3', 's3']);
+  assert.deepEqual(sessions.find('s3', 0)?.serverCapabilities, { tools: {} });
+});
+
+test("a session's end drops its mark", async () => {
+  const { store, reads, before } = setup([]);
+  store.onFact(page('s4'));
+  store.onFact({ kind: 'ended', key: 's4' });
+  store.onFact(init('s4'));
+  await before('s4');
+  assert.deepEqual(reads, [], 'known from its start after the end: nothing to read');
 });
