@@ -5,7 +5,7 @@
 // Two real LegacyPeers on real loopback sockets; the fact is delivered by hand, late, as IPC would.
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { after, test } from 'node:test';
 import { request } from 'undici';
 import { LegacyPeers, type PeerAddress } from '../../src/proxy/peers.ts';
@@ -19,7 +19,10 @@ after(() => {
 });
 
 /** A worker: its peers, its legacy sessions, and a server answering what it serves itself with its name. */
-async function worker(name: string): Promise<{ peers: LegacyPeers; legacy: LegacySessions; port: number; address: PeerAddress }> {
+async function worker(
+  name: string,
+  headersTimeout?: number,
+): Promise<{ peers: LegacyPeers; legacy: LegacySessions; port: number; address: PeerAddress }> {
   const peers = new LegacyPeers(createLogger({ destination: createLogCapture().stream }));
   const legacy = new LegacySessions('auto', '/mcp', 100);
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -28,6 +31,7 @@ async function worker(name: string): Promise<{ peers: LegacyPeers; legacy: Legac
     // Asked to, it says whom it takes the request to come from (the client's address, forwarded or not).
     req.once('end', () => res.end(req.headers['x-echo-peer'] ? `${name} ${req.socket.remoteAddress}` : name));
   });
+  if (headersTimeout !== undefined) server.headersTimeout = headersTimeout;
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = await peers.listen({ server, legacy });
@@ -84,4 +88,14 @@ test("a client's own copies of the hop's headers do not reach the holder: the ad
     body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
   });
   assert.equal(await res.body.text(), 'b 127.0.0.1');
+});
+
+test('a connection to the peer port that sends no request is closed after the request-head timeout', { timeout: 10_000 }, async () => {
+  const b = await worker('b', 300);
+  const socket = connect(b.address.port, '127.0.0.1');
+  const closed = await new Promise<boolean>((resolve) => {
+    socket.once('close', () => resolve(true));
+    socket.once('error', () => resolve(true));
+  });
+  assert.ok(closed);
 });
