@@ -108,6 +108,13 @@ export class RequestTable {
   add(req: OpenRequest, now: number, release?: () => void): void {
     const base = baseKey(req);
     const key = entryKey(base, req);
+    // The claim on the id stays held while either is open: a request replacing one that held it takes it over.
+    const replaced = this.open.peek(key);
+    let claim = release;
+    if (replaced && claim === undefined) {
+      claim = this.releases.get(replaced);
+      this.releases.delete(replaced);
+    }
     const previous = this.remove(key);
     if (previous) this.onUnanswered(previous, 'replaced');
     const owner = req.owner ?? req.scope;
@@ -121,7 +128,7 @@ export class RequestTable {
     if (!same) this.byId.set(base, (same = new Set()));
     same.add(key);
     this.open.set(key, req, now);
-    if (release) this.releases.set(req, release);
+    if (claim) this.releases.set(req, claim);
   }
 
   /**
@@ -191,11 +198,6 @@ export class RequestTable {
 
   private forget(key: string, req: OpenRequest): void {
     this.deadlines.delete(key);
-    const release = this.releases.get(req);
-    if (release) {
-      this.releases.delete(req);
-      release();
-    }
     const owner = req.owner ?? req.scope;
     const mine = this.byOwner.get(owner);
     mine?.delete(key);
@@ -204,6 +206,14 @@ export class RequestTable {
     const same = this.byId.get(base);
     same?.delete(key);
     if (same?.size === 0) this.byId.delete(base);
+    const release = this.releases.get(req);
+    if (!release) return;
+    this.releases.delete(req);
+    // Another request of this process under the same id is still open: the claim is its now.
+    const heirKey = same?.values().next().value;
+    const heir = heirKey === undefined ? undefined : this.open.peek(heirKey);
+    if (heir && !this.releases.has(heir)) this.releases.set(heir, release);
+    else release();
   }
 
   /** The owner with the most open requests: the one a full table takes from (only at capacity). */

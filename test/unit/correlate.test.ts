@@ -817,3 +817,51 @@ describe("Correlator: a fleet's claims on request ids (exchange/claims.ts)", () 
     assert.equal(book.take(msg), undefined, 'taken by its draft');
   });
 });
+
+test("a fleet's claim stays held while another request of this process under the same id is open", async () => {
+  const { correlator, flowOf } = setup();
+  let claims = 0;
+  const released: number[] = [];
+  // The first claim is this process's; the second finds it taken (by the first, here).
+  const book = new ClaimBook(async (keys) =>
+    keys.map(() => {
+      const n = ++claims;
+      return n === 1 ? { taken: false, release: () => released.push(n) } : { taken: true, release: undefined };
+    }),
+  );
+  correlator.claims = book;
+  const first = request(5, 'tools/call', { name: 'a' });
+  const second = request(5, 'tools/call', { name: 'a' });
+  await book.claim('s-1', [first]);
+  await book.claim('s-1', [second]);
+  const one = flowOf({ 'mcp-session-id': 's-1' }, 1);
+  const two = flowOf({ 'mcp-session-id': 's-1' }, 2);
+  one.exchange = 1;
+  two.exchange = 2;
+  correlator.open(correlator.draft(first, 'client', one, 10, 0), NO_VERDICT, 0);
+  const dup = correlator.open(correlator.draft(second, 'client', two, 10, 0), NO_VERDICT, 0);
+  assert.equal(dup.idInFlight, true);
+  assert.ok(correlator.response(result(5, {}), 'server', one, 10, 5));
+  assert.deepEqual(released, [], 'the second is still open: the claim holds');
+  assert.ok(correlator.response(result(5, {}), 'server', two, 10, 6));
+  assert.deepEqual(released, [1], 'released with the last of them');
+});
+
+test("a request replacing one of the same POST under the same id takes over that one's claim", async () => {
+  const { correlator, flowOf, unanswered } = setup();
+  const released: string[] = [];
+  let claims = 0;
+  const book = new ClaimBook(async (keys) =>
+    keys.map(() => (++claims === 1 ? { taken: false, release: () => released.push('first') } : { taken: true, release: undefined })),
+  );
+  correlator.claims = book;
+  const batch = [request(6, 'ping'), request(6, 'ping')];
+  await book.claim('s-1', batch);
+  const flow = flowOf({ 'mcp-session-id': 's-1' }, 1);
+  flow.exchange = 1;
+  for (const msg of batch) correlator.open(correlator.draft(msg as Request, 'client', flow, 10, 0), NO_VERDICT, 0);
+  assert.equal(unanswered[0]?.why, 'replaced');
+  assert.deepEqual(released, [], 'the claim went to the request that replaced it');
+  assert.ok(correlator.response(result(6, {}), 'server', flow, 10, 5));
+  assert.deepEqual(released, ['first']);
+});
