@@ -222,8 +222,9 @@ export class RedisState implements SharedSessions {
   }
 
   /**
-   * Commands built on `m`, sent without waiting: none while the store is away (the caller sends
-   * again on its own schedule); a failure is counted under `op`.
+   * Commands built on `m`, sent without waiting: none while the store is away (what they write is
+   * written again by the caller's own refresh; a publication is not sent again); a failure is
+   * counted under `op`.
    */
   run(op: 'write' | 'refresh', build: (m: ChainableCommander) => void): void {
     if (this.up !== true) return;
