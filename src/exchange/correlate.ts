@@ -67,8 +67,6 @@ export function toolName(method: string, params: unknown): string | undefined {
 export class Correlator {
   /** In a fleet: the claims on request ids made before each POST was judged (claims.ts). */
   claims: ClaimBook | undefined;
-  /** Drafts whose claim on their id is this process's, until opened: how to release it. */
-  private readonly releases = new WeakMap<OpenRequest, () => void>();
 
   constructor(
     private readonly table: RequestTable,
@@ -97,7 +95,7 @@ export class Correlator {
       idInFlight ||= drafted.has(key);
       drafted.add(key);
     }
-    const draft: OpenRequest = {
+    return {
       scope: flow.scope,
       from,
       id: msg.id,
@@ -118,15 +116,14 @@ export class Correlator {
       peer: from === 'client' ? flow.peer : undefined,
       client: from === 'client' ? clientOf(msg.method, msg.params, flow.session.clientInfo) : undefined,
       verdict: NO_VERDICT,
+      release: claim?.release,
     };
-    if (claim?.release) this.releases.set(draft, claim.release);
-    return draft;
   }
 
   /** A drafted request enters the table with its verdict; returns its entry. */
   open(draft: OpenRequest, verdict: RequestVerdict, now: number): OpenRequest {
     const open = verdict === NO_VERDICT ? draft : { ...draft, verdict };
-    this.table.add(open, now, this.releases.get(draft));
+    this.table.add(open, now);
     return open;
   }
 

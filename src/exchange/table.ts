@@ -43,6 +43,8 @@ export interface OpenRequest {
   idToken?: string;
   /** What the client's rules found on the request and what the policy does about it, set when it is opened (NO_VERDICT for a server's request). */
   verdict: RequestVerdict;
+  /** In a fleet: gives up this request's claim on its id (exchange/claims.ts); called once it leaves the table. */
+  release?: () => void;
 }
 
 /** The correlation scope of a session named by Mcp-Session-Id (exchange/flow.ts): the same on every replica of a fleet. */
@@ -81,9 +83,6 @@ export class RequestTable {
   /** The open keys under each requestKey, oldest first (more than one only while an id is reused in flight). */
   private readonly byId = new Map<string, Set<string>>();
 
-  /** With a fleet's claims (exchange/claims.ts): how each open request's claim on its id is given up. */
-  private readonly releases = new Map<OpenRequest, () => void>();
-
   constructor(
     private readonly maxOpen: number,
     idleMs: number,
@@ -101,19 +100,15 @@ export class RequestTable {
     return this.open.size;
   }
 
-  /**
-   * Adds a request; one still open under the same key (an id reused in the same POST) is reported
-   * as unanswered. `release`: gives up the request's claim on its id when it leaves the table.
-   */
-  add(req: OpenRequest, now: number, release?: () => void): void {
+  /** Adds a request; one still open under the same key (an id reused in the same POST) is reported as unanswered. */
+  add(req: OpenRequest, now: number): void {
     const base = baseKey(req);
     const key = entryKey(base, req);
     // The claim on the id stays held while either is open: a request replacing one that held it takes it over.
     const replaced = this.open.peek(key);
-    let claim = release;
-    if (replaced && claim === undefined) {
-      claim = this.releases.get(replaced);
-      this.releases.delete(replaced);
+    if (replaced?.release && !req.release) {
+      req.release = replaced.release;
+      replaced.release = undefined;
     }
     const previous = this.remove(key);
     if (previous) this.onUnanswered(previous, 'replaced');
@@ -128,7 +123,6 @@ export class RequestTable {
     if (!same) this.byId.set(base, (same = new Set()));
     same.add(key);
     this.open.set(key, req, now);
-    if (claim) this.releases.set(req, claim);
   }
 
   /**
@@ -206,13 +200,13 @@ export class RequestTable {
     const same = this.byId.get(base);
     same?.delete(key);
     if (same?.size === 0) this.byId.delete(base);
-    const release = this.releases.get(req);
+    const { release } = req;
     if (!release) return;
-    this.releases.delete(req);
+    req.release = undefined;
     // Another request of this process under the same id is still open: the claim is its now.
     const heirKey = same?.values().next().value;
     const heir = heirKey === undefined ? undefined : this.open.peek(heirKey);
-    if (heir && !this.releases.has(heir)) this.releases.set(heir, release);
+    if (heir && !heir.release) heir.release = release;
     else release();
   }
 

@@ -11,7 +11,7 @@
 // Redis (state/redis-streams.ts).
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { pipeline } from 'node:stream/promises';
 import { ProxyError } from '../errors.ts';
@@ -76,9 +76,9 @@ export class LegacyPeers {
     at: { host: string; port: number } = { host: '127.0.0.1', port: 0 },
   ): Promise<PeerAddress> {
     this.legacy = proxy.legacy;
-    // Node checks the timeouts below only every connectionsCheckingInterval (30 s by default).
+    // Node checks the timeouts below (a connection that sends no request head in time included)
+    // only every connectionsCheckingInterval, 30 s by default.
     const server = createServer({ connectionsCheckingInterval: 1000 }, (req, res) => {
-      clearTimeout(firstRequest.get(req.socket));
       const token = req.headers[TOKEN];
       if (typeof token !== 'string' || !this.isToken(token)) return void res.writeHead(403).end();
       const client = req.headers[CLIENT];
@@ -92,15 +92,9 @@ export class LegacyPeers {
     });
     server.headersTimeout = proxy.server.headersTimeout;
     server.requestTimeout = proxy.server.requestTimeout;
-    // Reachable by the network in a fleet: a bounded number of connections, and none held open
-    // without a request (each forwarded POST comes on a connection of its own, at once).
+    // Reachable by the network in a fleet: a bounded number of connections (each forwarded POST
+    // comes on a connection of its own, at once).
     server.maxConnections = MAX_PEER_CONNECTIONS;
-    const firstRequest = new WeakMap<Socket, NodeJS.Timeout>();
-    server.on('connection', (socket: Socket) => {
-      const timer = setTimeout(() => socket.destroy(), server.headersTimeout);
-      firstRequest.set(socket, timer);
-      socket.once('close', () => clearTimeout(timer));
-    });
     proxy.server.once('close', () => {
       server.close();
       server.closeAllConnections();

@@ -261,12 +261,11 @@ export class RedisState implements SharedSessions {
     // A digest: the key holds a client's session id and request id, of any length.
     const names = keys.map((key) => `${PREFIX}inflight:${createHash('sha256').update(key).digest('base64url')}`);
     const values = keys.map(() => `${this.id}:${++this.claims}`);
-    const set = (i: number) => this.client.set(names[i]!, values[i]!, 'PX', this.o.requestTtlMs, 'NX');
     let gaveUp = false;
     // One request (most POSTs) is one command; a batch's go in one pipeline.
     const sent: Promise<Array<[Error | null, unknown]> | null> =
       names.length === 1
-        ? set(0).then((reply) => [[null, reply]])
+        ? this.client.set(names[0]!, values[0]!, 'PX', this.o.requestTtlMs, 'NX').then((reply) => [[null, reply]])
         : names.reduce((p, name, i) => p.set(name, values[i]!, 'PX', this.o.requestTtlMs, 'NX'), this.client.pipeline()).exec();
     // Claims made after the wait was given up hold nobody's request: released as they come.
     sent.then(

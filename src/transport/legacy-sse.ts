@@ -169,14 +169,7 @@ export class LegacySessions {
    */
   unplaced(target: string, now: number): boolean {
     if (this.lookup(target, now) === 'unknown') return this.holderOf(target, now) === undefined;
-    const q = target.indexOf('?');
-    if (q < 0 || this.mode === 'streamable-http') return false;
-    const params = new URLSearchParams(target.slice(q + 1));
-    return (
-      SESSION_PARAMS.some((p) => params.get(p) !== null) &&
-      this.named(target, now) === undefined &&
-      this.holderOf(target, now) === undefined
-    );
+    return this.sessionParam(target) !== undefined && this.named(target, now) === undefined && this.holderOf(target, now) === undefined;
   }
 
   /** Whether a request target is a legacy message endpoint (a POST there is MCP traffic, to judge). */
@@ -210,16 +203,21 @@ export class LegacySessions {
 
   /** The key of the session a request target's session parameter names, if it names one. */
   private nameOf(target: string): string | undefined {
-    const id = this.names(target).named;
+    const id = this.sessionParam(target);
     return id === undefined ? undefined : this.byName.get(id);
+  }
+
+  /** The session parameter's value a request target carries (`?sessionId=`), if any (none under streamable-http). */
+  private sessionParam(target: string): string | undefined {
+    const q = target.indexOf('?');
+    if (q < 0 || this.mode === 'streamable-http') return undefined;
+    const params = new URLSearchParams(target.slice(q + 1));
+    return SESSION_PARAMS.map((p) => params.get(p)).find((v) => v !== null) ?? undefined;
   }
 
   /** What a POST names its session by: its key (path and query), and its session parameter if it has one (where a fleet looks the session's holder up). */
   names(target: string): { key: string; named: string | undefined } {
-    const q = target.indexOf('?');
-    if (q < 0 || this.mode === 'streamable-http') return { key: keyOf(target), named: undefined };
-    const params = new URLSearchParams(target.slice(q + 1));
-    return { key: keyOf(target), named: SESSION_PARAMS.map((p) => params.get(p)).find((v) => v !== null) ?? undefined };
+    return { key: keyOf(target), named: this.sessionParam(target) };
   }
 
   /** The session's stream ended: its POSTs are answered 404 from now on (unless another stream has named the same endpoint since). */

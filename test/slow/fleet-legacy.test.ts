@@ -78,6 +78,15 @@ const unjudged = (records: readonly Rec[]) => records.filter((r) => r.msg === 'p
 /** A replica of the fleet on `store`: a generous bound on Redis, whose reads a loaded machine may slow past the default 50 ms. */
 const fleetArgs = (store: URL) => ['--state', store.href, '--peer-address', '127.0.0.1:0', '--state-timeout', '2s'];
 
+/** Debian's redis-server and the legacy fixture server, both stopped after the file. */
+async function storeAndLegacyServer() {
+  const store = await startRedis(redis!);
+  closers.push(() => store.stop());
+  const server = await startLegacyServer();
+  closers.push(server.close);
+  return { store, server };
+}
+
 const startCli = (upstream: URL, extra: string[] = []) =>
   startWorkersCli(upstream, 1, ['--log-level', 'debug', '--policy', ENFORCE, ...extra], closers);
 
@@ -95,10 +104,7 @@ describe('legacy SSE through three proxies behind nginx round robin', { skip }, 
     );
     await one.stop();
 
-    const store = await startRedis(redis!);
-    closers.push(() => store.stop());
-    const server = await startLegacyServer();
-    closers.push(server.close);
+    const { store, server } = await storeAndLegacyServer();
     const replicas: WorkersCli[] = [];
     for (let i = 0; i < 3; i++) replicas.push(await startCli(server.sse, fleetArgs(store.url)));
     const balancer = await startNginx(
@@ -144,10 +150,7 @@ async function exitOf(args: readonly string[]): Promise<{ code: number | null; s
 
 describe('a replica that missed the publication', { skip }, () => {
   test('started after the stream opened, it reads the holder from Redis and forwards the POSTs there', async () => {
-    const store = await startRedis(redis!);
-    closers.push(() => store.stop());
-    const server = await startLegacyServer();
-    closers.push(server.close);
+    const { store, server } = await storeAndLegacyServer();
     const holder = await startCli(server.sse, fleetArgs(store.url));
     await holder.waitFor((r) => r.msg === 'state store connected');
     let late: WorkersCli | undefined;
@@ -167,10 +170,7 @@ describe('a replica that missed the publication', { skip }, () => {
 
 describe('--workers with --state redis (no --peer-address)', { skip }, () => {
   test("the workers of one replica still forward legacy POSTs among themselves, and the primary's /metrics sums them", async () => {
-    const store = await startRedis(redis!);
-    closers.push(() => store.stop());
-    const server = await startLegacyServer();
-    closers.push(server.close);
+    const { store, server } = await storeAndLegacyServer();
     const two = await startWorkersCli(
       server.sse,
       2,
@@ -216,10 +216,7 @@ describe('--peer-address on the command line', { skip }, () => {
   });
 
   test('--state redis without --peer-address: the first legacy stream says, once, that its POSTs must reach this replica', async () => {
-    const store = await startRedis(redis!);
-    closers.push(() => store.stop());
-    const server = await startLegacyServer();
-    closers.push(server.close);
+    const { store, server } = await storeAndLegacyServer();
     const replica = await startCli(server.sse, ['--state', store.url.href]);
     await driveLegacySession(replica.url);
     await driveLegacySession(replica.url);
