@@ -25,6 +25,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { moduleUrl } from './helpers/compiled.ts';
 
 const TEST = new URL('./', import.meta.url);
 /** A share's entry file in test/, and its number. */
@@ -41,7 +42,7 @@ export function unitShare(): string[] {
 
 /** Imports (and so runs) the unit test files of test/unit.test.ts. */
 export async function runUnitShare(): Promise<void> {
-  for (const name of unitShare()) await import(new URL(name, UNIT).href);
+  for (const name of unitShare()) await import(moduleUrl(new URL(name, UNIT)));
 }
 
 /** The property test files (test/unit/*.property.test.ts). */
@@ -58,7 +59,7 @@ export function propertyFiles(): string[] {
  */
 export async function runProperties(multiplier: number): Promise<void> {
   process.env.PROPERTY_RUNS_MULTIPLIER ||= String(multiplier);
-  for (const name of propertyFiles()) await import(new URL(name, UNIT).href);
+  for (const name of propertyFiles()) await import(moduleUrl(new URL(name, UNIT)));
 }
 
 /** The integration files package.json's "test:run" script names one by one (a process each). */
@@ -110,5 +111,5 @@ export async function runShare(entryUrl: string): Promise<void> {
   if (!entries.includes(n) || entries.some((m, i) => m !== i + 1)) {
     throw new Error(`share entries must be test/shared-1.test.ts ... shared-<count>.test.ts; found ${entries.join(', ')} (this one ${n})`);
   }
-  for (const name of share(n, entries.length)) await import(new URL(name, INTEGRATION).href);
+  for (const name of share(n, entries.length)) await import(moduleUrl(new URL(name, INTEGRATION)));
 }

@@ -1,46 +1,27 @@
-// One ES module file from a TypeScript entry and everything it imports (our sources and the
+// One ES module file from an entry (ours in TypeScript, or a package's) and everything it imports (our sources and the
 // packages alike), for a program a test starts many times: `node <bundle>.mjs` starts in ~0.1-0.2 s
 // of CPU where `node --import tsx <entry>.ts` takes ~0.6-0.9 s, most of it tsx's module hooks (on
 // Node 20 every import crosses to the hooks thread) and loading hundreds of files. The code is the
 // same (tsx compiles with esbuild too, one file at a time); only the loading differs.
 //
-// In a bundle every module would share the bundle's import.meta.url; ours (src/, test/) keep their
-// own source file's URL, so that what they find next to themselves (../package.json, config/,
-// packages by createRequire) is what they find when run from source.
+// In a bundle every module would share the bundle's import.meta.url; each keeps its own source
+// file's (test/helpers/source-meta.mjs), so that what it finds next to itself (../package.json,
+// config/, a package's own files, packages by createRequire) is what it finds when run in place.
 //
 // esbuild is tsx's own dependency, resolved from tsx: no package of our own to keep in step.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SOURCE_META_DEFINE, sourceMeta } from './source-meta.mjs';
 
 interface Esbuild {
   build(options: Record<string, unknown>): Promise<{ metafile: { inputs: Record<string, unknown> } }>;
 }
-interface PluginBuild {
-  onLoad(options: { filter: RegExp }, callback: (args: { path: string }) => Promise<{ contents: string; loader: string }>): void;
-}
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const fromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'));
-const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/** Our TypeScript files keep their own import.meta (url, filename, dirname) in the bundle. */
-const ownImportMeta = {
-  name: 'own-import-meta',
-  setup(build: PluginBuild): void {
-    build.onLoad({ filter: new RegExp(`^${escapeRegExp(ROOT)}(src|test)/.*\\.ts$`) }, async ({ path }) => {
-      const text = await readFile(path, 'utf8');
-      const contents = text
-        .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(path).href))
-        .replaceAll('import.meta.filename', JSON.stringify(path))
-        .replaceAll('import.meta.dirname', JSON.stringify(dirname(path)));
-      return { contents, loader: 'ts' };
-    });
-  },
-};
 
 /**
  * Bundles `entry` into `outfile` (ESM, for this Node); returns the absolute paths of its inputs.
@@ -58,7 +39,8 @@ export async function bundle(entry: string, outfile: string): Promise<string[]> 
     target: `node${process.versions.node}`,
     logLevel: 'error',
     banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
-    plugins: [ownImportMeta],
+    plugins: [sourceMeta(/\.[cm]?[jt]s$/)],
+    define: SOURCE_META_DEFINE,
     metafile: true,
   });
   // The metafile names inputs relative to the working directory.
@@ -67,9 +49,10 @@ export async function bundle(entry: string, outfile: string): Promise<string[]> 
 
 const bundles = new Map<string, Promise<string>>();
 const CACHE = join(ROOT, 'node_modules/.cache/mcp-warden/bundles');
-/** How bundles are built (this file): a change here builds them again. */
+/** How bundles are built (this file and the plugin it uses): a change builds them again. */
 const HOW = createHash('sha256')
   .update(readFileSync(fileURLToPath(import.meta.url)))
+  .update(readFileSync(fileURLToPath(new URL('./source-meta.mjs', import.meta.url))))
   .digest('hex')
   .slice(0, 12);
 

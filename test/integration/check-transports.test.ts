@@ -11,7 +11,7 @@ import { startEverythingServer } from '../fixtures/everything-server.ts';
 import { startLegacyServer } from '../fixtures/legacy-sse-server.ts';
 import { cliArgs } from '../helpers/bundle.ts';
 import { check as checkWith } from '../helpers/check.ts';
-import { EVERYTHING, fixtureServer } from '../helpers/stdio.ts';
+import { everythingServer, fixtureServer } from '../helpers/stdio.ts';
 
 const closers: Array<() => Promise<void>> = [];
 after(async () => {
@@ -26,7 +26,7 @@ const rules = (r: CheckReport, probe: string) => r.probes.find((p) => p.probe ==
 
 describe('check --stdio', () => {
   test('server-everything over stdio: the method probes run and judge, HTTP probes are skipped with the reason', async () => {
-    const report = await check({ command: process.execPath, args: [EVERYTHING, 'stdio'] });
+    const report = await check({ command: process.execPath, args: [await everythingServer(), 'stdio'] });
     assert.equal(report.reach.status, 'ok');
     assert.equal(report.protocol.used, '2025-11-25');
     assert.equal(verdict(report, 'initialize'), 'pass');
@@ -59,10 +59,14 @@ describe('check --stdio', () => {
 
   test('the CLI: check --stdio -- COMMAND ARGS (options after the command are its own), and a usage error without one', async () => {
     const cli = await cliArgs();
-    const run = spawnSync(process.execPath, [...cli, 'check', '--stdio', '-f', 'json', '--', process.execPath, EVERYTHING, 'stdio'], {
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const run = spawnSync(
+      process.execPath,
+      [...cli, 'check', '--stdio', '-f', 'json', '--', process.execPath, await everythingServer(), 'stdio'],
+      {
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
     assert.equal(run.status, 1, run.stderr);
     const report = JSON.parse(run.stdout) as CheckReport;
     assert.equal(verdict(report, 'initialize'), 'pass');

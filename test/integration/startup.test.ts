@@ -8,16 +8,17 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sourceArgs, sourceUrl } from '../helpers/compiled.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const HOOK = new URL('../fixtures/record-imports.mjs', import.meta.url).pathname;
 
-/** Runs `node src/cli.ts ...args` from source; returns the modules it loaded (paths from the repository's root, or package names). */
+/** Runs `node src/cli.ts ...args` from source (or its compiled twins under `npm test`, module for module); returns the modules it loaded (paths from the repository's root, or package names). */
 function loaded(args: readonly string[], input = ''): { modules: string[]; stdout: string; status: number | null } {
   const dir = mkdtempSync(join(tmpdir(), 'warden-startup-'));
   const file = join(dir, 'imports.txt');
   try {
-    const run = spawnSync(process.execPath, ['--import', HOOK, '--import', 'tsx', 'src/cli.ts', ...args], {
+    const run = spawnSync(process.execPath, ['--import', HOOK, ...sourceArgs('src/cli.ts'), ...args], {
       cwd: ROOT,
       env: { ...process.env, RECORD_IMPORTS: file },
       input,
@@ -27,7 +28,8 @@ function loaded(args: readonly string[], input = ''): { modules: string[]; stdou
     const modules = readFileSync(file, 'utf8')
       .split('\n')
       .filter(Boolean)
-      .map((url) => {
+      .map((loadedUrl) => {
+        const url = sourceUrl(loadedUrl);
         const pkg = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
         return pkg ? pkg[1]! : url.replace(`file://${ROOT}`, '');
       });

@@ -11,7 +11,7 @@ import { after, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { EVERYTHING, fixtureServer, initialize, startStdio, stdioArgs, toolCall, type StdioRun } from '../helpers/stdio.ts';
+import { everythingServer, fixtureServer, initialize, startStdio, stdioArgs, toolCall, type StdioRun } from '../helpers/stdio.ts';
 
 const ENFORCE = new URL('../../config/enforce.yaml', import.meta.url).pathname;
 const runs: StdioRun[] = [];
@@ -46,7 +46,7 @@ async function sdkThroughWarden(flags: string[]) {
   const logFile = join(dir, 'log.jsonl');
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: await stdioArgs([process.execPath, EVERYTHING, 'stdio'], flags, logFile),
+    args: await stdioArgs([process.execPath, await everythingServer(), 'stdio'], flags, logFile),
     stderr: 'pipe',
   });
   const errors: Error[] = [];

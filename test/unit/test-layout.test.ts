@@ -34,7 +34,7 @@ test('npm test runs every unit and integration test file exactly once', () => {
     'type-check and lint first, then the tests',
   );
   const script = pkg.scripts['test:run']!;
-  assert.match(script, /^node --import tsx --test /, 'the node test runner with tsx');
+  assert.match(script, /^node test\/run\.mjs /, 'the node test runner on the compiled files (test/run.mjs)');
   const shares = shareEntries().length;
   const run: string[] = [];
   for (const arg of script.split(/\s+/).filter((a) => a.endsWith('.ts'))) {
