@@ -5,7 +5,7 @@
 // `test:integration` and `test:watch` still run the files one by one.
 //
 // - test/unit.test.ts: every test/unit/*.test.ts but the *.property.test.ts files, which
-//   test/properties.test.ts runs in a process of their own, at a quarter of their runs (the slow
+//   test/properties.test.ts runs in a process of their own, at an eighth of their runs (the slow
 //   tier's test/slow/properties.test.ts runs them at twice).
 // - test/shared-<n>.test.ts: share n of the test/integration/*.test.ts files, balanced by their
 //   measured cost (share() below), where `shares` is how many of those entry files there are; except
