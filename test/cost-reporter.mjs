@@ -1,7 +1,7 @@
 // What each integration test file costs in a run of the shares, for test/shares.ts to balance them:
 // the seconds its top-level tests took, as JSON. Regenerate test/shares-cost.json (after adding or
 // changing slow tests; a file missing from it counts as a typical one):
-//   node --import tsx --test --test-concurrency=4 --test-reporter=./test/cost-reporter.mjs \
+//   node test/run.mjs --test-concurrency=4 --test-reporter=./test/cost-reporter.mjs \
 //     --test-reporter-destination=test/shares-cost.json test/shared-*.test.ts
 import { basename } from 'node:path';
 
