@@ -1,6 +1,6 @@
-// `npm test` runs most test files several to a process instead of one each: a process costs ~0.3 s
-// of CPU to start for a unit test file and ~1 s for an integration test file (node, tsx's module
-// hooks, loading src/ and the SDK again), more than most files take to run. Every test still
+// `npm test` runs most test files several to a process instead of one each: a process costs
+// ~0.5-1.5 s of CPU to start (node, the test runner's child, loading src/ and the SDK again; more
+// under tsx), more than most files take to run. Every test still
 // runs and reports as before (same counts in the summary); `npm run test:unit`,
 // `test:integration` and `test:watch` still run the files one by one.
 //

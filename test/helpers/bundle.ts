@@ -1,8 +1,10 @@
-// One ES module file from an entry (ours in TypeScript, or a package's) and everything it imports (our sources and the
-// packages alike), for a program a test starts many times: `node <bundle>.mjs` starts in ~0.1-0.2 s
-// of CPU where `node --import tsx <entry>.ts` takes ~0.6-0.9 s, most of it tsx's module hooks (on
-// Node 20 every import crosses to the hooks thread) and loading hundreds of files. The code is the
-// same (tsx compiles with esbuild too, one file at a time); only the loading differs.
+// One file from an entry (ours in TypeScript, or a package's) and everything it imports (our
+// sources and the packages alike), for a program a test starts many times: `node <bundle>` starts
+// in ~0.1-0.3 s of CPU where `node --import tsx <entry>.ts` takes ~0.6-1 s, most of it tsx's module
+// hooks (on Node 20 every import crosses to the hooks thread) and loading hundreds of files. The
+// code is the same (tsx compiles with esbuild too, one file at a time); only the loading differs.
+// bundled() makes it CommonJS, run from V8's code cache (code-cache.cjs), unless the entry awaits
+// at its top level (an ES module then).
 //
 // In a bundle every module would share the bundle's import.meta.url; each keeps its own source
 // file's (test/helpers/source-meta.mjs), so that what it finds next to itself (../package.json,

@@ -5,8 +5,8 @@
 //
 // The cache sits next to the bundle, named by the build (the bundle's first line, `// build <id>`)
 // and the V8 version: V8 checks a cache against its source's length only, so a cache is never
-// looked up for another build's code. A process that found none, or one V8 refused, writes it if it
-// lives a second (by then the functions its start called are compiled, and so in it), and removes
+// looked up for another build's code (a file without that line runs uncached). A process that
+// found none, or one V8 refused, writes it if it lives a second (by then the functions its start called are compiled, and so in it), and removes
 // the caches of other builds; files are replaced by rename, so a process reads one whole cache or
 // none.
 'use strict';
@@ -22,16 +22,16 @@ exports.run = function run(file) {
   // reading took ~30-70 ms for the CLI's 4.7 MB, this ~1 ms.
   const bytes = readFileSync(file);
   const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
-  const build = /^\/\/ build (\w+)/.exec(source)?.[1] ?? 'unnamed';
+  const build = /^\/\/ build (\w+)/.exec(source)?.[1];
   const cacheFile = `${file}.${build}.v8-${process.versions.v8}.cache`;
   let cachedData;
   try {
-    cachedData = readFileSync(cacheFile);
+    if (build) cachedData = readFileSync(cacheFile);
   } catch {
     // none yet: this process writes it
   }
   const script = new Script(Module.wrap(source), { filename: file, cachedData });
-  if (cachedData === undefined || script.cachedDataRejected) {
+  if (build && (cachedData === undefined || script.cachedDataRejected)) {
     const write = () => {
       const tmp = `${cacheFile}.${process.pid}`;
       try {

@@ -16,9 +16,8 @@ export function moduleUrl(source: URL): string {
 /** `url` as the .ts source it was compiled from, if it is a compiled twin; else as it is. */
 export function sourceUrl(url: string): string {
   if (!COMPILED) return url;
-  const prefix = pathToFileURL(COMPILED).href;
-  if (!url.startsWith(`${prefix}/`)) return url;
-  return pathToFileURL(join(ROOT, url.slice(prefix.length + 1).replace(/\.js$/, '.ts'))).href;
+  if (!url.startsWith(`${pathToFileURL(COMPILED).href}/`)) return url;
+  return pathToFileURL(join(ROOT, relative(COMPILED, fileURLToPath(url)).replace(/\.js$/, '.ts'))).href;
 }
 
 /** The arguments after `node` that run `entry` (a .ts path from the repository's root) from its sources, not bundled. */
