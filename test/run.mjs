@@ -6,6 +6,9 @@
 //
 //   node test/run.mjs [--checks] [node --test options] <test files, as .ts paths>
 //
+// The files start in the order given (node's runner alone would start them in the order of their
+// paths).
+//
 // Each file is compiled on its own (imports kept, `./x.ts` becoming `./x.js`) into
 // node_modules/.cache/mcp-warden/js-<node>-<hash of how>/, the tree mirrored. Each keeps its
 // source's import.meta.url, filename and dirname (test/helpers/source-meta.mjs), so what it finds
@@ -22,7 +25,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { SOURCE_META_DEFINE, sourceMeta } from './helpers/source-meta.mjs';
 
@@ -156,17 +159,28 @@ if (!args.some((arg) => arg.endsWith('.ts') && !arg.startsWith('-'))) {
   console.error('usage: node test/run.mjs [--checks] [node --test options] <test files (.ts)>');
   process.exit(2);
 }
+/**
+ * The files to give the runner, which starts them in the order of their paths: for each file
+ * given, `<OUT>/start-<hash of the list>/<nn>-<name>.js`, which imports its compiled twin, so
+ * they start in the order given (the long ones first: the last to start is not the last to end).
+ */
+function inOrder(files) {
+  const dir = join(OUT, `start-${createHash('sha256').update(files.join('\n')).digest('hex').slice(0, 12)}`);
+  return files.map((file, i) => {
+    const entry = join(dir, `${String(i).padStart(3, '0')}-${basename(file)}`);
+    if (!existsSync(entry)) replace(entry, `import ${JSON.stringify(pathToFileURL(file).href)};\n`);
+    return entry;
+  });
+}
+
 const checks = withChecks ? Promise.all([check('typecheck'), check('lint')]) : Promise.resolve([]);
 await compile();
-const child = spawn(
-  process.execPath,
-  [
-    '--enable-source-maps',
-    '--test',
-    ...args.map((arg) => (arg.endsWith('.ts') && !arg.startsWith('-') ? twin(relative(ROOT, resolve(arg))) : arg)),
-  ],
-  { stdio: 'inherit', env: { ...process.env, MCP_WARDEN_TEST_JS: OUT } },
-);
+const isFile = (arg) => arg.endsWith('.ts') && !arg.startsWith('-');
+const files = inOrder(args.filter(isFile).map((arg) => twin(relative(ROOT, resolve(arg)))));
+const child = spawn(process.execPath, ['--enable-source-maps', '--test', ...args.filter((arg) => !isFile(arg)), ...files], {
+  stdio: 'inherit',
+  env: { ...process.env, MCP_WARDEN_TEST_JS: OUT },
+});
 // Ctrl-C reaches the runner too (same process group); this one waits for it and ends as it did.
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
 child.on('exit', async (code, signal) => {

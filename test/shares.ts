@@ -13,10 +13,11 @@
 //   the ones that measure their process's heap (faults-client, faults-upstream, compression) and
 //   the long ones (conformance, precision-corpus, production-install).
 //
-// The runner starts files in name order, so the long test/integration/* files start first, then
-// the shares, then the unit files; four at a time (--test-concurrency=4) on two cores: a share
-// spends most of its time waiting on sockets, timeouts and child processes, and the fourth file
-// uses the cores meanwhile (three at a time: 86-100 s a run; four: 82-88 s, measured 2026-12-06).
+// test/run.mjs starts files in the order the script names them: the shares (the longest) first,
+// with the unit share; the property tests and the files with a process of their own take the slot
+// the unit share leaves. Four at a time (--test-concurrency=4) on two cores: a share spends much of
+// its time waiting on sockets, timeouts and child processes, and the fourth file uses the cores
+// meanwhile (three at a time: 86-100 s a run; four: 82-88 s, measured under tsx on 2026-12-06).
 //
 // Sharing a process is safe for files whose tests only use what they start (servers on port 0,
 // temporary directories) and close it in their hooks. Hooks at a file's top level become hooks of
