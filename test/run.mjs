@@ -148,17 +148,10 @@ function check(script) {
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
     child.on('error', (err) => done({ script, code: 1, output: String(err) }));
-    child.on('exit', (code, signal) => done({ script, code: code ?? (signal ? 1 : 0), output }));
+    child.on('exit', (code) => done({ script, code: code ?? 1, output }));
   });
 }
 
-const argv = process.argv.slice(2);
-const withChecks = argv.includes('--checks');
-const args = argv.filter((arg) => arg !== '--checks');
-if (!args.some((arg) => arg.endsWith('.ts') && !arg.startsWith('-'))) {
-  console.error('usage: node test/run.mjs [--checks] [node --test options] <test files (.ts)>');
-  process.exit(2);
-}
 /**
  * The files to give the runner, which starts them in the order of their paths: for each file
  * given, `<OUT>/start-<hash of the list>/<nn>-<name>.js`, which imports its compiled twin, so
@@ -173,9 +166,16 @@ function inOrder(files) {
   });
 }
 
+const argv = process.argv.slice(2);
+const withChecks = argv.includes('--checks');
+const args = argv.filter((arg) => arg !== '--checks');
+const isFile = (arg) => arg.endsWith('.ts') && !arg.startsWith('-');
+if (!args.some(isFile)) {
+  console.error('usage: node test/run.mjs [--checks] [node --test options] <test files (.ts)>');
+  process.exit(2);
+}
 const checks = withChecks ? Promise.all([check('typecheck'), check('lint')]) : Promise.resolve([]);
 await compile();
-const isFile = (arg) => arg.endsWith('.ts') && !arg.startsWith('-');
 const files = inOrder(args.filter(isFile).map((arg) => twin(relative(ROOT, resolve(arg)))));
 const child = spawn(process.execPath, ['--enable-source-maps', '--test', ...args.filter((arg) => !isFile(arg)), ...files], {
   stdio: 'inherit',
