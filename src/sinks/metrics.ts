@@ -1,7 +1,7 @@
 // Prometheus metrics (prom-client, a registry of our own). Label values are bounded: methods the
 // spec does not define, codes it does not name and tools outside the catalogue fold into "other".
 import { createRequire } from 'node:module';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, type Metric, Registry, collectDefaultMetrics } from 'prom-client';
 import type { JudgedExchange } from '../engine/plans.ts';
 import { ALL_CLIENT_METHODS } from '../mcp/methods.ts';
 import type { Decision } from '../rewrite/types.ts';
@@ -24,6 +24,25 @@ function buildVersion(): string {
 }
 const BUILD_VERSION = buildVersion();
 
+let processMetrics: Metric[] | undefined;
+/**
+ * The process under the names dashboards expect (process_cpu_seconds_total,
+ * nodejs_heap_size_used_bytes, ...): made once per process and registered in every proxy's
+ * registry. A set of its own per proxy would measure the same process again, each with an
+ * event-loop-delay histogram and a GC observer of its own.
+ */
+function processMetricsOnce(): Metric[] {
+  if (!processMetrics) {
+    const register = new Registry();
+    collectDefaultMetrics({ register });
+    processMetrics = register
+      .getMetricsAsArray()
+      .map(({ name }) => register.getSingleMetric(name))
+      .filter((metric) => metric !== undefined);
+  }
+  return processMetrics;
+}
+
 export class Metrics {
   readonly registry = new Registry();
   private readonly exchanges: Counter<'method' | 'status' | 'code' | 'is_error'>;
@@ -43,8 +62,7 @@ export class Metrics {
 
   constructor(gauges: { sessions: () => number; openRequests: () => number }) {
     const registers = [this.registry];
-    // The process under the names dashboards expect (process_cpu_seconds_total, nodejs_heap_size_used_bytes, ...).
-    collectDefaultMetrics({ register: this.registry });
+    for (const metric of processMetricsOnce()) this.registry.registerMetric(metric);
     new Gauge({
       name: 'mcp_warden_build_info',
       help: 'Always 1: the mcp-warden version and Node.js version running',
