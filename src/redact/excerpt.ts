@@ -36,11 +36,19 @@ function redactedHead(text: string, max: number): string {
 /**
  * A value as redacted JSON text. Strings are redacted as they are, before JSON escapes them
  * (`\n` would hide where a token starts), and values under credential names at any depth; past
- * HEAD characters of strings, the rest (never shown) is left out.
+ * HEAD characters of strings, the rest (never shown) is left out. So is every value past the
+ * first `max` + 1: each value written adds at least one character that is not white space (a
+ * bracket, a quote, a digit, a key) before the next is read, so what follows cannot reach the
+ * excerpt's `max` characters. It is written as `…`: a value nested deeper than the stack or
+ * megabytes wide is not walked to the end for an excerpt of a line.
  */
 function redactedJson(value: unknown, max: number): string {
   let budget = HEAD;
+  let written = 0;
   const replacer = (key: string, v: unknown): unknown => {
+    if (written > max) return '…';
+    // Written as nothing: an object member that is undefined, a function or a symbol.
+    if (v !== undefined && typeof v !== 'function' && typeof v !== 'symbol') written++;
     if (key !== '' && secretField(key, v)) return REDACTED;
     if (typeof v !== 'string') return v;
     if (budget <= 0) return '…';
@@ -50,7 +58,7 @@ function redactedJson(value: unknown, max: number): string {
   try {
     return JSON.stringify(value, replacer) ?? String(value);
   } catch {
-    // Too deep, circular or holding a BigInt: a placeholder (String() of a deep array recurses too).
+    // Circular or holding a BigInt: a placeholder (String() of a deep array recurses).
     return typeof value !== 'object' || value === null ? String(value) : Array.isArray(value) ? '[…]' : '{…}';
   }
 }
