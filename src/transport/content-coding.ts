@@ -3,7 +3,7 @@
 // body is relayed as it came and not judged (read as text it would look like garbage).
 import zlib from 'node:zlib';
 import * as streams from 'node:stream';
-import { pipeline, type Duplex, type Readable } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 
 export type Coding =
   | { kind: 'identity' }
@@ -14,7 +14,8 @@ export type Coding =
 type Known = Extract<Coding, { kind: 'known' }>;
 
 // stream.compose (Node 16.9, a stable API since 23) is missing from @types/node 20.
-const compose = (streams as unknown as { compose: (...stages: Duplex[]) => Duplex }).compose;
+type Stage = Duplex | AsyncIterable<Buffer> | ((source: AsyncIterable<Buffer>) => AsyncIterable<Buffer>);
+const compose = (streams as unknown as { compose: (...stages: Stage[]) => Duplex }).compose;
 
 const IDENTITY: Coding = { kind: 'identity' };
 
@@ -81,10 +82,27 @@ export function decoderFor(coding: Known): Duplex {
   return stages.length === 1 ? stages[0]! : compose(...stages);
 }
 
-/** The body decoded, as one stream: destroying it destroys the body, whose own errors come through as they are. */
+/**
+ * The body decoded, as one stream: destroying it destroys the body. When the body breaks, what it
+ * sent before is decoded and read out first, then the stream fails with the body's error: the
+ * decoder works off the thread, and a break that came while it still held bytes (they arrive
+ * together) lost events that had come whole.
+ */
 export function decodedBody(body: Readable, coding: Known): Readable {
-  // The callback only keeps the failure from going unhandled: the returned stream carries it.
-  return pipeline(body, decoderFor(coding), () => {});
+  let broken: { error: unknown } | undefined;
+  async function* untilBroken(): AsyncGenerator<Buffer> {
+    try {
+      for await (const chunk of body as AsyncIterable<Buffer>) yield chunk;
+    } catch (error) {
+      // The decoder ends on what it has (a cut decodes to what arrived: ZLIB's finishFlush).
+      broken = { error };
+    }
+  }
+  async function* thenBroken(decoded: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+    yield* decoded;
+    if (broken) throw broken.error;
+  }
+  return compose(untilBroken(), decoderFor(coding), thenBroken);
 }
 
 export type Decoding =
