@@ -131,10 +131,13 @@ describe('an answer on the wrong exchange is a finding, never a match', () => {
   });
 
   test('many POSTs reusing one id at once (what a load generator sends): every answer logged as its own result', async () => {
+    // Held until all twenty have reached the server (each then open at the proxy), answered in
+    // reverse order of arrival: no answer comes while its request is the only one open.
+    const held: Array<() => void> = [];
     const proxy = await setup((_req, res, body) => {
       const { params } = JSON.parse(body.toString()) as { params: { arguments: { n: number } } };
-      // Answered in reverse order of arrival, so no answer comes while it is the only one open.
-      setTimeout(() => json(res, answer(7, `done ${params.arguments.n}`)), 60 - params.arguments.n * 2);
+      held.push(() => json(res, answer(7, `done ${params.arguments.n}`)));
+      if (held.length === 20) for (const release of held.reverse()) release();
     });
     const bodies = await Promise.all(
       Array.from({ length: 20 }, async (_, n) => {
