@@ -1,8 +1,9 @@
 // What each integration test file costs in a run of the shares, for test/shares.ts to balance them:
 // the seconds its top-level tests took, as JSON. Regenerate test/shares-cost.json (after adding or
-// changing slow tests; a file missing from it counts as a typical one):
+// changing slow tests; a file missing from it counts as a typical one), into another file first:
+// the runner empties its destination before the shares read the table.
 //   node test/run.mjs --test-concurrency=4 --test-reporter=./test/cost-reporter.mjs \
-//     --test-reporter-destination=test/shares-cost.json test/shared-*.test.ts
+//     --test-reporter-destination=/tmp/shares-cost.json test/shared-*.test.ts && mv /tmp/shares-cost.json test/shares-cost.json
 import { basename } from 'node:path';
 
 // Plain JavaScript: the runner loads a reporter before tsx's hooks are in place.
