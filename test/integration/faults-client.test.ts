@@ -118,10 +118,13 @@ describe('the client aborts', () => {
     const { upstream, proxy } = await setup(byTool({}));
     const body = call('half', 'echo');
     const c = rawClient(Number(proxy.url.port));
-    c.socket.write(
-      `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: ${ACCEPT}\r\ncontent-length: ${body.length + 1000}\r\n\r\n${body}`,
+    // Closed once the bytes are with the system (a close before the connection is made drops them).
+    await new Promise<void>((resolve) =>
+      c.socket.write(
+        `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: ${ACCEPT}\r\ncontent-length: ${body.length + 1000}\r\n\r\n${body}`,
+        () => resolve(),
+      ),
     );
-    await sleep(100);
     c.socket.destroy();
     const rejected = await proxy.log.waitFor((r) => r.msg === 'request rejected');
     assert.equal(rejected.proxyError, 'WARDEN_BAD_REQUEST');
