@@ -39,14 +39,14 @@ function redactedHead(text: string, max: number): string {
  * HEAD characters of strings, the rest (never shown) is left out. So is every value past the
  * first `max` + 1: each value written adds at least one character that is not white space (a
  * bracket, a quote, a digit, a key) before the next is read, so what follows cannot reach the
- * excerpt's `max` characters. It is written as `…`: a value nested deeper than the stack or
- * megabytes wide is not walked to the end for an excerpt of a line.
+ * excerpt's `max` characters. Past them nothing is entered (a value nested deeper than the stack
+ * is not walked to an overflow); the rest of a list already entered is still visited, as null.
  */
 function redactedJson(value: unknown, max: number): string {
   let budget = HEAD;
   let written = 0;
   const replacer = (key: string, v: unknown): unknown => {
-    if (written > max) return '…';
+    if (written > max) return undefined;
     // Written as nothing: an object member that is undefined, a function or a symbol.
     if (v !== undefined && typeof v !== 'function' && typeof v !== 'symbol') written++;
     if (key !== '' && secretField(key, v)) return REDACTED;
@@ -58,7 +58,7 @@ function redactedJson(value: unknown, max: number): string {
   try {
     return JSON.stringify(value, replacer) ?? String(value);
   } catch {
-    // Circular or holding a BigInt: a placeholder (String() of a deep array recurses).
+    // Circular or holding a BigInt within what is shown: a placeholder (String() of a deep array recurses).
     return typeof value !== 'object' || value === null ? String(value) : Array.isArray(value) ? '[…]' : '{…}';
   }
 }

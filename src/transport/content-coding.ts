@@ -3,7 +3,7 @@
 // body is relayed as it came and not judged (read as text it would look like garbage).
 import zlib from 'node:zlib';
 import * as streams from 'node:stream';
-import type { Duplex, Readable } from 'node:stream';
+import { PassThrough, type Duplex, type Readable } from 'node:stream';
 
 export type Coding =
   | { kind: 'identity' }
@@ -83,10 +83,10 @@ export function decoderFor(coding: Known): Duplex {
 }
 
 /**
- * The body decoded, as one stream: destroying it destroys the body. When the body breaks, what it
- * sent before is decoded and read out first, then the stream fails with the body's error: the
- * decoder works off the thread, and a break that came while it still held bytes (they arrive
- * together) lost events that had come whole.
+ * The body decoded, as one stream: destroying it, or bytes that stop decoding, destroy the body.
+ * When the body breaks, what it sent before is decoded and read out first, then the stream fails
+ * with the body's error: the decoder works off the thread, and a break that came while it still
+ * held bytes (they arrive together) lost events that had come whole.
  */
 export function decodedBody(body: Readable, coding: Known): Readable {
   let broken: { error: unknown } | undefined;
@@ -102,7 +102,13 @@ export function decodedBody(body: Readable, coding: Known): Readable {
     yield* decoded;
     if (broken) throw broken.error;
   }
-  return compose(untilBroken(), decoderFor(coding), thenBroken);
+  const decoder = decoderFor(coding);
+  // A stream of bytes out (not of objects), whose end or destruction also ends a body that is
+  // idle: the generator reading it would otherwise wait for its next chunk.
+  const out = new PassThrough();
+  out.once('close', () => body.destroy());
+  decoder.once('error', () => body.destroy());
+  return compose(untilBroken(), decoder, thenBroken, out);
 }
 
 export type Decoding =

@@ -191,7 +191,8 @@ describe('a request the proxy gives up on gets a JSON-RPC error with its id on t
         },
       }),
       'enforce, rules logged',
-      { upstreamBodyTimeoutMs: 2000 },
+      // Past the 5 s the test waits: the error must come from the bad bytes, at once, not from a timeout.
+      { upstreamBodyTimeoutMs: 30_000 },
     );
     const res = await post(proxy.url, call('bad', 'bad'), { 'accept-encoding': 'gzip' });
     assert.equal(res.headers['content-encoding'], undefined, 'decoded for the client, so the proxy can write to it');

@@ -2,7 +2,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
-import { codingOf, decodeBounded, isDecodeError, type Coding } from '../../src/transport/content-coding.ts';
+import { PassThrough } from 'node:stream';
+import { codingOf, decodeBounded, decodedBody, isDecodeError, type Coding } from '../../src/transport/content-coding.ts';
 
 const known = (header: string): Extract<Coding, { kind: 'known' }> => {
   const c = codingOf(header);
@@ -85,4 +86,63 @@ test('isDecodeError: zlib and brotli failures, not socket or upstream errors', (
   assert.equal(isDecodeError(reset), false);
   assert.equal(isDecodeError(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' })), false);
   assert.equal(isDecodeError(undefined), false);
+});
+
+describe('decodedBody', () => {
+  const gzip = known('gzip');
+  /** A gzip stream flushed after `text`, not ended (what a server streaming events has sent so far). */
+  const flushed = (text: string): Buffer => zlib.gzipSync(text, { finishFlush: zlib.constants.Z_SYNC_FLUSH });
+  /** A body that sends `chunks`, then stays open until destroyed. */
+  const idleBody = (...chunks: Buffer[]): PassThrough => {
+    const body = new PassThrough();
+    for (const chunk of chunks) body.write(chunk);
+    return body;
+  };
+  const closed = (s: PassThrough): Promise<void> => (s.destroyed ? Promise.resolve() : new Promise((r) => s.once('close', () => r())));
+
+  test('a body that breaks: what it sent is read out first, then its error', async () => {
+    const body = new PassThrough();
+    const decoded = decodedBody(body, gzip);
+    body.write(flushed('event one\n\n'));
+    // Broken once the chunk is read from it (as a socket's data is), while the decoder holds it.
+    while (body.readableLength > 0) await new Promise((r) => setImmediate(r));
+    body.destroy(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }));
+    let text = '';
+    await assert.rejects(
+      (async () => {
+        for await (const chunk of decoded) text += String(chunk);
+      })(),
+      /other side closed/,
+    );
+    assert.equal(text, 'event one\n\n');
+  });
+
+  test('bytes that stop decoding fail the stream at once and destroy the body, though it sends nothing more', async () => {
+    const body = idleBody(flushed('event one\n\n'), Buffer.alloc(64, 0xff));
+    const decoded = decodedBody(body, gzip);
+    await assert.rejects(
+      (async () => {
+        for await (const _ of decoded);
+      })(),
+      (err: Error) => isDecodeError(err),
+    );
+    await closed(body);
+  });
+
+  test('destroyed by its reader (the client left): the idle body is destroyed too', async () => {
+    const body = idleBody(flushed('event one\n\n'));
+    const decoded = decodedBody(body, gzip);
+    for await (const _ of decoded) break;
+    await closed(body);
+  });
+
+  test('a body that ends: the stream ends, in bytes', async () => {
+    const body = new PassThrough();
+    const decoded = decodedBody(body, gzip);
+    body.end(zlib.gzipSync('a\n\nb\n\n'));
+    const chunks: unknown[] = [];
+    for await (const chunk of decoded) chunks.push(chunk);
+    assert.ok(chunks.every((c) => Buffer.isBuffer(c)));
+    assert.equal(Buffer.concat(chunks as Buffer[]).toString(), 'a\n\nb\n\n');
+  });
 });

@@ -69,6 +69,11 @@ test('a long text is redacted in a head, never cut inside a credential', () => {
   assert.match(excerpt(jwts, 5000), /tail postgres:\/\/u:\[REDACTED\]@h\/d$/);
 });
 
+test('members written as nothing do not count toward what an excerpt shows', () => {
+  const quiet = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`u${i}`, i % 2 === 0 ? undefined : () => i]));
+  assert.equal(excerpt({ ...quiet, b: 'shown' }, 40), '{"b":"shown"}');
+});
+
 test('a value nested far deeper than the stack: its head, as deep as it shows', () => {
   for (const array of [false, true]) {
     let deep: unknown = 'cnry-deep';
