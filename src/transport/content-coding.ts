@@ -102,13 +102,12 @@ export function decodedBody(body: Readable, coding: Known): Readable {
     yield* decoded;
     if (broken) throw broken.error;
   }
-  const decoder = decoderFor(coding);
-  // A stream of bytes out (not of objects), whose end or destruction also ends a body that is
+  // A stream of bytes out (not of objects). It closes when the stream ends, fails (bytes that stop
+  // decoding too: compose destroys every stage) or is destroyed, and then ends a body that is
   // idle: the generator reading it would otherwise wait for its next chunk.
   const out = new PassThrough();
   out.once('close', () => body.destroy());
-  decoder.once('error', () => body.destroy());
-  return compose(untilBroken(), decoder, thenBroken, out);
+  return compose(untilBroken(), decoderFor(coding), thenBroken, out);
 }
 
 export type Decoding =

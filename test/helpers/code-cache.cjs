@@ -6,9 +6,9 @@
 // The cache sits next to the bundle, named by the build (the bundle's first line, `// build <id>`)
 // and the V8 version: V8 checks a cache against its source's length only, so a cache is never
 // looked up for another build's code (a file without that line runs uncached). A process that
-// found none, or one V8 refused, writes it if it lives a second (by then the functions its start called are compiled, and so in it), and removes
-// the caches of other builds; files are replaced by rename, so a process reads one whole cache or
-// none.
+// found none, or one V8 refused, writes it if it lives a second (by then the functions its start
+// called are compiled, and so in it), and removes the caches of other builds; files are replaced
+// by rename, so a process reads one whole cache or none.
 'use strict';
 const { isAscii } = require('node:buffer');
 const { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } = require('node:fs');
