@@ -5,6 +5,7 @@
 // https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http).
 // With --protocol only the era of that version is tried. Also where the run stops early: a server
 // that cannot be reached, answers 401 (needs credentials), or redirects (not followed).
+import { noMcpAnswer } from '../mcp/media-type.ts';
 import { eraOf, LATEST_OF } from '../mcp/versions.ts';
 import { asRecord } from '../codec/json-value.ts';
 import { excerpt } from '../redact/excerpt.ts';
@@ -56,6 +57,16 @@ function stopper(a: Answer, what: string): CheckReport['reach'] | undefined {
     };
   }
   return undefined;
+}
+
+/**
+ * No MCP endpoint at the URL: every first request answered as nothing MCP answers (a web page, or
+ * a 404/405 with neither JSON nor a stream), typically the server's root or another path.
+ */
+function noEndpoint(answers: readonly Answer[]): CheckReport['reach'] | undefined {
+  if (answers.length === 0 || !answers.every((a) => a.status !== undefined && noMcpAnswer(a.status, a.contentType ?? ''))) return undefined;
+  const got = [...new Set(answers.map((a) => `HTTP ${a.status}${a.contentType ? ` (${a.contentType})` : ''}`))].join(', ');
+  return { status: 'no-mcp-endpoint', detail: `${got} to the first MCP requests`, challenge: undefined };
 }
 
 const serverOf = (info: unknown): CheckReport['server'] => {
@@ -171,8 +182,14 @@ export async function chooseEra({ deps, requested, context, nextId }: EraInput):
     }
     out.results.push(legacy!.result);
   } else {
-    for (const done of [modern, legacy]) if (done) out.results.push(done.result);
     const answers = [modern?.answer, legacy?.answer].filter((a): a is Answer => a !== undefined);
+    const wrongPath = noEndpoint(answers);
+    if (wrongPath) {
+      // The URL's fault, not the server's: nothing to blame it for.
+      const asked = [modern, legacy].filter((d): d is Executed => d !== undefined);
+      return { ...out, results: asked.map((d) => ({ ...d.result, verdict: 'skip', findings: [], fix: undefined })), reach: wrongPath };
+    }
+    for (const done of [modern, legacy]) if (done) out.results.push(done.result);
     if (answers.length > 0 && answers.every((a) => a.status === undefined && (a.wire === undefined || a.failure !== undefined))) {
       const timedOut = answers.every((a) => a.failure?.reason === 'timeout');
       out.reach = {

@@ -34,16 +34,20 @@ function testcase(p: ProbeResult, suite: string): string {
   return body.length === 0 ? `${open}/>` : `${open}>\n${body.join('\n')}\n    </testcase>`;
 }
 
+/** How a run that did not get past its first requests is told, by why. */
+const REACH_LEADS: Record<Exclude<CheckReport['reach']['status'], 'ok'>, string> = {
+  'needs-credentials': 'needs credentials',
+  unreachable: 'could not reach the server',
+  'no-mcp-endpoint': 'no MCP endpoint at this URL (check the path, for example /mcp)',
+};
+
 export function renderJunit(report: CheckReport): string {
   const r = redactedReport(report);
   const suite = `mcp-warden check ${r.target}${r.protocol.used ? ` (${r.protocol.used})` : ''}`;
   const s = r.summary;
   const cases = r.probes.map((p) => testcase(p, suite));
   if (r.reach.status !== 'ok') {
-    const message =
-      r.reach.status === 'needs-credentials'
-        ? `needs credentials: ${r.reach.detail ?? ''}`
-        : `could not reach the server: ${r.reach.detail ?? ''}`;
+    const message = `${REACH_LEADS[r.reach.status]}: ${r.reach.detail ?? ''}`;
     const challenge = r.reach.challenge ? `WWW-Authenticate: ${r.reach.challenge}` : '';
     cases.push(
       `    <testcase classname="${xml(suite)}" name="reach" time="0.000">\n      <error message="${xml(message)}" type="${r.reach.status}">${xml(challenge)}</error>\n    </testcase>`,

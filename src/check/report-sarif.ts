@@ -36,10 +36,15 @@ function descriptor(id: string): Record<string, unknown> {
   return {
     id,
     name: id,
-    shortDescription: { text: id === 'reach/needs-credentials' ? 'The server asks for credentials' : 'The server could not be reached' },
+    shortDescription: { text: REACH_DESCRIPTIONS[id] ?? 'The server could not be reached' },
     defaultConfiguration: { level: 'error' },
   };
 }
+
+const REACH_DESCRIPTIONS: Record<string, string> = {
+  'reach/needs-credentials': 'The server asks for credentials',
+  'reach/no-mcp-endpoint': 'The URL answers, but no MCP endpoint is there (check the path)',
+};
 
 const fingerprint = (...parts: string[]): string => createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 32);
 

@@ -40,7 +40,8 @@ export interface ProbeResult {
   durationMs: number;
 }
 
-export type Reach = 'ok' | 'unreachable' | 'needs-credentials';
+/** `no-mcp-endpoint`: the URL answers, but as nothing MCP answers (a web page, a 404 or 405 without JSON): a wrong path. */
+export type Reach = 'ok' | 'unreachable' | 'needs-credentials' | 'no-mcp-endpoint';
 
 export interface CheckReport {
   tool: { name: string; version: string };
@@ -101,7 +102,7 @@ export function summarize(probes: readonly ProbeResult[]): Summary {
   };
 }
 
-/** 2: the server could not be reached or wants credentials; 1: an error-severity finding (or a timeout); 0 otherwise. */
+/** 2: the server could not be reached, wants credentials, or the URL is no MCP endpoint; 1: an error-severity finding (or a timeout); 0 otherwise. */
 export function exitCodeOf(reach: Reach, summary: Summary): 0 | 1 | 2 {
   if (reach !== 'ok') return 2;
   // A failed or timed-out probe always has an error-severity finding (a timeout is the probe's own).
@@ -123,6 +124,8 @@ export function summaryLine(r: CheckReport): string {
   if (r.reach.status === 'needs-credentials') {
     return `needs credentials: ${redactText(r.reach.detail ?? 'HTTP 401')}${r.reach.challenge ? ` (WWW-Authenticate: ${redactText(r.reach.challenge)})` : ''}; pass them with --header 'Authorization: Bearer ...' (exit 2)`;
   }
+  if (r.reach.status === 'no-mcp-endpoint')
+    return `no MCP endpoint at ${redactText(r.target)}: ${redactText(r.reach.detail ?? 'not an MCP answer')}; check the path (for example /mcp) (exit 2)`;
   if (r.reach.status === 'unreachable')
     return `could not reach ${redactText(r.target)}: ${redactText(r.reach.detail ?? 'no answer')} (exit 2)`;
   const s = r.summary;

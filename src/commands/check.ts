@@ -1,6 +1,6 @@
 // `mcp-warden check URL`: audits a live MCP server from outside, the way an agent meets it, and
 // prints a report (table, json, sarif, junit, markdown). Exit 0: no error-severity finding; 1: at
-// least one; 2: the server could not be reached or needs credentials.
+// least one; 2: the server could not be reached, needs credentials, or the URL is no MCP endpoint.
 import { createRequire } from 'node:module';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { CHECK_DEFAULTS, CHECK_FORMATS } from '../check/defaults.ts';
@@ -38,7 +38,7 @@ export function registerCheckCommand(program: Command, io: CheckIo = processIo):
     program
       .command('check')
       .description(
-        "audit a live MCP server from outside: send a fixed set of probes, judge each answer with the proxy's rules, print a report (exit 0 ok, 1 an error-severity finding, 2 unreachable or needs credentials)",
+        "audit a live MCP server from outside: send a fixed set of probes, judge each answer with the proxy's rules, print a report (exit 0 ok, 1 an error-severity finding, 2 unreachable, needs credentials, or no MCP endpoint at the URL)",
       )
       .argument(
         '[target...]',
@@ -83,7 +83,10 @@ export function registerCheckCommand(program: Command, io: CheckIo = processIo):
       )
       .option('-o, --output <file>', 'write the report to a file (the summary line still goes to stderr)')
       .option('--baseline <file>', 'findings accepted in this file fail nothing: exit 1 only on new ones (write it with --update-baseline)')
-      .option('--update-baseline', "write this run's findings to the --baseline file, and exit 0 (2 when unreachable)")
+      .option(
+        '--update-baseline',
+        "write this run's findings to the --baseline file, and exit 0 (2 when the run did not get past its first requests)",
+      )
       .option('--color', 'colours in the table (default: on a terminal, unless NO_COLOR is set)')
       .option('--no-color', 'no colours')
       .action(async (target: string[], opts: CheckCommandOptions, command: Command) => {

@@ -39,3 +39,13 @@ function listMembers(value: string): string[] {
   out.push(value.slice(start));
   return out;
 }
+
+/**
+ * Whether an answer is one no MCP endpoint gives: a web page, or a routing miss (404/405 with
+ * neither JSON nor an event stream). Such an answer says the URL is wrong, not that the server is.
+ */
+export function noMcpAnswer(status: number, type: string): boolean {
+  if (type === 'text/html') return true;
+  if (status !== 404 && status !== 405) return false;
+  return type !== 'application/json' && type !== 'text/event-stream';
+}

@@ -3,7 +3,7 @@
 // wrong URL (`--upstream` naming another path or another service): the findings would blame the
 // server for the operator's mistake. One error-level record says so, names `--upstream` and the
 // paths the clients used, and the proxy watches no further once a real MCP answer came.
-import { mediaType } from '../mcp/media-type.ts';
+import { mediaType, noMcpAnswer } from '../mcp/media-type.ts';
 
 /** How many answers are watched before the proxy stops wondering. */
 const WATCHED = 3;
@@ -18,13 +18,6 @@ export interface Misconfiguration {
   paths: string[];
 }
 
-/** Whether an answer is one no MCP endpoint gives: a routing miss (404/405 without JSON) or a web page. */
-function notMcp(status: number, contentType: string): boolean {
-  if (contentType === 'text/html') return true;
-  if (status !== 404 && status !== 405) return false;
-  return contentType !== 'application/json' && contentType !== 'text/event-stream';
-}
-
 export class MisconfigurationWatch {
   private seen = 0;
   private done = false;
@@ -36,7 +29,7 @@ export class MisconfigurationWatch {
     if (this.paths.size < MAX_PATHS) this.paths.add(path);
     const contentType = mediaType(contentTypeHeader);
     this.done = ++this.seen >= WATCHED;
-    if (!notMcp(status, contentType)) {
+    if (!noMcpAnswer(status, contentType)) {
       // A real answer (or an error an MCP server gives): nothing to say, ever.
       if (status < 400 || contentType === 'application/json' || contentType === 'text/event-stream') this.done = true;
       return undefined;

@@ -1,5 +1,5 @@
 // `mcp-warden check` as a command: options, formats, --output, and exit codes 0 (clean), 1 (an
-// error-severity finding) and 2 (needs credentials, unreachable). registerCheckCommand runs on a
+// error-severity finding) and 2 (needs credentials, unreachable, no MCP endpoint at the URL). registerCheckCommand runs on a
 // fresh commander program in-process; once src/cli-program.ts registers the command, the same exit
 // codes are also checked on `node src/cli.ts check ...` as a child process (its bundle: test/helpers/bundle.ts).
 import { after, before, describe, test } from 'node:test';
@@ -11,7 +11,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CommanderError } from 'commander';
 import { buildProgram } from '../../src/cli-program.ts';
+import type { CheckReport } from '../../src/check/report.ts';
 import { startCheckServer, type CheckServer } from '../fixtures/check-servers.ts';
+import { startRawServer } from '../fixtures/raw-server.ts';
+import { startSdkServer } from '../fixtures/sdk-server.ts';
 import { sarifValidator } from '../fixtures/sarif-schema.ts';
 import { cliArgs } from '../helpers/bundle.ts';
 import { checkInProcess as inProcess, type Ran } from '../helpers/check.ts';
@@ -95,6 +98,38 @@ describe('registerCheckCommand on a fresh program', () => {
     assert.ok(denied.stdout.includes(`needs credentials: HTTP 401 to server/discover (WWW-Authenticate: ${CHALLENGE})`));
     const allowed = await inProcess(locked.url.href, ...FAST, '-H', 'Authorization: Bearer s3cret');
     assert.equal(allowed.code, 0);
+  });
+
+  test('a URL that is no MCP endpoint (the server root, an HTML page): exit 2, told to check the path, nothing blamed on the server', async () => {
+    const sdk = await startSdkServer({ mode: 'json' });
+    const page = await startRawServer((_req, res) => {
+      res.writeHead(404, { 'content-type': 'text/html; charset=utf-8' }).end('<!DOCTYPE html><pre>Cannot POST /</pre>');
+    });
+    try {
+      for (const url of [new URL('/', sdk.url).href, page.url.href]) {
+        const r = await inProcess(url, ...FAST);
+        assert.equal(r.code, 2, r.stdout);
+        assert.match(
+          r.stdout,
+          /\nno MCP endpoint at http:\/\/127\.0\.0\.1:\d+\/: HTTP 404 \((text\/plain|text\/html)\) to the first MCP requests; check the path \(for example \/mcp\) \(exit 2\)\n$/,
+        );
+        const json = JSON.parse((await inProcess(url, ...FAST, '-f', 'json')).stdout) as CheckReport;
+        assert.deepEqual([json.reach.status, json.exitCode, json.summary.errors, json.summary.warnings], ['no-mcp-endpoint', 2, 0, 0]);
+        const junit = (await inProcess(url, ...FAST, '-f', 'junit')).stdout;
+        assert.match(junit, /<error message="no MCP endpoint at this URL \(check the path, for example \/mcp\): HTTP 404/);
+        const sarif = JSON.parse((await inProcess(url, ...FAST, '-f', 'sarif')).stdout) as {
+          runs: Array<{ results: Array<{ ruleId: string }> }>;
+        };
+        assert.deepEqual(
+          sarif.runs[0]!.results.map((x) => x.ruleId),
+          ['reach/no-mcp-endpoint'],
+        );
+      }
+      // The same server at its MCP path is an MCP endpoint.
+      assert.notEqual((await inProcess(sdk.url.href, ...FAST, '-f', 'json')).code, 2);
+    } finally {
+      await Promise.all([sdk.close(), page.close()]);
+    }
   });
 
   test('bad option values are refused before anything is sent', async () => {
