@@ -1,8 +1,9 @@
 // `mcp-warden replay CAPTURE`: reads a capture file (the proxy's `capture: { path }`), replays it
 // through a policy (src/replay/replay.ts) and prints what the proxy would have flagged, rewritten
 // and blocked: a table (text) or the report (json). Exit 1 when the capture cannot be read (all of
-// it: what was read before a limit or a broken gzip is still reported) or the policy does not
-// validate; bad lines in the capture are reported, not fatal. Memory stays bounded whatever the
+// it: what was read before a limit or a broken gzip is still reported), holds no exchange (an
+// exchange log given instead is named as such) or the policy does not validate; bad lines in the
+// capture are reported, not fatal. Memory stays bounded whatever the
 // capture's size: JSON is written as the exchanges come, the text lists the first ones.
 import { defaultPolicy } from '../config/compile.ts';
 import type { Policy } from '../config/types.ts';
@@ -132,7 +133,23 @@ export async function runReplayCommand(
   const report = replayer.report();
   if (json) await json.end(report);
   else await write(out, renderReplayText(report, capture, listing));
-  return failed ? 1 : 0;
+  const nothing = nothingReplayed(report, capture);
+  if (nothing) err.write(`${nothing}\n`);
+  return failed || nothing ? 1 : 0;
+}
+
+/** Why a run that replayed no exchange is a failure, said so the user knows what to give instead; undefined when it replayed some. */
+export function nothingReplayed(report: ReplayReport, capture: string): string | undefined {
+  const { exchanges, logRecords, total } = report.lines;
+  if (exchanges > 0) return undefined;
+  const name = terminalText(clip(capture, 200), true);
+  if (logRecords > 0)
+    return (
+      `${name}: an exchange log (${plural(logRecords, 'log record')}), not a capture: replay reads the file the policy's ` +
+      '`capture: { path }` writes (docs/policy.md); for a log, run `mcp-warden report ' +
+      `${name}\` (exit 1)`
+    );
+  return `${name}: no exchange to replay in ${plural(total, 'line')} (exit 1)`;
 }
 
 const clip = (s: string, max: number): string => (s.length > max ? `${s.slice(0, max - 1)}…` : s);

@@ -7,8 +7,11 @@ const isStringOrNull = (v: unknown): v is string | null => v === null || typeof 
 const TRANSPORTS: ReadonlySet<unknown> = new Set(['json', 'sse', 'get-sse', 'stdio', 'none']);
 const BODY_PROBLEMS: ReadonlySet<unknown> = new Set(['empty', 'not-utf8', 'html', 'not-json', 'not-jsonrpc']);
 
+/** A capture record, or why a line holds none (`log`: it is one of the proxy's log records instead). */
+export type CaptureLine = { ok: true; record: CaptureRecord } | { ok: false; reason: string; log?: true };
+
 /** The record a line holds, or why it holds none. */
-export function parseCaptureLine(text: string): { ok: true; record: CaptureRecord } | { ok: false; reason: string } {
+export function parseCaptureLine(text: string): CaptureLine {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -19,8 +22,11 @@ export function parseCaptureLine(text: string): { ok: true; record: CaptureRecor
 }
 
 /** The capture record a parsed line holds, or why it holds none (a reader that parsed the line already). */
-export function captureRecordIn(value: unknown): { ok: true; record: CaptureRecord } | { ok: false; reason: string } {
+export function captureRecordIn(value: unknown): CaptureLine {
   if (!isObject(value)) return { ok: false, reason: 'not a capture record (not a JSON object)' };
+  // pino's record: a numeric level and a message, where a capture record has its version.
+  if (value.v === undefined && typeof value.level === 'number' && typeof value.msg === 'string')
+    return { ok: false, reason: `a log record (${JSON.stringify(value.msg.slice(0, 40))}), not a capture record`, log: true };
   if (value.v !== CAPTURE_VERSION) {
     return {
       ok: false,

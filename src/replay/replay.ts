@@ -33,7 +33,7 @@ import { exchangeSubject, type ResponseHttp } from '../rules/subjects.ts';
 import type { BodyProblem, ExchangeSubject } from '../rules/types.ts';
 import type { CaptureRecord } from '../sinks/capture.ts';
 import { maskSecrets, redactText } from '../sinks/redact.ts';
-import { captureRecordIn, parseCaptureLine } from './capture-line.ts';
+import { type CaptureLine, captureRecordIn, parseCaptureLine } from './capture-line.ts';
 import {
   replayCoverage,
   type BadLine,
@@ -90,6 +90,7 @@ export class Replayer {
   private total = 0;
   private blank = 0;
   private bad = 0;
+  private logRecords = 0;
   private seq = 0;
   private current = 0;
 
@@ -143,8 +144,11 @@ export class Replayer {
     this.replayParsed(line, captureRecordIn(value));
   }
 
-  private replayParsed(line: number, parsed: ReturnType<typeof captureRecordIn>): void {
-    if (!parsed.ok) return void this.badLine(line, parsed.reason);
+  private replayParsed(line: number, parsed: CaptureLine): void {
+    if (!parsed.ok) {
+      if (parsed.log) this.logRecords++;
+      return void this.badLine(line, parsed.reason);
+    }
     try {
       const problem = this.replay(line, parsed.record);
       if (problem) this.badLine(line, problem);
@@ -283,7 +287,7 @@ export class Replayer {
   report(): ReplayReport {
     return {
       policy: { source: this.original.source, mode: this.original.mode, judgedAs: 'enforce', warnings: [...this.original.warnings] },
-      lines: { total: this.total, blank: this.blank, exchanges: this.replayed, bad: this.bad },
+      lines: { total: this.total, blank: this.blank, exchanges: this.replayed, bad: this.bad, logRecords: this.logRecords },
       badLines: [...this.badLines],
       sessions: this.sessionKeys.size,
       exchanges: [...this.exchanges],

@@ -80,6 +80,8 @@ export interface ReplayReport {
     blank: number;
     exchanges: number;
     bad: number;
+    /** Bad lines that are the proxy's log records (an exchange log given where a capture belongs). */
+    logRecords: number;
   };
   /** The first bad lines (at most `maxBadLines`); `lines.bad` counts them all. */
   badLines: BadLine[];

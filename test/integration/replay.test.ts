@@ -148,7 +148,7 @@ describe('capture, then mcp-warden replay', () => {
     const { code, stdout } = await cli('replay', captured.file, '--policy', 'config/enforce.yaml', '--format', 'json');
     assert.equal(code, 0);
     const report = JSON.parse(stdout) as ReplayReport;
-    assert.deepEqual(report.lines, { total: 4, blank: 0, exchanges: 4, bad: 0 });
+    assert.deepEqual(report.lines, { total: 4, blank: 0, exchanges: 4, bad: 0, logRecords: 0 });
     assert.equal(report.sessions, 1);
     const x = report.exchanges.find((e) => e.tool === 'no_such_tool');
     assert.ok(x);
@@ -201,6 +201,26 @@ test('an SSE session with a server-to-client request replays like a JSON one', a
   );
 });
 
+test('an exchange log given to replay: named as a log, pointed at capture: and report, exit 1', async () => {
+  const logDir = await mkdtemp(join(dir, 'log-'));
+  const captured = await captureSession(logDir, 'json');
+  const log = join(logDir, 'proxy.log');
+  await writeFile(log, [...captured.exchanges, ...captured.violations].map((r) => `${JSON.stringify(r)}\n`).join(''));
+  const records = captured.exchanges.length + captured.violations.length;
+  for (const format of ['text', 'json']) {
+    const { code, stdout, stderr } = await cli('replay', log, '--format', format);
+    assert.equal(code, 1, format);
+    assert.equal(
+      stderr,
+      `${log}: an exchange log (${records} log records), not a capture: replay reads the file the policy's \`capture: { path }\` writes (docs/policy.md); for a log, run \`mcp-warden report ${log}\` (exit 1)\n`,
+    );
+    if (format === 'text') assert.match(stdout, /^ {2}line 1 {2}a log record \("exchange"\), not a capture record$/m);
+    else assert.equal((JSON.parse(stdout) as ReplayReport).lines.logRecords, records);
+  }
+  // The capture of the same session replays.
+  assert.equal((await cli('replay', captured.file)).code, 0);
+});
+
 describe('mcp-warden replay: what exits 1', () => {
   test('a capture that cannot be read', async () => {
     const missing = join(dir, 'nope.jsonl');
@@ -227,11 +247,12 @@ describe('mcp-warden replay: what exits 1', () => {
     );
   });
 
-  test('bad lines only: reported, exit 0 (default policy)', async () => {
+  test('bad lines only: reported, and no exchange to replay is exit 1 (default policy)', async () => {
     const capture = join(dir, 'junk.jsonl');
     await writeFile(capture, 'not a record\n{"v":9}\n');
-    const { code, stdout } = await cli('replay', capture);
-    assert.equal(code, 0);
+    const { code, stdout, stderr } = await cli('replay', capture);
+    assert.equal(code, 1);
+    assert.equal(stderr, `${capture}: no exchange to replay in 2 lines (exit 1)\n`);
     assert.match(stdout, /^ {2}policy {3}\(built-in defaults\) \(mode audit, replayed as enforce/m);
     assert.match(stdout, /BAD LINES: 2/);
     assert.match(stdout, /^ {2}line 2 {2}capture version 9; this mcp-warden reads version 1$/m);

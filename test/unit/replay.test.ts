@@ -101,7 +101,7 @@ describe('replayCapture: an unknown tool answered with isError', () => {
     const report = await replayCapture(SESSION_LINES, await policyOf('config/enforce.yaml'));
     assert.equal(report.policy.mode, 'enforce');
     assert.equal(report.policy.judgedAs, 'enforce');
-    assert.deepEqual(report.lines, { total: 3, blank: 0, exchanges: 3, bad: 0 });
+    assert.deepEqual(report.lines, { total: 3, blank: 0, exchanges: 3, bad: 0, logRecords: 0 });
     assert.deepEqual(
       report.exchanges.map((x) => [x.method, x.id, x.tool, x.session, x.protocolVersion]),
       [
@@ -180,7 +180,7 @@ describe('replayCapture: bad lines are counted, never fatal', () => {
       call(3, 'no_such_tool', notFound('no_such_tool')),
     ];
     const report = await replayCapture(lines, await policyOf('config/enforce.yaml'));
-    assert.deepEqual(report.lines, { total: 9, blank: 1, exchanges: 2, bad: 6 });
+    assert.deepEqual(report.lines, { total: 9, blank: 1, exchanges: 2, bad: 6, logRecords: 0 });
     assert.deepEqual(
       report.badLines.map((b) => b.line),
       [2, 4, 5, 6, 7, 8],
