@@ -48,8 +48,18 @@ const REACH_DESCRIPTIONS: Record<string, string> = {
 
 const fingerprint = (...parts: string[]): string => createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 32);
 
-export function renderSarif(report: CheckReport): string {
+export interface SarifOptions {
+  /** The file every result is placed on (a path in the repository, for code scanning); default the server's URL. */
+  artifact?: string;
+}
+
+export function renderSarif(report: CheckReport, opts: SarifOptions = {}): string {
   const r = redactedReport(report);
+  // Code scanning places a result only on a file of the repository, named relative to its root.
+  const artifactLocation =
+    opts.artifact === undefined
+      ? { uri: r.target }
+      : { uri: opts.artifact.replace(/\\/g, '/').replace(/^\.\//, ''), uriBaseId: '%SRCROOT%' };
   const ids: string[] = [];
   const indexOf = (id: string): number => {
     const at = ids.indexOf(id);
@@ -58,7 +68,7 @@ export function renderSarif(report: CheckReport): string {
     return ids.length - 1;
   };
   const location = (probe: string, version: string | undefined) => ({
-    physicalLocation: { artifactLocation: { uri: r.target } },
+    physicalLocation: { artifactLocation },
     logicalLocations: [{ name: probe, fullyQualifiedName: `${version ?? 'unknown'}/${probe}`, kind: 'resource' }],
   });
   const results: Array<Record<string, unknown>> = [];

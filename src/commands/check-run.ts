@@ -20,6 +20,8 @@ export interface CheckIo {
   exit(code: 0 | 1 | 2): void;
   /** Whether stdout is a terminal (colours by default). */
   isTTY: boolean;
+  /** The columns the table is fitted to (`COLUMNS`, else the terminal's); undefined: no limit. */
+  columns?: number;
 }
 
 export interface CheckCommandOptions {
@@ -37,20 +39,22 @@ export interface CheckCommandOptions {
   maxBytes: number;
   output?: string;
   color?: boolean;
+  /** --sarif-artifact: the repository file SARIF results are placed on. */
+  sarifArtifact?: string;
 }
 
-function render(report: CheckReport, format: CheckFormat, color: boolean): string {
-  switch (format) {
+function render(report: CheckReport, opts: CheckCommandOptions, color: boolean, width: number | undefined): string {
+  switch (opts.format) {
     case 'json':
       return renderJson(report);
     case 'sarif':
-      return renderSarif(report);
+      return renderSarif(report, { artifact: opts.sarifArtifact });
     case 'junit':
       return renderJunit(report);
     case 'markdown':
       return renderMarkdown(report);
     default:
-      return renderTable(report, { color });
+      return renderTable(report, { color, width });
   }
 }
 
@@ -90,7 +94,8 @@ export async function runCheckCommand(
   // The user's credentials never reach the output or the baseline; a terminal never gets a peer's controls.
   const shown = scrub(ran, secretsOf(opts.header), opts.format === 'table' || opts.format === 'markdown');
   const report = await withBaseline(shown, opts, io);
-  const text = render(report, opts.format, opts.color ?? (io.isTTY && opts.output === undefined));
+  const toScreen = opts.output === undefined;
+  const text = render(report, opts, opts.color ?? (io.isTTY && toScreen), toScreen ? io.columns : undefined);
   if (opts.output !== undefined) {
     await writeFile(opts.output, text);
     io.stderr(`${summaryLine(report)}\n`);

@@ -21,7 +21,17 @@ const processIo: CheckIo = {
   get isTTY() {
     return process.stdout.isTTY === true && process.env.NO_COLOR === undefined;
   },
+  get columns() {
+    return terminalColumns(process.env.COLUMNS, process.stdout.isTTY === true ? process.stdout.columns : undefined);
+  },
 };
+
+/** The width to fit text to: `COLUMNS` when it is a number (a user's or a CI's choice), else the terminal's; undefined for a pipe or a file. */
+export function terminalColumns(env: string | undefined, tty: number | undefined): number | undefined {
+  const given = env !== undefined && /^\d{1,4}$/.test(env.trim()) ? Number(env) : undefined;
+  const columns = given !== undefined && given > 0 ? given : tty;
+  return columns !== undefined && columns > 0 ? columns : undefined;
+}
 
 /** `Name: value` from --header, collected into one object (a repeated name: the last wins). */
 export function collectHeader(value: string, previous: Record<string, string>): Record<string, string> {
@@ -80,6 +90,10 @@ export function registerCheckCommand(program: Command, io: CheckIo = processIo):
         new Option('--max-bytes <size>', 'bytes read of one answer')
           .argParser(parseSize)
           .default(CHECK_DEFAULTS.maxBytes, formatSize(CHECK_DEFAULTS.maxBytes)),
+      )
+      .option(
+        '--sarif-artifact <path>',
+        "with -f sarif: the file in your repository every result is placed on (e.g. src/server.ts), which code scanning needs; default the server's URL",
       )
       .option('-o, --output <file>', 'write the report to a file (the summary line still goes to stderr)')
       .option('--baseline <file>', 'findings accepted in this file fail nothing: exit 1 only on new ones (write it with --update-baseline)')

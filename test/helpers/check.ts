@@ -29,7 +29,12 @@ export interface Ran {
 }
 
 /** Runs `check ...args` on a fresh program, in this process. */
-export async function checkInProcess(...args: string[]): Promise<Ran> {
+export function checkInProcess(...args: string[]): Promise<Ran> {
+  return checkOnScreen(undefined, ...args);
+}
+
+/** Runs `check ...args` as checkInProcess does, its output on a screen `columns` wide. */
+export async function checkOnScreen(columns: number | undefined, ...args: string[]): Promise<Ran> {
   const ran: Ran = { code: undefined, stdout: '', stderr: '' };
   const program = new Command('mcp-warden')
     .exitOverride()
@@ -39,6 +44,7 @@ export async function checkInProcess(...args: string[]): Promise<Ran> {
     stderr: (t) => void (ran.stderr += t),
     exit: (c) => void (ran.code = c),
     isTTY: false,
+    columns,
   });
   await program.parseAsync(['node', 'mcp-warden', 'check', ...args]);
   return ran;

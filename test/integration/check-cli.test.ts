@@ -17,7 +17,7 @@ import { startRawServer } from '../fixtures/raw-server.ts';
 import { startSdkServer } from '../fixtures/sdk-server.ts';
 import { sarifValidator } from '../fixtures/sarif-schema.ts';
 import { cliArgs } from '../helpers/bundle.ts';
-import { checkInProcess as inProcess, type Ran } from '../helpers/check.ts';
+import { checkOnScreen, checkInProcess as inProcess, type Ran } from '../helpers/check.ts';
 
 /** `node ...CLI <command>` runs src/cli.ts (a bundle of it: test/helpers/bundle.ts). */
 const CLI = await cliArgs();
@@ -82,6 +82,39 @@ describe('registerCheckCommand on a fresh program', () => {
       (await inProcess(broken.url.href, ...FAST, '-f', 'markdown')).stdout,
       /^### mcp-warden check: `http:\/\/127\.0\.0\.1:\d+\/mcp`\n\n\*\*15 probes under 2025-11-25: 12 pass, 1 warn, 1 fail, 1 skip/,
     );
+  });
+
+  test('the table fits the screen: no line wider than COLUMNS, nothing of the fix lost', async () => {
+    const wide = await inProcess(broken.url.href, ...FAST);
+    assert.ok(Math.max(...wide.stdout.split('\n').map((l) => l.length)) > 120, 'without a width, lines run long');
+    for (const columns of [80, 100, 120]) {
+      const r = await checkOnScreen(columns, broken.url.href, ...FAST);
+      assert.equal(r.code, 1);
+      const lines = r.stdout.trimEnd().split('\n');
+      const longest = lines.reduce((a, l) => (l.length > a.length ? l : a), '');
+      assert.ok(longest.length <= columns, `${columns}: ${longest.length} columns: ${longest}`);
+      assert.match(r.stdout, /unknown-tool .* fail/);
+      // The findings (message, evidence, fix) say every word they said on one line, wrapped.
+      const findings = (text: string): string =>
+        text
+          .slice(text.indexOf('  FINDINGS'))
+          .replace(/no_such_tool_[0-9a-f]{8}/g, 'no_such_tool_TAG') // each run's own tag
+          .split(/\s+/)
+          .join(' ');
+      assert.equal(findings(r.stdout), findings(wide.stdout));
+    }
+  });
+
+  test('--sarif-artifact places every SARIF result on a file of the repository (code scanning cannot place a URL)', async () => {
+    type Sarif = { runs: Array<{ results: Array<{ locations: Array<{ physicalLocation: { artifactLocation: unknown } }> }> }> };
+    const placed = (r: Ran) =>
+      (JSON.parse(r.stdout) as Sarif).runs[0]!.results.map((x) => x.locations[0]!.physicalLocation.artifactLocation);
+    const given = await inProcess(broken.url.href, ...FAST, '-f', 'sarif', '--sarif-artifact', './src/server.ts');
+    assert.ok(sarifValidator()(JSON.parse(given.stdout)));
+    const at = placed(given);
+    assert.ok(at.length > 0);
+    for (const a of at) assert.deepEqual(a, { uri: 'src/server.ts', uriBaseId: '%SRCROOT%' });
+    for (const a of placed(await inProcess(broken.url.href, ...FAST, '-f', 'sarif'))) assert.deepEqual(a, { uri: broken.url.href });
   });
 
   test('--output writes the report to a file and the summary line to stderr', async () => {
