@@ -11,9 +11,11 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { buildProgram } from '../../src/cli-program.ts';
 import { parsePeerAddress } from '../../src/config/cli-options.ts';
+import { parse } from 'yaml';
 import { parseState } from '../../src/state/state-url.ts';
 import { type Manifest, kustomize, schemaError } from '../helpers/kustomize.ts';
 import { admitted } from '../helpers/network-policy.ts';
+import { ALERTS, PROMETHEUS_RULE, prometheusRule } from '../helpers/prometheus-rule.ts';
 import { restrictedProblems } from '../helpers/pod-security.ts';
 
 const ROOT = new URL('../../', import.meta.url);
@@ -247,6 +249,35 @@ describe('overlay sidecar', () => {
     assert.equal(get(objects, 'Service', 'mcp-warden').spec.sessionAffinity, 'ClientIP', 'a session stays on the replica that holds it');
     const opened = changed(objects, (copy) => get(copy, 'NetworkPolicy', 'mcp-warden').spec.ingress.push({ ports: [{ port: 'server' }] }));
     assert.ok(proxyNetworkProblems(opened).includes("mcp-server's port server is reachable"));
+  });
+});
+
+describe('the PrometheusRule', () => {
+  const RULES = `groups:
+  - name: mcp-warden
+    rules:
+      - alert: McpWardenProxyErrors
+        expr: sum(rate(mcp_warden_proxy_errors_total[5m])) > 0
+        for: 10m
+        labels: { severity: warning }
+        annotations: { summary: the proxy answered in the server's place }
+`;
+
+  test("is a Prometheus rules file's groups as the prometheus-operator takes them", async () => {
+    const resource = parse(prometheusRule(RULES)) as Manifest;
+    assert.equal(await schemaError(resource), undefined);
+    assert.deepEqual(resource.spec.groups, parse(RULES).groups);
+  });
+
+  test('ships in every overlay, generated from deploy/prometheus/alerts.yaml', {
+    skip: existsSync(ALERTS) ? false : 'deploy/prometheus/alerts.yaml does not exist yet (#44)',
+  }, () => {
+    assert.equal(
+      existsSync(PROMETHEUS_RULE) && readFileSync(PROMETHEUS_RULE, 'utf8'),
+      prometheusRule(readFileSync(ALERTS, 'utf8')),
+      'regenerate: node --import tsx test/helpers/prometheus-rule.ts > deploy/kubernetes/base/prometheusrule.yaml',
+    );
+    for (const overlay of readdirSync(OVERLAYS)) get(kustomize(new URL(overlay, OVERLAYS).pathname), 'PrometheusRule', 'mcp-warden');
   });
 });
 
