@@ -53,14 +53,15 @@ const secretBehind = (env: Manifest[], reference: string | undefined): string | 
   const ref = env.find((e) => e.name === name)?.valueFrom?.secretKeyRef;
   return ref ? `${ref.name}/${ref.key}` : undefined;
 };
-const sameLabels = (a: Manifest[] | 'anyone', b: Manifest[]): boolean => JSON.stringify(a) === JSON.stringify(b);
+/** Whether two lists of NetworkPolicy peers (or 'anyone') are the same. */
+const samePeers = (a: Manifest[] | 'anyone', b: Manifest[]): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 /** What the proxy's pods must keep in every overlay: who reaches its admin and MCP ports. */
 function proxyNetworkProblems(objects: Manifest[]): string[] {
   const pod = get(objects, 'Deployment', 'mcp-warden').spec.template;
   const proxy = containerOf(get(objects, 'Deployment', 'mcp-warden'), 'mcp-warden')!;
   const problems: string[] = [];
-  if (!sameLabels(admitted(objects, pod.metadata.labels, portOf(proxy, 'admin')), MONITORING))
+  if (!samePeers(admitted(objects, pod.metadata.labels, portOf(proxy, 'admin')), MONITORING))
     problems.push('the admin port is open beyond the monitoring namespace');
   if (admitted(objects, pod.metadata.labels, portOf(proxy, 'mcp')) !== 'anyone') problems.push('the MCP port is closed to clients');
   // A port of another container of the pod (the sidecar's MCP server) is reached through the proxy only.
@@ -93,9 +94,9 @@ function fleetProblems(objects: Manifest[]): string[] {
     const served = service?.spec.ports.find((p: Manifest) => p.port === Number(state.url.port));
     if (!served || portOf(redis, served.targetPort).containerPort !== 6379) problems.push('MCP_WARDEN_STATE names no Redis Service port');
   }
-  if (!sameLabels(admitted(objects, redisDeployment.spec.template.metadata.labels, portOf(redis, 6379)), replicasOnly))
+  if (!samePeers(admitted(objects, redisDeployment.spec.template.metadata.labels, portOf(redis, 6379)), replicasOnly))
     problems.push('Redis is reachable by others than the replicas');
-  if (!sameLabels(admitted(objects, proxyLabels, portOf(proxy, 'peer')), replicasOnly))
+  if (!samePeers(admitted(objects, proxyLabels, portOf(proxy, 'peer')), replicasOnly))
     problems.push('the peer port is reachable by others than the replicas');
   return problems;
 }
@@ -113,6 +114,12 @@ for (const overlay of readdirSync(OVERLAYS)) {
 
     test('every pod passes the restricted Pod Security profile, with a read-only root and resource limits', () => {
       for (const d of podsOf(objects)) assert.deepEqual(restrictedProblems(d.spec.template.spec), [], d.metadata.name);
+      const loosened = structuredClone(get(objects, 'Deployment', 'mcp-warden').spec.template.spec);
+      delete loosened.securityContext.seccompProfile;
+      loosened.containers[0].securityContext.allowPrivilegeEscalation = true;
+      const found = restrictedProblems(loosened).join('\n');
+      assert.match(found, /seccompProfile is not RuntimeDefault/);
+      assert.match(found, /allowPrivilegeEscalation is not false/);
     });
 
     test('every image has a tag or a digest, never latest; the proxy runs this version', () => {
