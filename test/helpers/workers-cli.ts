@@ -14,17 +14,34 @@ export interface WorkersCli {
   stop(): Promise<number | null>;
 }
 
+/** How the CLI is started: node's arguments before the command (default: the CLI's bundle), its environment. */
+export interface CliLaunch {
+  nodeArgs?: readonly string[];
+  env?: NodeJS.ProcessEnv;
+}
+
 /** Starts the proxy with `workers` in front of `upstream` (`extra`: more arguments); `closers` gets its stop. */
 export async function startWorkersCli(
   upstream: URL,
   workers: number,
   extra: readonly string[],
   closers: Array<() => Promise<unknown>>,
+  launch: CliLaunch = {},
 ): Promise<WorkersCli> {
   const child = spawn(
     process.execPath,
-    [...(await cliArgs()), 'proxy', '--upstream', upstream.href, '--listen', '127.0.0.1:0', '--workers', String(workers), ...extra],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    [
+      ...(launch.nodeArgs ?? (await cliArgs())),
+      'proxy',
+      '--upstream',
+      upstream.href,
+      '--listen',
+      '127.0.0.1:0',
+      '--workers',
+      String(workers),
+      ...extra,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: launch.env ?? process.env },
   );
   const records: Rec[] = [];
   let pending = '';
