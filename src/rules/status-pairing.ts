@@ -6,9 +6,9 @@
 import { isUnknownMethod } from '../mcp/methods.ts';
 import { excerpt } from '../redact/excerpt.ts';
 import { codeRule, legacyServer } from './error-answers.ts';
-import { describeError, type ErrorMessage, missingMeta } from './read.ts';
+import { describeError, type ErrorMessage, errorMessage, missingMeta } from './read.ts';
 import type { ExchangeRule, ExchangeSubject } from './types.ts';
-import { MODERN } from './versions.ts';
+import { MODERN, where } from './versions.ts';
 import { STREAMABLE_HTTP } from './wires.ts';
 
 const REASON: Readonly<Record<number, string>> = { 400: 'Bad Request', 404: 'Not Found' };
@@ -52,7 +52,8 @@ export const unknownMethodStatus: ExchangeRule = pairingRule(
     group: 'status',
     severity: 'error',
     versions: MODERN,
-    summary: 'A -32601 (Method not found) that did not come as a JSON body on HTTP 404 (a tools/call, prompts/get or resources/read the server serves is not: an unknown item is -32602)',
+    summary:
+      'A -32601 (Method not found) that did not come as a JSON body on HTTP 404 (a tools/call, prompts/get or resources/read the server serves is not: an unknown item is -32602)',
     source: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#protocol-version-header',
   },
   404,
@@ -81,5 +82,38 @@ export const errorStatusPairing: ExchangeRule = pairingRule(
     if (name) return `${code} (${name})`;
     const missing = code === -32602 ? missingMeta(s.request.params) : [];
     return missing.length > 0 ? `-32602 for a request missing ${missing.join(' and ')} in params._meta` : undefined;
+  },
+);
+
+/** The versions of Streamable HTTP with sessions and no status pairing: a 404 means the session is gone. */
+const SESSION_404_VERSIONS = where((v) => v.era === 'legacy' && v.streamableHttp && v.sessions);
+
+// Before 2026-07-28 a 404 tells a Streamable HTTP client its session expired: it drops the session
+// and initializes again (transports, "Session Management"). A -32601 sent on 404 therefore reads
+// as a lost session, not as an unknown method: only 2026-07-28 pairs the two. Logged, never
+// rewritten: a server that means its session is gone and names it with the wrong code must keep
+// the 404 the client acts on.
+export const methodNotFoundOn404: ExchangeRule = codeRule(
+  {
+    id: 'method-not-found-on-404',
+    group: 'status',
+    severity: 'warning',
+    versions: SESSION_404_VERSIONS,
+    transports: STREAMABLE_HTTP,
+    summary:
+      'Before 2026-07-28, a -32601 (Method not found) came on HTTP 404, which a client of that version reads as an expired session (and initializes again)',
+    source:
+      'https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#protocol-version-header',
+  },
+  (s, e, code) => {
+    if (code !== -32601 || s.status !== 404 || !legacyServer(s) || /\bsession\b/i.test(errorMessage(e))) return [];
+    return [
+      {
+        message: `${s.request.method} was answered with ${describeError(e)} on HTTP 404: a ${s.version} client reads a 404 as its session expired, and initializes again`,
+        pointer: '/status',
+        evidence: excerpt(`HTTP 404: ${describeError(e)}`),
+        fix: 'send -32601 on HTTP 200 (only 2026-07-28 pairs it with 404); keep 404 for a session the server no longer has',
+      },
+    ];
   },
 );
