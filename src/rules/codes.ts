@@ -5,9 +5,9 @@
 import { legacyRangeCode, reservedCode, resourceNotFoundCode, retiredCode } from './code-choice.ts';
 import { errorDataRequired } from './error-data.ts';
 import { errorIdNull, errorShape } from './error-envelope.ts';
-import { errorStatusPairing, unknownMethodStatus } from './status-pairing.ts';
+import { errorStatusPairing, methodNotFoundOn404, unknownMethodStatus } from './status-pairing.ts';
 import type { Rule } from './types.ts';
-import { serverDiscoverMissing, unknownMethodWrongCode } from './unknown-method.ts';
+import { serverDiscoverMissing, unknownMethodGenericError, unknownMethodWrongCode } from './unknown-method.ts';
 
 export { codeRange, DEFINED_CODES, definedIn, definitionOf, isDefinedFor, type CodeDefinition, type CodeRange } from './code-ranges.ts';
 
@@ -18,8 +18,10 @@ export const CODE_RULES: readonly Rule[] = [
   resourceNotFoundCode,
   errorDataRequired,
   unknownMethodWrongCode,
+  unknownMethodGenericError,
   unknownMethodStatus,
   errorStatusPairing,
+  methodNotFoundOn404,
   serverDiscoverMissing,
   errorShape,
   errorIdNull,

@@ -8,6 +8,7 @@ import { LEAK_RULES, leakRules, type LeakPattern } from './leaks.ts';
 import { PARSE_ERROR_ANSWER_RULES } from './parse-error-answers.ts';
 import { PROTOCOL_RULES } from './protocol.ts';
 import { REQUEST_ID_RULES } from './request-ids.ts';
+import { REQUEST_REJECTION_RULES } from './request-rejections.ts';
 import { silentSuccessRule } from './silent-success.ts';
 import { STDIO_RULES } from './stdio.ts';
 import { TOOL_CATALOGUE_RULES } from './tool-catalogue.ts';
@@ -28,6 +29,7 @@ export const RULES: readonly Rule[] = [
   ...LEAK_RULES,
   ...UNREADABLE_RULES,
   ...UNSUPPORTED_VERSION_RULES,
+  ...REQUEST_REJECTION_RULES,
   ...BATCH_ANSWER_RULES,
   ...PARSE_ERROR_ANSWER_RULES,
   ...STDIO_RULES,

@@ -30,7 +30,7 @@ function schemaAndArguments(s: ExchangeSubject): { schema: unknown; args: Record
 /** How a call's arguments fail its catalogued tool's inputSchema (undefined: they do not, or it cannot tell): the fact a capture keeps. */
 export function argumentErrors(s: ExchangeSubject): ArgumentError[] | undefined {
   const input = schemaAndArguments(s);
-  const verdict = input && validateArguments(input.schema, input.args, s.version);
+  const verdict = input && validateArguments(input.schema, input.args, s.version, 'formats');
   return !verdict || verdict.valid || verdict.errors.length === 0 ? undefined : verdict.errors;
 }
 

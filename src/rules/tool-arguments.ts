@@ -9,6 +9,7 @@ import { versionInfo } from '../mcp/versions.ts';
 import { asRecord } from '../codec/json-value.ts';
 import { excerpt } from '../redact/excerpt.ts';
 import { pointer, unescapeSegment } from '../codec/json-pointer.ts';
+import { ASSERTED_FORMATS } from './schema-formats.ts';
 import { linearRegExp, UnsafePattern } from './schema-regexp.ts';
 
 export interface ArgumentError {
@@ -25,22 +26,31 @@ export interface ArgumentsVerdict {
 }
 
 type Dialect = 'draft-07' | '2019-09' | '2020-12';
+/**
+ * How a schema is run: `formats` asserts ASSERTED_FORMATS (tool arguments: a model's value in the
+ * wrong form is a mistake it can fix); `annotations` leaves every format an annotation, as the
+ * dialects do by default (a server's structuredContent against its outputSchema).
+ */
+export type FormatUse = 'formats' | 'annotations';
+type Mode = `${Dialect} ${FormatUse}`;
 
 // Patterns run under RE2 (schema-regexp.ts): a server's schema cannot stall the proxy.
-const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false, logger: false, code: { regExp: linearRegExp } } as const;
+const AJV_OPTIONS = { strict: false, allErrors: true, logger: false, code: { regExp: linearRegExp } } as const;
 const MAX_ERRORS = 10;
-const validators: Partial<Record<Dialect, Ajv | Ajv2019 | Ajv2020>> = {};
+const validators: Partial<Record<Mode, Ajv | Ajv2019 | Ajv2020>> = {};
 /**
- * Compiled validators per schema object and dialect; `false` when the schema does not compile, the
+ * Compiled validators per schema object and mode; `false` when the schema does not compile, the
  * UnsafePattern when a pattern of it cannot run in linear time.
  */
-const compiled = new WeakMap<object, Partial<Record<Dialect, ValidateFunction | UnsafePattern | false>>>();
+const compiled = new WeakMap<object, Partial<Record<Mode, ValidateFunction | UnsafePattern | false>>>();
 
-function ajvFor(dialect: Dialect): Ajv | Ajv2019 | Ajv2020 {
-  let ajv = validators[dialect];
+function ajvFor(dialect: Dialect, use: FormatUse): Ajv | Ajv2019 | Ajv2020 {
+  const mode: Mode = `${dialect} ${use}`;
+  let ajv = validators[mode];
   if (!ajv) {
-    ajv = dialect === '2020-12' ? new Ajv2020(AJV_OPTIONS) : dialect === '2019-09' ? new Ajv2019(AJV_OPTIONS) : new Ajv(AJV_OPTIONS);
-    validators[dialect] = ajv;
+    const options = use === 'formats' ? { ...AJV_OPTIONS, formats: ASSERTED_FORMATS } : { ...AJV_OPTIONS, validateFormats: false };
+    ajv = dialect === '2020-12' ? new Ajv2020(options) : dialect === '2019-09' ? new Ajv2019(options) : new Ajv(options);
+    validators[mode] = ajv;
   }
   return ajv;
 }
@@ -56,18 +66,19 @@ function dialectOf(schema: Record<string, unknown>, version: string | undefined)
   return undefined;
 }
 
-function validatorFor(schema: Record<string, unknown>, dialect: Dialect): ValidateFunction | UnsafePattern | undefined {
+function validatorFor(schema: Record<string, unknown>, dialect: Dialect, use: FormatUse): ValidateFunction | UnsafePattern | undefined {
   let entry = compiled.get(schema);
   if (!entry) {
     entry = {};
     compiled.set(schema, entry);
   }
-  const cached = entry[dialect];
+  const mode: Mode = `${dialect} ${use}`;
+  const cached = entry[mode];
   if (cached !== undefined) return cached || undefined;
   // Compile a copy without the root $id and $schema: the instance's own dialect applies, and a
   // hostile $id cannot replace a schema the instance holds. Ajv caches by schema object: drop it.
   const { $id: _id, $schema: _schema, ...copy } = schema;
-  const ajv = ajvFor(dialect);
+  const ajv = ajvFor(dialect, use);
   let validate: ValidateFunction | UnsafePattern | false;
   try {
     validate = ajv.compile(copy);
@@ -79,7 +90,7 @@ function validatorFor(schema: Record<string, unknown>, dialect: Dialect): Valida
   } catch {
     // nothing to drop
   }
-  entry[dialect] = validate;
+  entry[mode] = validate;
   return validate || undefined;
 }
 
@@ -96,10 +107,10 @@ function argumentError(e: ErrorObject): ArgumentError {
 }
 
 /** The schema's compiled validator (or why it has none), in the dialect it declares or the version defaults to. */
-function compiledFor(schema: unknown, version: string | undefined): ValidateFunction | UnsafePattern | undefined {
+function compiledFor(schema: unknown, version: string | undefined, use: FormatUse): ValidateFunction | UnsafePattern | undefined {
   const record = asRecord(schema);
   const dialect = record && dialectOf(record, version);
-  return dialect ? validatorFor(record, dialect) : undefined;
+  return dialect ? validatorFor(record, dialect, use) : undefined;
 }
 
 /**
@@ -108,9 +119,14 @@ function compiledFor(schema: unknown, version: string | undefined): ValidateFunc
  * object, an unknown dialect or version, a schema that does not compile, or one with a pattern
  * RE2 cannot run (unsafePattern says which). Never throws.
  */
-export function validateArguments(schema: unknown, args: unknown, version: string | undefined): ArgumentsVerdict | undefined {
+export function validateArguments(
+  schema: unknown,
+  args: unknown,
+  version: string | undefined,
+  use: FormatUse = 'annotations',
+): ArgumentsVerdict | undefined {
   try {
-    const validate = compiledFor(schema, version);
+    const validate = compiledFor(schema, version, use);
     if (!validate || validate instanceof UnsafePattern) return undefined;
     if (validate(args) === true) return { valid: true, errors: [] };
     return { valid: false, errors: (validate.errors ?? []).slice(0, MAX_ERRORS).map(argumentError) };
@@ -121,7 +137,7 @@ export function validateArguments(schema: unknown, args: unknown, version: strin
 
 /** The pattern that keeps a schema from being judged (validateArguments then cannot tell), if one does. */
 export function unsafePattern(schema: unknown, version: string | undefined): UnsafePattern | undefined {
-  const validate = compiledFor(schema, version);
+  const validate = compiledFor(schema, version, 'annotations');
   return validate instanceof UnsafePattern ? validate : undefined;
 }
 

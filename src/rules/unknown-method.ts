@@ -3,7 +3,7 @@
 import { capabilityFor, declarable, isUnknownMethod, methodsOf } from '../mcp/methods.ts';
 import { excerpt } from '../redact/excerpt.ts';
 import { atCode, codeRule, legacyServer, MODERN_REJECTIONS, probeAnswer } from './error-answers.ts';
-import { answerRule, describeError, errorMessage, integerCode, isModern, missingMeta } from './read.ts';
+import { answerRule, describeError, errorMessage, inBand, integerCode, isModern, missingMeta } from './read.ts';
 import type { ExchangeRule } from './types.ts';
 import { ALL, MODERN } from './versions.ts';
 
@@ -54,6 +54,44 @@ export const unknownMethodWrongCode: ExchangeRule = answerRule(
         ...at,
         message: `${method} is not implemented (the error says "${excerpt(text, 80)}") but was answered with ${code} instead of -32601`,
         fix: `answer a method the server does not implement with -32601 (Method not found)${isModern(s.version) ? ' and HTTP 404' : ''}`,
+      },
+    ];
+  },
+);
+
+/** A message that says nothing of its own: the code's standard name, or as little. */
+const GENERIC = /^\s*(?:internal(?: server)? error|server error|unknown error|error|invalid request|bad request)\s*[.!]?\s*$/i;
+
+// A method outside the version's list may be an extension the server serves, so unknown-method-
+// wrong-code waits for the server's words. Two answers say little either way but are wrong for a
+// method the server lacks: -32600 (the request was a valid Request object) and a bare -32603
+// "Internal error". A warning, never rewritten: an extension that failed may mean it.
+export const unknownMethodGenericError: ExchangeRule = answerRule(
+  'error',
+  undefined,
+  {
+    id: 'unknown-method-generic-error',
+    group: 'unknown-method',
+    severity: 'warning',
+    versions: ALL,
+    summary:
+      'A method outside the version\'s list got -32600 or a bare -32603 "Internal error": a method the server does not implement is -32601',
+    source:
+      'https://www.jsonrpc.org/specification#error_object, https://modelcontextprotocol.io/specification/2026-07-28/schema#methodnotfounderror',
+  },
+  (s, e) => {
+    const code = integerCode(e.code);
+    if (probeAnswer(s, e) || s.version === undefined || !(inBand(s) || s.status === 400)) return [];
+    if (methodsOf(s.version)?.has(s.request.method) ?? true) return [];
+    const text = errorMessage(e);
+    // Words that say the method is not implemented are unknown-method-wrong-code's.
+    if (NOT_IMPLEMENTED.test(text) || !(code === -32600 || (code === -32603 && GENERIC.test(text)))) return [];
+    return [
+      {
+        ...atCode(e),
+        severity: 'warning',
+        message: `${s.request.method} is no method of ${s.version} and was answered with ${describeError(e)}, which says nothing of the method: if the server does not implement it, that is -32601`,
+        fix: `answer a method the server does not implement with -32601 (Method not found)${isModern(s.version) ? ' and HTTP 404' : ''}; an extension method that fails should say why`,
       },
     ];
   },

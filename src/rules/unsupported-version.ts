@@ -15,9 +15,10 @@ import { methodsOf } from '../mcp/methods.ts';
 import { LATEST_OF } from '../mcp/versions.ts';
 import { excerpt } from '../redact/excerpt.ts';
 import { atCode, codeRule, MODERN_REJECTIONS } from './error-answers.ts';
-import { describeError, inBand, isModern, knownVersion, missingMeta } from './read.ts';
+import { asRecord } from '../codec/json-value.ts';
+import { describeError, errorMessage, inBand, isModern, knownVersion, missingMeta } from './read.ts';
 import type { ExchangeRule } from './types.ts';
-import { MODERN } from './versions.ts';
+import { LEGACY, MODERN } from './versions.ts';
 
 export const unsupportedVersionCode: ExchangeRule = codeRule(
   {
@@ -48,4 +49,43 @@ export const unsupportedVersionCode: ExchangeRule = codeRule(
   },
 );
 
-export const UNSUPPORTED_VERSION_RULES: readonly ExchangeRule[] = [unsupportedVersionCode];
+/** The versions a legacy rejection lists: `data.supported`, an array of strings. */
+const listsSupported = (data: unknown): boolean => {
+  const supported = asRecord(data)?.supported;
+  return Array.isArray(supported) && supported.length > 0 && supported.every((v) => typeof v === 'string');
+};
+
+// A legacy initialize is negotiated, not refused: a server that does not support the version
+// offered MUST answer with one it does (lifecycle, "Version Negotiation"). One that refuses anyway
+// should at least say what it supports, as the spec's own example does: -32602 "Unsupported
+// protocol version" with data { supported, requested } (-32022 with the same data: a modern
+// server turning a legacy client away). Judged only when the error is about the version: the
+// version offered is none the spec defines, or the error's words say "version".
+export const initializeVersionError: ExchangeRule = codeRule(
+  {
+    id: 'initialize-version-error',
+    group: 'lifecycle',
+    severity: 'warning',
+    versions: LEGACY,
+    summary:
+      'A legacy initialize was refused over its protocol version with an error other than -32602 carrying data.supported (the negotiation asks for a version the server supports instead)',
+    source:
+      'https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation, https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#error-handling',
+  },
+  (s, e, code) => {
+    const offered = asRecord(s.request.params)?.protocolVersion;
+    if (s.request.method !== 'initialize' || typeof offered !== 'string' || !(inBand(s) || s.status === 400)) return [];
+    if (knownVersion(offered) !== undefined && !/\bversion\b/i.test(errorMessage(e))) return [];
+    if ((code === -32602 || code === -32022) && listsSupported(e.data)) return [];
+    const asked = JSON.stringify(excerpt(offered, 40));
+    return [
+      {
+        ...atCode(e),
+        message: `initialize offering protocol version ${asked} was refused with ${describeError(e)}${code === -32602 || code === -32022 ? ' without data.supported' : ''}: the client cannot tell which version to offer instead`,
+        fix: `answer initialize with a version the server supports (the client decides whether it can use it); if it must refuse, {"code":-32602,"message":"Unsupported protocol version","data":{"supported":["${LATEST_OF.legacy}"],"requested":${asked}}}`,
+      },
+    ];
+  },
+);
+
+export const UNSUPPORTED_VERSION_RULES: readonly ExchangeRule[] = [unsupportedVersionCode, initializeVersionError];

@@ -120,6 +120,15 @@ const CASES: Case[] = [
     check: (msg) => assert.deepEqual(msg.error, { code: -32601, message: 'Method not found' }),
   },
   {
+    name: 'an unknown tool answered -32601 becomes -32602, still on 200 (the 404 pairing is for unknown methods)',
+    request: call('nope', {}),
+    message: error(-32601, 'Method not found'),
+    rule: 'unknown-tool-wrong-code',
+    expectStatus: { json: 200, sse: 200 },
+    edits: BOTH,
+    check: (msg) => assert.equal(errorOf(msg).code, -32602),
+  },
+  {
     name: '-32022 on 200 gets 400',
     request: call('echo'),
     message: error(-32022, 'Unsupported protocol version', { supported: ['2025-11-25'], requested: MODERN }),
@@ -334,6 +343,21 @@ describe('enforce.yaml under 2026-07-28: server answers put right', () => {
     assert.equal(blocks[1]!.raw, responseEvent(blocks[1]!.data));
     assert.equal(blocks[2]!.raw, AFTER);
   });
+});
+
+test('without a catalogue, a tools/call answered -32601 is relayed as it came: no 404 is added (an unknown tool is -32602, never an unknown method)', async () => {
+  const r = await runScenario({
+    version: MODERN,
+    request: call('nope', {}),
+    respond: answer('json', error(-32601, 'Method not found')),
+    proxy: { policy: () => enforce, limits: { maxToolsPerSession: 0 } },
+  });
+  assert.equal(r.status, 200, r.body);
+  assert.deepEqual(JSON.parse(r.body), error(-32601, 'Method not found')('test-1'));
+  assert.deepEqual(
+    r.violations.filter((v) => v.rule === 'unknown-method-status'),
+    [],
+  );
 });
 
 describe('client rules under 2026-07-28', () => {

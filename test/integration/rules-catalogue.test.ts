@@ -43,6 +43,26 @@ describe('structured-output', () => {
       assert.match(String(v.message), /does not validate/);
     });
 
+    test(`${version}: a format in the outputSchema stays an annotation (the dialects' default): silent`, async () => {
+      const stamped = {
+        ...WEATHER,
+        outputSchema: {
+          ...WEATHER.outputSchema,
+          properties: { ...WEATHER.outputSchema.properties, at: { type: 'string', format: 'date-time' } },
+        },
+      };
+      const out = { temperature: 21.5, conditions: 'sunny', at: 'just now' };
+      assertSilent(
+        await runScenario({
+          version,
+          tools: [stamped],
+          request: call,
+          respond: answer(version, { content: text(out), structuredContent: out }),
+        }),
+        'structured-output',
+      );
+    });
+
     test(`${version}: silent on conforming output, on error results, and for tools without an outputSchema`, async () => {
       const good = { temperature: 21.5, conditions: 'sunny' };
       assertSilent(

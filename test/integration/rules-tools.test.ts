@@ -28,7 +28,20 @@ const RANGE_TOOL = {
     dependentRequired: { from: ['to'] },
   },
 };
-const TOOLS = [ECHO_TOOL, SEARCH_TOOL, RANGE_TOOL];
+/** Formats the proxy asserts (date, email) and one it does not know (an annotation). */
+const BOOK_TOOL = {
+  name: 'book',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      date: { type: 'string', format: 'date' },
+      contact: { type: 'string', format: 'email' },
+      phone: { type: 'string', format: 'phone' },
+    },
+    required: ['date'],
+  },
+};
+const TOOLS = [ECHO_TOOL, SEARCH_TOOL, RANGE_TOOL, BOOK_TOOL];
 
 type Req = Parameters<Scenario['respond']>[0];
 const MODERN = '2026-07-28';
@@ -527,6 +540,45 @@ const cases: Case[] = [
     respond: rpcError(-32602, 'to is required with from'),
     fires: ['input-validation-as-protocol-error'],
     expect: { message: /\/to/ },
+  },
+  // format: the article's own probe, a date that is no date.
+  {
+    title: 'a date that is no date (format: date) answered with -32602',
+    versions: ['2025-11-25', MODERN],
+    request: call('book', { date: 'not-a-date' }),
+    respond: rpcError(-32602, 'Invalid params'),
+    fires: ['input-validation-as-protocol-error'],
+    silent: others('input-validation-as-protocol-error'),
+    expect: { severity: 'warning', message: /\/date.*must match format "date"/ },
+  },
+  {
+    title: 'an email that is none, answered with a vague isError',
+    versions: ['2025-11-25', MODERN],
+    request: call('book', { date: '2026-12-08', contact: 'someone at example' }),
+    respond: toolError('Booking failed.'),
+    fires: ['vague-iserror'],
+    expect: { fix: /contact/ },
+  },
+  {
+    title: "a well-formed date refused with -32602 for the server's own reasons (cannot tell)",
+    versions: ['2025-11-25', MODERN],
+    request: call('book', { date: '2026-12-08' }),
+    respond: rpcError(-32602, 'No rooms left on that date'),
+    silent: EVERY,
+  },
+  {
+    title: 'a format the proxy does not assert (an annotation) refused with -32602',
+    versions: ['2025-11-25', MODERN],
+    request: call('book', { date: '2026-12-08', phone: 'call me maybe' }),
+    respond: rpcError(-32602, 'Invalid phone'),
+    silent: EVERY,
+  },
+  {
+    title: 'a date that is no date answered with an isError naming it (good)',
+    versions: ['2025-11-25', MODERN],
+    request: call('book', { date: 'next tuesday' }),
+    respond: toolError('Invalid date "next tuesday": use YYYY-MM-DD, e.g. 2026-12-08'),
+    silent: EVERY,
   },
   // isError that names nothing the model can fix.
   {

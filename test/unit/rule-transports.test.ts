@@ -85,10 +85,11 @@ describe('rules that name their transports', () => {
       'cancelled-over-http',
       'unknown-method-status',
       'error-status-pairing',
+      'method-not-found-on-404',
       'header-mismatch',
     ])
       assert.deepEqual(ruleById.get(id)?.transports, STREAMABLE_HTTP, id);
-    assert.equal(named.length, 13, named.map((r) => r.id).join(', '));
+    assert.equal(named.length, 14, named.map((r) => r.id).join(', '));
   });
 
   test('every rule with transports: never run on a subject of another wire, run on its own (spied checks)', () => {
