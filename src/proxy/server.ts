@@ -10,6 +10,7 @@ import type { Judged } from '../engine/plans.ts';
 import type { SessionStore } from '../exchange/sessions.ts';
 import { ProxyError } from '../errors.ts';
 import { listenOn } from './listen.ts';
+import { ClientDepartures, isDeparture } from './client-departures.ts';
 import { rawProxyError, sendProxyError } from '../transport/egress.ts';
 import { firstValue, H } from '../mcp/headers.ts';
 import { defaultPolicy } from '../config/compile.ts';
@@ -271,6 +272,7 @@ export function createProxy(options: ProxyOptions): Proxy {
   // Node times a request head out only once it has begun: a connection that never sends one (or
   // never finishes its first) is closed here. Past the connection cap a newcomer gets a 503.
   let connections = 0;
+  const departures = new ClientDepartures(logger, metrics);
   const firstRequest = new WeakMap<Socket, NodeJS.Timeout>();
   server.on('connection', (socket: Socket) => {
     if (connections >= limits.maxConnections) {
@@ -283,6 +285,7 @@ export function createProxy(options: ProxyOptions): Proxy {
       return;
     }
     connections++;
+    departures.watch(socket);
     socket.once('close', () => {
       connections--;
       clearTimeout(firstRequest.get(socket));
@@ -306,6 +309,11 @@ export function createProxy(options: ProxyOptions): Proxy {
     }
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    // A client that went away gets no answer and is no proxy error.
+    if (isDeparture(err)) {
+      departures.left(socket as Socket, err.code!);
+      return void socket.destroy();
+    }
     // Malformed, oversized or too slow HTTP from a client: a JSON-RPC error with the fitting
     // status, then the socket is destroyed (half-closed sockets would pile up), never a crash.
     const code =

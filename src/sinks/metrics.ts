@@ -55,6 +55,7 @@ export class Metrics {
   private readonly reloads: Counter<'result'>;
   private readonly lastReload: Gauge;
   private readonly proxyErrors: Counter<'reason'>;
+  private readonly clientDisconnects: Counter<'when'>;
   private readonly unjudgedExchanges: Counter<'reason'>;
   private readonly shadowDecisions: Counter<'rule' | 'action'>;
   private readonly stateErrors: Counter<'op'>;
@@ -105,6 +106,12 @@ export class Metrics {
       name: 'mcp_warden_proxy_errors_total',
       help: 'Answers the proxy gave itself, by reason (the stable WARDEN_* code of its JSON-RPC error)',
       labelNames: ['reason'],
+      registers,
+    });
+    this.clientDisconnects = new Counter({
+      name: 'mcp_warden_client_disconnects_total',
+      help: 'Clients that closed or reset their connection, by when: idle (between requests), request (before its answer began), response (while it was written); not proxy errors',
+      labelNames: ['when'],
       registers,
     });
     this.exchanges = new Counter({
@@ -199,14 +206,19 @@ export class Metrics {
     this.shadowDecisions.inc({ rule, action });
   }
 
-  /** The proxy answered a request itself (its reason: a WARDEN_* code). */
   /** An MCP exchange relayed without full judging. */
   unjudged(reason: string): void {
     this.unjudgedExchanges.inc({ reason });
   }
 
+  /** The proxy answered a request itself (its reason: a WARDEN_* code). */
   proxyError(reason: string): void {
     this.proxyErrors.inc({ reason });
+  }
+
+  /** A client left: between requests (idle), before its answer began (request), or while it was written (response). */
+  clientDisconnected(when: 'idle' | 'request' | 'response'): void {
+    this.clientDisconnects.inc({ when });
   }
 
   /** An operation on the shared state store failed (its op: connect, write, read, refresh, subscribe). */

@@ -169,6 +169,9 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       }
       return { body, plain };
     } catch (err) {
+      // The client left mid-request: nothing to answer, and its departure is counted where its
+      // socket said so (proxy/client-departures.ts), not as an answer of the proxy.
+      if (req.socket.destroyed) return undefined;
       const pe = toProxyError(err);
       // Refused while the body may still be coming: the connection closes after the answer, but
       // only once the client could read it (a close on unread bytes resets the connection).
