@@ -128,7 +128,11 @@ describe('the client aborts', () => {
     c.socket.destroy();
     const left = await proxy.log.waitFor((r) => r.msg === 'client disconnected');
     assert.equal(left.when, 'request');
-    assert.equal(proxy.log.find((r) => r.msg === 'request rejected'), undefined, 'no answer for a client that left');
+    assert.equal(
+      proxy.log.find((r) => r.msg === 'request rejected'),
+      undefined,
+      'no answer for a client that left',
+    );
     assert.equal(upstream.requests.length, 0, 'a half-sent body is never forwarded');
     await assertStillServes(proxy);
   });
@@ -321,7 +325,10 @@ describe('slowloris', () => {
     const cut = await proxy.log.waitFor((r) => r.msg === 'client error');
     assert.equal(cut.proxyError, 'WARDEN_CLIENT_TIMEOUT');
     // One answer, one count: the request's body read that the cut ended is not a second error.
-    assert.equal(proxy.log.find((r) => r.msg === 'request rejected'), undefined);
+    assert.equal(
+      proxy.log.find((r) => r.msg === 'request rejected'),
+      undefined,
+    );
     assert.equal(proxy.upstream.requests.length, 0);
     await assertStillServes(proxy);
   });
