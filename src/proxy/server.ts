@@ -11,6 +11,7 @@ import type { SessionStore } from '../exchange/sessions.ts';
 import { ProxyError } from '../errors.ts';
 import { listenOn } from './listen.ts';
 import { ClientDepartures, isDeparture } from './client-departures.ts';
+import { upstreamReachable } from './upstream-probe.ts';
 import { rawProxyError, sendProxyError } from '../transport/egress.ts';
 import { firstValue, H } from '../mcp/headers.ts';
 import { defaultPolicy } from '../config/compile.ts';
@@ -139,7 +140,11 @@ export function createProxy(options: ProxyOptions): Proxy {
   const claims = state?.claim ? new ClaimBook(state.claim.bind(state)) : undefined;
   if (claims) engine.claimRequestIds(claims);
   const metadata = new MetadataLocations();
-  const metrics = new Metrics({ sessions: () => sessions.size, openRequests: () => engine.openRequests });
+  const metrics = new Metrics({
+    sessions: () => sessions.size,
+    openRequests: () => engine.openRequests,
+    upstreamUp: () => upstreamReachable(options.upstream),
+  });
   const passthrough = createPassthrough({
     upstream: options.upstream,
     publicUrl: options.publicUrl,

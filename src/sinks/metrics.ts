@@ -61,7 +61,7 @@ export class Metrics {
   private readonly stateErrors: Counter<'op'>;
   private readonly tools = new Set<string>();
 
-  constructor(gauges: { sessions: () => number; openRequests: () => number }) {
+  constructor(gauges: { sessions: () => number; openRequests: () => number; upstreamUp?: () => Promise<boolean> }) {
     const registers = [this.registry];
     for (const metric of processMetricsOnce()) this.registry.registerMetric(metric);
     new Gauge({
@@ -157,6 +157,18 @@ export class Metrics {
         this.set(gauges.sessions());
       },
     });
+    const { upstreamUp } = gauges;
+    if (upstreamUp)
+      new Gauge({
+        name: 'mcp_warden_upstream_up',
+        help: 'Whether the upstream accepts a TCP connection (1 or 0), probed at each scrape (/upstreamz answers the same)',
+        registers,
+        // Across --workers: up only if every worker reaches it.
+        aggregator: 'min',
+        async collect() {
+          this.set((await upstreamUp()) ? 1 : 0);
+        },
+      });
     new Gauge({
       name: 'mcp_warden_open_requests',
       help: 'Requests waiting for their response',
