@@ -78,7 +78,7 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
     ...(worker ? { fields: { worker: cluster.worker?.id, pid: process.pid }, lineAtATime: true } : {}),
   });
   // Reloads begin once the proxy below is up (the watch, SIGHUP): their results go to its metrics.
-  const store = policyStore({ policy, text: policyText }, opts.policy, logger, (ok) => proxy.metrics.reloaded(ok));
+  const store = policyStore({ policy, text: policyText }, opts.policy, logger, (ok) => proxy.metrics.reloaded(ok, store));
   // The admin port's report: fed only when there is an admin port to serve it (a worker has none).
   const report = opts.admin && !worker ? new LiveReport() : undefined;
   // A legacy session's POSTs that land on this worker (or replica, with --peer-address), when another holds its stream, go there.
@@ -128,6 +128,7 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
     },
   });
   metrics = proxy.metrics;
+  metrics.policyInForce(store);
   if (peers && redis && opts.peerAddress) {
     const { shareLegacyStreamsThroughRedis } = await import('../state/redis-streams.ts');
     const at = await listenAs('--peer-address', opts.peerAddress, async (port, host) => {

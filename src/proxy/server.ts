@@ -120,7 +120,8 @@ export function createProxy(options: ProxyOptions): Proxy {
   const { logger } = options;
   const mcpPath = options.path ?? options.upstream.pathname;
   const hostHeader = options.hostHeader ?? 'client';
-  const upstream = new Upstream(options.upstream, limits, hostHeader);
+  // The upstream's own time goes to the metrics made below, once requests flow.
+  const upstream = new Upstream(options.upstream, limits, hostHeader, (timedAs, seconds) => metrics.upstreamTimed(timedAs, seconds));
   const isEndpoint = endpointMatcher(mcpPath);
   const legacy = new LegacySessions(options.transport ?? 'auto', mcpPath, limits.maxSessions);
   // Set at listen(): the default allow-list depends on the address the proxy listens on.
@@ -167,7 +168,7 @@ export function createProxy(options: ProxyOptions): Proxy {
   const captures = new Map<string, CaptureSink>();
   const capture = (path: string): CaptureSink => {
     let sink = captures.get(path);
-    if (!sink) captures.set(path, (sink = new CaptureSink(path, logger)));
+    if (!sink) captures.set(path, (sink = new CaptureSink(path, logger, () => metrics.captureError())));
     return sink;
   };
   const router = new McpRouter(

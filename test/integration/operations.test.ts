@@ -81,6 +81,7 @@ describe('admin port', () => {
     assert.doesNotMatch(metrics, /made_up_/);
     assert.match(metrics, /mcp_warden_findings_total\{rule="unknown-tool-as-iserror",severity="error"\} 5/);
     assert.match(metrics, /mcp_warden_upstream_duration_seconds_bucket\{le="0.1",method="tools\/call"\}/);
+    assert.match(metrics, /mcp_warden_exchange_duration_seconds_bucket\{le="0.1",method="tools\/call"\}/);
     assert.match(metrics, /mcp_warden_sessions \d+/);
     assert.match(metrics, /mcp_warden_open_sse_streams 0/);
     // The process under its conventional names, and what is running.
@@ -95,7 +96,7 @@ describe('admin port', () => {
         'm',
       ),
     );
-    assert.match(metrics, /^mcp_warden_policy_last_reload_success_timestamp_seconds 0$/m);
+    assert.match(metrics, /^mcp_warden_config_last_reload_successful 1$/m);
     // The proxy's own answers, by reason: a foreign Host refused (403).
     const refused = await request(url, {
       method: 'POST',
