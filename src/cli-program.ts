@@ -328,6 +328,13 @@ export function buildProgram(): Command {
         process.exitCode = 1;
         return;
       }
+      const { captureProblem } = await import('./sinks/capture-path.ts');
+      const problem = await captureProblem(result.policy);
+      if (problem) {
+        process.stderr.write(`${file}: ${problem}\n`);
+        process.exitCode = 1;
+        return;
+      }
       const settings = Object.keys(result.document.rules ?? {}).length;
       process.stdout.write(`ok: ${file}: mode ${result.policy.mode}, ${settings} rule ${settings === 1 ? 'setting' : 'settings'}\n`);
       for (const w of result.policy.warnings) process.stdout.write(`warning: ${w}\n`);

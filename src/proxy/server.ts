@@ -26,7 +26,7 @@ import { recordJudged } from '../sinks/judged.ts';
 import { redactTarget, redactUrl } from '../sinks/redact.ts';
 import { MisconfigurationWatch } from '../transport/misconfiguration.ts';
 import { BodyBudget } from '../transport/ingress.ts';
-import { createHostGuard, type HostGuard, type HostGuardOptions } from '../transport/host-guard.ts';
+import { createHostGuard, type HostGuard, type HostGuardOptions, refusalMessage } from '../transport/host-guard.ts';
 import { createMcpEndpoint } from '../transport/mcp-endpoint.ts';
 import { createPassthrough } from '../transport/passthrough.ts';
 import { MetadataLocations, publicOrigin, rewriteWwwAuthenticate } from '../transport/public-url.ts';
@@ -256,7 +256,8 @@ export function createProxy(options: ProxyOptions): Proxy {
       );
       const code = refused === 'host' ? 'WARDEN_FORBIDDEN_HOST' : 'WARDEN_FORBIDDEN_ORIGIN';
       metrics.proxyError(code);
-      sendProxyError(res, new ProxyError(code), [], false);
+      const message = refusalMessage(refused, refused === 'host' ? req.headers.host : firstValue(req.headers.origin));
+      sendProxyError(res, new ProxyError(code, message), [], false);
       return;
     }
     // With --workers: a POST of a legacy session another worker holds the stream of is judged there.
