@@ -31,5 +31,5 @@ export async function captureProblem(policy: { capture: { path: string } | undef
   const why = await whyUnwritable(policy.capture.path);
   return why === undefined
     ? undefined
-    : `capture.path ${policy.capture.path} cannot be written: ${why} (in a container, mount a writable volume and point capture.path there)`;
+    : `capture.path ${policy.capture.path} cannot be written: ${why} (in the image, write under /var/lib/mcp-warden and mount a volume there)`;
 }

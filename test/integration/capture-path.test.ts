@@ -40,7 +40,7 @@ describe('a capture path that cannot be written', () => {
         checked.stderr,
         new RegExp(`capture\\.path ${capture.replace(/[/.]/g, '\\$&')} cannot be written: ${why.replace(/[/.]/g, '\\$&')}`),
       );
-      assert.match(checked.stderr, /mount a writable volume/);
+      assert.match(checked.stderr, /mount a volume there/);
 
       const started = await run(['proxy', '--upstream', 'http://127.0.0.1:9/mcp', '--listen', '127.0.0.1:0', '--policy', file]);
       assert.equal(started.code, 1);
