@@ -13,10 +13,14 @@ after(async () => {
   for (const close of closers.reverse()) await close();
 });
 
-/** A proxy in front of a server that answers tools/list as JSON and anything else with an SSE stream it keeps open. */
+/** Resolves when the server has a request it does not answer (resources/list). */
+let held: () => void = () => {};
+
+/** A proxy in front of a server that answers tools/list as JSON, holds resources/list unanswered, and answers anything else with an SSE stream it keeps open. */
 async function setup(): Promise<TestProxy> {
   const upstream = await startRawServer((_req, res, body) => {
     const msg = JSON.parse(body.toString()) as { id: number; method: string };
+    if (msg.method === 'resources/list') return held();
     if (msg.method === 'tools/list') {
       res.writeHead(200, { 'content-type': 'application/json' });
       return void res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { tools: [] } }));
@@ -96,6 +100,19 @@ for (const [how, leave] of LEAVES)
       await reading;
       leave(socket);
       await assertDeparture(proxy, 'request');
+    });
+
+    test('after its request, while the server has not answered yet', async () => {
+      const proxy = await setup();
+      const socket = await open(proxy);
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'resources/list' });
+      const waiting = new Promise<void>((resolve) => (held = resolve));
+      socket.write(head(proxy, Buffer.byteLength(body)) + body);
+      await waiting;
+      leave(socket);
+      await assertDeparture(proxy, 'request');
+      const exchange = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 4);
+      assert.equal(exchange.outcome, 'client-closed');
     });
 
     test('while its answer (an SSE stream) is written', async () => {
