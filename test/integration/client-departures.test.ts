@@ -72,6 +72,25 @@ async function assertDeparture(proxy: TestProxy, when: string): Promise<void> {
   assert.deepEqual(warned, [], 'nothing at warn or above');
 }
 
+/** Sends `message`, leaves once `reached` resolves; the departure is counted by `when`, the exchange logged client-closed. */
+async function leavesDuring(
+  leave: (socket: Socket) => void,
+  message: { id: number; [key: string]: unknown },
+  reached: (socket: Socket) => Promise<unknown>,
+  when: string,
+): Promise<void> {
+  const proxy = await setup();
+  const socket = await open(proxy);
+  const body = JSON.stringify(message);
+  const at = reached(socket);
+  socket.write(head(proxy, Buffer.byteLength(body)) + body);
+  await at;
+  leave(socket);
+  await assertDeparture(proxy, when);
+  const exchange = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === message.id);
+  assert.equal(exchange.outcome, 'client-closed');
+}
+
 const LEAVES: Array<[string, (socket: Socket) => void]> = [
   ['resets', (socket) => socket.resetAndDestroy()],
   ['closes', (socket) => socket.end()],
@@ -102,31 +121,21 @@ for (const [how, leave] of LEAVES)
       await assertDeparture(proxy, 'request');
     });
 
-    test('after its request, while the server has not answered yet', async () => {
-      const proxy = await setup();
-      const socket = await open(proxy);
-      const body = JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'resources/list' });
-      const waiting = new Promise<void>((resolve) => (held = resolve));
-      socket.write(head(proxy, Buffer.byteLength(body)) + body);
-      await waiting;
-      leave(socket);
-      await assertDeparture(proxy, 'request');
-      const exchange = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 4);
-      assert.equal(exchange.outcome, 'client-closed');
-    });
+    test('after its request, while the server has not answered yet', () =>
+      leavesDuring(
+        leave,
+        { jsonrpc: '2.0', id: 4, method: 'resources/list' },
+        () => new Promise<void>((resolve) => (held = resolve)),
+        'request',
+      ));
 
-    test('while its answer (an SSE stream) is written', async () => {
-      const proxy = await setup();
-      const socket = await open(proxy);
-      const body = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow', arguments: {} } });
-      const streaming = received(socket, 'notifications/progress');
-      socket.write(head(proxy, Buffer.byteLength(body)) + body);
-      await streaming;
-      leave(socket);
-      await assertDeparture(proxy, 'response');
-      const exchange = await proxy.log.waitFor((r) => r.msg === 'exchange' && r.id === 2);
-      assert.equal(exchange.outcome, 'client-closed');
-    });
+    test('while its answer (an SSE stream) is written', () =>
+      leavesDuring(
+        leave,
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'slow', arguments: {} } },
+        (socket) => received(socket, 'notifications/progress'),
+        'response',
+      ));
   });
 
 test('a connection the proxy closes itself (its answer said connection: close) is no departure', async () => {
