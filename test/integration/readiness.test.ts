@@ -19,9 +19,9 @@ const TOOLS = (_req: unknown, res: import('node:http').ServerResponse, body: Buf
   res.end(JSON.stringify({ jsonrpc: '2.0', id, result: { tools: [] } }));
 };
 
-/** The proxy CLI with an admin port; resolves with both URLs. */
-async function startCli(upstream: URL, extra: string[] = []): Promise<{ cli: WorkersCli; admin: URL }> {
-  const cli = await startWorkersCli(upstream, 1, ['--admin', '127.0.0.1:0', ...extra], closers);
+/** The proxy CLI with an admin port (`workers` processes); resolves with both URLs. */
+async function startCli(upstream: URL, extra: string[] = [], workers = 1): Promise<{ cli: WorkersCli; admin: URL }> {
+  const cli = await startWorkersCli(upstream, workers, ['--admin', '127.0.0.1:0', ...extra], closers);
   const [listening] = await cli.waitFor((r) => r.msg === 'admin listening');
   return { cli, admin: new URL(String(listening!.admin)) };
 }
@@ -51,28 +51,37 @@ async function get(url: URL): Promise<{ status: number; body: string }> {
 }
 
 describe('readiness as Kubernetes expects', () => {
-  test('SIGTERM: /readyz turns 503 at once, new connections are served for --drain-delay (MCP_WARDEN_DRAIN_DELAY), then exit 0', async () => {
-    const upstream = await startRawServer(TOOLS);
-    closers.push(() => upstream.close());
-    // The variable the manifests set, in the environment the child is spawned with.
-    process.env.MCP_WARDEN_DRAIN_DELAY = '5s';
-    const { cli, admin } = await startCli(new URL('/mcp', upstream.url)).finally(() => delete process.env.MCP_WARDEN_DRAIN_DELAY);
-    assert.equal((await get(new URL('/readyz', admin))).status, 200);
+  // One process, the delay from the variable the manifests set; two workers, from the flag: the
+  // primary's /readyz turns 503 and each worker keeps serving through the delay.
+  for (const [workers, how] of [
+    [1, 'MCP_WARDEN_DRAIN_DELAY'],
+    [2, '--drain-delay'],
+  ] as const)
+    test(`SIGTERM (--workers ${workers}): /readyz turns 503 at once, new connections are served for the drain delay (${how}), then exit 0`, async () => {
+      const upstream = await startRawServer(TOOLS);
+      closers.push(() => upstream.close());
+      if (how === 'MCP_WARDEN_DRAIN_DELAY') process.env.MCP_WARDEN_DRAIN_DELAY = '5s';
+      const { cli, admin } = await startCli(
+        new URL('/mcp', upstream.url),
+        how === '--drain-delay' ? ['--drain-delay', '5s'] : [],
+        workers,
+      ).finally(() => delete process.env.MCP_WARDEN_DRAIN_DELAY);
+      assert.equal((await get(new URL('/readyz', admin))).status, 200);
 
-    const exited = cli.stop();
-    let readyz = await get(new URL('/readyz', admin));
-    for (let i = 0; i < 200 && readyz.status === 200; i++) readyz = await get(new URL('/readyz', admin));
-    assert.equal(readyz.status, 503);
-    assert.deepEqual(JSON.parse(readyz.body), { status: 'draining' });
-    // A client the balancer still sends meanwhile is served.
-    const late = await newClientCall(cli.url, 7);
-    assert.equal(late.status, 200);
-    assert.deepEqual(late.body, { jsonrpc: '2.0', id: 7, result: { tools: [] } });
-    const [draining] = await cli.waitFor((r) => r.msg === 'not ready: serving new connections for the drain delay');
-    assert.equal(draining!.drainDelayMs, 5000);
-    assert.equal(await exited, 0);
-    assert.ok(cli.records.some((r) => r.msg === 'stopped'));
-  });
+      const exited = cli.stop();
+      let readyz = await get(new URL('/readyz', admin));
+      for (let i = 0; i < 200 && readyz.status === 200; i++) readyz = await get(new URL('/readyz', admin));
+      assert.equal(readyz.status, 503);
+      assert.deepEqual(JSON.parse(readyz.body), { status: 'draining' });
+      // A client the balancer still sends meanwhile is served.
+      const late = await newClientCall(cli.url, 7);
+      assert.equal(late.status, 200);
+      assert.deepEqual(late.body, { jsonrpc: '2.0', id: 7, result: { tools: [] } });
+      const [draining] = await cli.waitFor((r) => r.msg === 'not ready: serving new connections for the drain delay');
+      assert.equal(draining!.drainDelayMs, 5000);
+      assert.equal(await exited, 0);
+      assert.ok(cli.records.some((r) => r.msg === 'stopped'));
+    });
 
   test('the upstream stopped while /readyz is polled: still ready, /upstreamz and mcp_warden_upstream_up say down; --ready-needs-upstream keeps the old readiness', async () => {
     const upstream = await startRawServer(TOOLS);
