@@ -128,6 +128,21 @@ export function buildProgram(): Command {
     )
     .addOption(
       opt(
+        '--drain-delay <duration>',
+        'on SIGTERM, how long /readyz answers 503 while new connections are still served, before the shutdown begins: the time a balancer takes to stop sending (default: 0)',
+        'MCP_WARDEN_DRAIN_DELAY',
+        parseDuration,
+      ),
+    )
+    .addOption(
+      opt(
+        '--ready-needs-upstream',
+        'make /readyz also require the upstream to accept connections (by default it says only whether this process can serve; /upstreamz and mcp_warden_upstream_up report the upstream)',
+        'MCP_WARDEN_READY_NEEDS_UPSTREAM',
+      ),
+    )
+    .addOption(
+      opt(
         '--allowed-hosts <list>',
         'Host values clients may send, comma-separated, * for any (default: loopback names when listening on loopback, else any)',
         'MCP_WARDEN_ALLOWED_HOSTS',
@@ -310,6 +325,13 @@ export function buildProgram(): Command {
         for (const e of result.errors) process.stderr.write(`${formatPolicyError(e)}\n`);
         const n = result.errors.length;
         process.stderr.write(`${file}: ${n} ${n === 1 ? 'error' : 'errors'}\n`);
+        process.exitCode = 1;
+        return;
+      }
+      const { captureProblem } = await import('./sinks/capture-path.ts');
+      const problem = await captureProblem(result.policy);
+      if (problem) {
+        process.stderr.write(`${file}: ${problem}\n`);
         process.exitCode = 1;
         return;
       }

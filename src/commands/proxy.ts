@@ -17,6 +17,7 @@ import { announceListening, isWorker, shareLegacyStreams, startWorkers, workerPo
 import { LegacyPeers } from '../proxy/peers.ts';
 import { WorkerRelay } from '../state/worker-relay.ts';
 import { freePort, listenAs, probeListen } from '../proxy/listen.ts';
+import { type ReadyCondition, upstreamAccepts } from '../proxy/readiness.ts';
 
 /** The proxy command's options as commander parsed them: undefined where the user gave nothing. */
 export interface ProxyCommandOptions {
@@ -31,6 +32,8 @@ export interface ProxyCommandOptions {
   auditLimit?: number;
   admin?: { host: string; port: number };
   shutdownTimeout?: number;
+  drainDelay?: number;
+  readyNeedsUpstream?: boolean;
   logLevel?: string;
   pretty?: boolean;
   allowedHosts?: string[];
@@ -49,6 +52,10 @@ export interface ProxyCommandOptions {
 
 /** The default bound on a wait for the state store (--state-timeout). */
 const STATE_TIMEOUT_MS = 50;
+
+/** --ready-needs-upstream: /readyz also waits for the upstream, as before /upstreamz existed. */
+const upstreamReadiness = (opts: ProxyCommandOptions, upstream: URL): ReadyCondition[] =>
+  opts.readyNeedsUpstream ? [upstreamAccepts(upstream)] : [];
 
 export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> {
   const { policy, text: policyText } = await startupPolicy(opts.policy, 'proxy');
@@ -71,7 +78,7 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
     ...(worker ? { fields: { worker: cluster.worker?.id, pid: process.pid }, lineAtATime: true } : {}),
   });
   // Reloads begin once the proxy below is up (the watch, SIGHUP): their results go to its metrics.
-  const store = policyStore({ policy, text: policyText }, opts.policy, logger, (ok) => proxy.metrics.reloaded(ok));
+  const store = policyStore({ policy, text: policyText }, opts.policy, logger, (ok) => proxy.metrics.reloaded(ok, store));
   // The admin port's report: fed only when there is an admin port to serve it (a worker has none).
   const report = opts.admin && !worker ? new LiveReport() : undefined;
   // A legacy session's POSTs that land on this worker (or replica, with --peer-address), when another holds its stream, go there.
@@ -121,6 +128,7 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
     },
   });
   metrics = proxy.metrics;
+  metrics.policyInForce(store);
   if (peers && redis && opts.peerAddress) {
     const { shareLegacyStreamsThroughRedis } = await import('../state/redis-streams.ts');
     const at = await listenAs('--peer-address', opts.peerAddress, async (port, host) => {
@@ -145,8 +153,14 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
       );
     };
   }
-  const admin =
-    opts.admin && !worker ? createAdminServer({ metrics: proxy.metrics, upstream, draining: proxy.draining, report, guard }) : undefined;
+  let stopping = false;
+  // "This process can serve": it listens and is not stopping (a policy that did not load stopped the start).
+  const readiness: ReadyCondition[] = [
+    { status: 'draining', holds: () => !stopping },
+    { status: 'not listening', holds: () => proxy.server.listening },
+    ...upstreamReadiness(opts, upstream),
+  ];
+  const admin = opts.admin && !worker ? createAdminServer({ metrics: proxy.metrics, upstream, readiness, report, guard }) : undefined;
   // The admin port first: one that is in use stops the start before the proxy says it listens.
   const adminUrl = admin && opts.admin ? await listenAs('--admin', opts.admin, admin.listen) : undefined;
   const port = worker ? workerPort(opts.listen.port) : opts.listen.port;
@@ -159,7 +173,6 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
   logger.info({ policy: policy.source, mode: policy.mode }, 'policy in force');
   if (adminUrl) logger.info({ admin: adminUrl.href }, 'admin listening');
   if (opts.policy !== undefined) store.watch();
-  let stopping = false;
   // A SIGHUP while stopping is ignored (without a handler it would end the process).
   const reload = () => void (stopping || store.reload('signal'));
   process.on('SIGHUP', reload);
@@ -168,10 +181,15 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
     if (stopping) return;
     stopping = true;
     const deadlineMs = opts.shutdownTimeout ?? DEFAULT_LIMITS.shutdownTimeoutMs;
-    logger.info({ signal, deadlineMs }, 'shutting down: no new connections, waiting for in-flight exchanges');
+    const drainDelayMs = opts.drainDelay ?? 0;
     store.close();
-    void proxy
-      .shutdown(deadlineMs)
+    // /readyz is 503 from now on; balancers take a while to hear it, so new connections are served meanwhile.
+    if (drainDelayMs > 0) logger.info({ signal, drainDelayMs }, 'not ready: serving new connections for the drain delay');
+    void drainDelay(drainDelayMs)
+      .then(() => {
+        logger.info({ signal, deadlineMs }, 'shutting down: no new connections, waiting for in-flight exchanges');
+        return proxy.shutdown(deadlineMs);
+      })
       .then((finished) => logger.info({ finished }, 'stopped'))
       .finally(async () => {
         await admin?.close();
@@ -187,6 +205,8 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
   else process.once('SIGINT', stop).once('SIGTERM', stop);
   if (worker) announceListening();
 }
+
+const drainDelay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * `--workers N`: this process starts and watches the workers, and serves the admin port (/metrics
@@ -207,9 +227,12 @@ async function runPrimary(n: number, opts: ProxyCommandOptions, upstream: URL, l
     logger.info({ signal, reason, workers: workers.count }, 'stopping the workers');
     workers.stop(signal);
     // A worker that outlives its own deadline is killed.
-    const late = setTimeout(() => {
-      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
-    }, deadlineMs + 5_000);
+    const late = setTimeout(
+      () => {
+        for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
+      },
+      (opts.drainDelay ?? 0) + deadlineMs + 5_000,
+    );
     late.unref();
     void workers.stopped.finally(async () => {
       clearTimeout(late);
@@ -233,8 +256,11 @@ async function runPrimary(n: number, opts: ProxyCommandOptions, upstream: URL, l
     ? createAdminServer({
         metrics: { registry: { metrics: () => aggregator.clusterMetrics(), contentType: aggregator.contentType } },
         upstream,
-        draining: () => stopping,
-        serving: () => (workers?.listening ?? 0) > 0,
+        readiness: [
+          { status: 'draining', holds: () => !stopping },
+          { status: 'no worker listening', holds: () => (workers?.listening ?? 0) > 0 },
+          ...upstreamReadiness(opts, upstream),
+        ],
         reportUnavailable:
           "under --workers each worker keeps its own live report, and the fleet's is not gathered: run one process for /report, or turn the log into a report with `mcp-warden report LOG`",
       })

@@ -11,6 +11,7 @@ import { defaultPolicy } from '../config/compile.ts';
 import { DEFAULT_LIMITS, type Limits } from '../config/defaults.ts';
 import type { Policy } from '../config/types.ts';
 import { REWRITABLE } from '../rewrite/rewriters.ts';
+import { captureProblem } from '../sinks/capture-path.ts';
 
 /** mcp-warden's version (spans and metrics name it). */
 export const { version: VERSION } = createRequire(import.meta.url)('../../package.json') as { version: string };
@@ -33,7 +34,10 @@ export async function shadowPolicy(path: string | undefined): Promise<Policy> {
 
 export async function startupPolicy(path: string | undefined, command: string): Promise<{ policy: Policy; text: string | undefined }> {
   if (path === undefined) return { policy: defaultPolicy(REWRITABLE), text: undefined };
-  return loadOrStop(path, 'the policy', `; the ${command} did not start`);
+  const loaded = await loadOrStop(path, 'the policy', `; the ${command} did not start`);
+  const problem = await captureProblem(loaded.policy);
+  if (problem) throw new Error(`${path}: ${problem}; the ${command} did not start`);
+  return loaded;
 }
 
 /** The store a command serves its policy from (its warnings logged); each reload's result goes to `onReload`. */

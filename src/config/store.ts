@@ -81,6 +81,11 @@ export class PolicyStore {
     return this.#policy;
   }
 
+  /** The text of the file the policy in force was loaded from; undefined for the built-in defaults. */
+  text(): string | undefined {
+    return this.#text;
+  }
+
   /** Called after each successful swap (e.g. to apply a new log level). Returns the unsubscribe function. */
   onChange(listener: (policy: Policy, previous: Policy) => void): () => void {
     this.#listeners.add(listener);

@@ -1,40 +1,27 @@
-// The admin port: /healthz (the process is up), /readyz (the upstream accepts connections and the
-// proxy is not shutting down), /metrics (Prometheus), /report and /report.json (the last hour's
-// report, src/report/live.ts). Separate from the proxy's port so probes, scrapes and reports never
-// mix with MCP traffic. The report's paths carry sessions, tools and clients: they check Host and
-// Origin as the MCP endpoint does (transport/host-guard.ts, same options and defaults), so a page
-// on a rebound DNS name cannot read them. Probes and scrapes (/healthz, /readyz, /metrics) are not
-// guarded: Kubernetes and Prometheus send `Host: <pod-ip>:port`, and they say nothing a page could misuse.
+// The admin port: /healthz (the process is up), /readyz (this process can serve: the command's
+// conditions, proxy/readiness.ts), /upstreamz (the upstream accepts connections), /metrics
+// (Prometheus), /report and /report.json (the last hour's report, src/report/live.ts). Separate from
+// the proxy's port so probes, scrapes and reports never mix with MCP traffic. The report's paths
+// carry sessions, tools and clients: they check Host and Origin as the MCP endpoint does
+// (transport/host-guard.ts, same options and defaults), so a page on a rebound DNS name cannot read
+// them. Probes and scrapes (/healthz, /readyz, /upstreamz, /metrics) are not guarded: Kubernetes and
+// Prometheus send `Host: <pod-ip>:port`, and they say nothing a page could misuse.
 import { createServer, type Server } from 'node:http';
-import { connect } from 'node:net';
 import { LIVE_REPORT_BOUNDS } from '../config/defaults.ts';
 import { createHostGuard, type HostGuard, type HostGuardOptions } from '../transport/host-guard.ts';
 import { listenOn } from './listen.ts';
 import type { LiveReport } from '../report/live.ts';
 import { renderReportHtml } from '../report/html.ts';
-
-/** Whether a TCP connection to the upstream opens within `timeoutMs`. */
-export function upstreamReachable(url: URL, timeoutMs: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-    const socket = connect({ host: url.hostname.replace(/^\[|\]$/g, ''), port });
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once('connect', () => done(true)).once('error', () => done(false));
-  });
-}
+import { firstUnready, type ReadyCondition } from './readiness.ts';
+import { upstreamReachable } from './upstream-probe.ts';
 
 export interface AdminOptions {
   /** Where /metrics comes from: the proxy's registry, or with --workers the workers' summed. */
   metrics: { registry: { metrics(): Promise<string>; readonly contentType: string } };
+  /** The upstream /upstreamz probes. */
   upstream: URL;
-  /** True once the proxy is draining: readiness goes false so balancers stop sending. */
-  draining: () => boolean;
-  /** Whether anything serves the proxy's port (with --workers: a worker listens); default yes. */
-  serving?: () => boolean;
+  /** What /readyz requires, in order: the first condition that fails is its 503's status. */
+  readiness: readonly ReadyCondition[];
   /** The live report (/report, /report.json). */
   report?: LiveReport;
   /** The Host/Origin guard of /report and /report.json: the MCP endpoint's options (--allowed-hosts, --allowed-origins). */
@@ -45,7 +32,7 @@ export interface AdminOptions {
   renderBytes?: number;
 }
 
-const PATHS = ['/healthz', '/readyz', '/metrics', '/report', '/report.json'];
+const PATHS = ['/healthz', '/readyz', '/upstreamz', '/metrics', '/report', '/report.json'];
 
 export function createAdminServer(options: AdminOptions) {
   const json = (res: import('node:http').ServerResponse, status: number, body: unknown) => {
@@ -73,11 +60,12 @@ export function createAdminServer(options: AdminOptions) {
     if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 405, { error: 'method not allowed' });
     if (path === '/healthz') return json(res, 200, { status: 'ok' });
     if (path === '/readyz') {
-      if (options.draining()) return json(res, 503, { status: 'draining' });
-      if (options.serving && !options.serving()) return json(res, 503, { status: 'no worker listening' });
-      void upstreamReachable(options.upstream, 1000).then((ok) =>
-        json(res, ok ? 200 : 503, ok ? { status: 'ready' } : { status: 'upstream unreachable', upstream: options.upstream.origin }),
-      );
+      void firstUnready(options.readiness).then((status) => json(res, status ? 503 : 200, { status: status ?? 'ready' }));
+      return;
+    }
+    if (path === '/upstreamz') {
+      const upstream = options.upstream.origin;
+      void upstreamReachable(options.upstream).then((up) => json(res, up ? 200 : 503, { status: up ? 'up' : 'down', upstream }));
       return;
     }
     if (options.report && (path === '/report' || path === '/report.json')) {
@@ -102,7 +90,7 @@ export function createAdminServer(options: AdminOptions) {
     }
     if (options.reportUnavailable && (path === '/report' || path === '/report.json'))
       return json(res, 501, { error: 'report not available', why: options.reportUnavailable });
-    json(res, 404, { error: 'not found', paths: options.report ? PATHS : PATHS.slice(0, 3) });
+    json(res, 404, { error: 'not found', paths: options.report ? PATHS : PATHS.slice(0, 4) });
   });
   return {
     server,

@@ -10,6 +10,8 @@ import type { Judged } from '../engine/plans.ts';
 import type { SessionStore } from '../exchange/sessions.ts';
 import { ProxyError } from '../errors.ts';
 import { listenOn } from './listen.ts';
+import { ClientDepartures, isDeparture } from './client-departures.ts';
+import { upstreamReachable } from './upstream-probe.ts';
 import { rawProxyError, sendProxyError } from '../transport/egress.ts';
 import { firstValue, H } from '../mcp/headers.ts';
 import { defaultPolicy } from '../config/compile.ts';
@@ -24,7 +26,7 @@ import { recordJudged } from '../sinks/judged.ts';
 import { redactTarget, redactUrl } from '../sinks/redact.ts';
 import { MisconfigurationWatch } from '../transport/misconfiguration.ts';
 import { BodyBudget } from '../transport/ingress.ts';
-import { createHostGuard, type HostGuard, type HostGuardOptions } from '../transport/host-guard.ts';
+import { createHostGuard, type HostGuard, type HostGuardOptions, refusalMessage } from '../transport/host-guard.ts';
 import { createMcpEndpoint } from '../transport/mcp-endpoint.ts';
 import { createPassthrough } from '../transport/passthrough.ts';
 import { MetadataLocations, publicOrigin, rewriteWwwAuthenticate } from '../transport/public-url.ts';
@@ -118,7 +120,8 @@ export function createProxy(options: ProxyOptions): Proxy {
   const { logger } = options;
   const mcpPath = options.path ?? options.upstream.pathname;
   const hostHeader = options.hostHeader ?? 'client';
-  const upstream = new Upstream(options.upstream, limits, hostHeader);
+  // The upstream's own time goes to the metrics made below, once requests flow.
+  const upstream = new Upstream(options.upstream, limits, hostHeader, (timedAs, seconds) => metrics.upstreamTimed(timedAs, seconds));
   const isEndpoint = endpointMatcher(mcpPath);
   const legacy = new LegacySessions(options.transport ?? 'auto', mcpPath, limits.maxSessions);
   // Set at listen(): the default allow-list depends on the address the proxy listens on.
@@ -138,7 +141,11 @@ export function createProxy(options: ProxyOptions): Proxy {
   const claims = state?.claim ? new ClaimBook(state.claim.bind(state)) : undefined;
   if (claims) engine.claimRequestIds(claims);
   const metadata = new MetadataLocations();
-  const metrics = new Metrics({ sessions: () => sessions.size, openRequests: () => engine.openRequests });
+  const metrics = new Metrics({
+    sessions: () => sessions.size,
+    openRequests: () => engine.openRequests,
+    upstreamUp: () => upstreamReachable(options.upstream),
+  });
   const passthrough = createPassthrough({
     upstream: options.upstream,
     publicUrl: options.publicUrl,
@@ -161,7 +168,7 @@ export function createProxy(options: ProxyOptions): Proxy {
   const captures = new Map<string, CaptureSink>();
   const capture = (path: string): CaptureSink => {
     let sink = captures.get(path);
-    if (!sink) captures.set(path, (sink = new CaptureSink(path, logger)));
+    if (!sink) captures.set(path, (sink = new CaptureSink(path, logger, () => metrics.captureError())));
     return sink;
   };
   const router = new McpRouter(
@@ -249,7 +256,8 @@ export function createProxy(options: ProxyOptions): Proxy {
       );
       const code = refused === 'host' ? 'WARDEN_FORBIDDEN_HOST' : 'WARDEN_FORBIDDEN_ORIGIN';
       metrics.proxyError(code);
-      sendProxyError(res, new ProxyError(code), [], false);
+      const message = refusalMessage(refused, refused === 'host' ? req.headers.host : firstValue(req.headers.origin));
+      sendProxyError(res, new ProxyError(code, message), [], false);
       return;
     }
     // With --workers: a POST of a legacy session another worker holds the stream of is judged there.
@@ -271,6 +279,7 @@ export function createProxy(options: ProxyOptions): Proxy {
   // Node times a request head out only once it has begun: a connection that never sends one (or
   // never finishes its first) is closed here. Past the connection cap a newcomer gets a 503.
   let connections = 0;
+  const departures = new ClientDepartures(logger, metrics);
   const firstRequest = new WeakMap<Socket, NodeJS.Timeout>();
   server.on('connection', (socket: Socket) => {
     if (connections >= limits.maxConnections) {
@@ -283,6 +292,7 @@ export function createProxy(options: ProxyOptions): Proxy {
       return;
     }
     connections++;
+    departures.watch(socket);
     socket.once('close', () => {
       connections--;
       clearTimeout(firstRequest.get(socket));
@@ -306,6 +316,11 @@ export function createProxy(options: ProxyOptions): Proxy {
     }
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    // A client that went away gets no answer and is no proxy error.
+    if (isDeparture(err)) {
+      departures.left(socket as Socket, err.code!);
+      return void socket.destroy();
+    }
     // Malformed, oversized or too slow HTTP from a client: a JSON-RPC error with the fitting
     // status, then the socket is destroyed (half-closed sockets would pile up), never a crash.
     const code =

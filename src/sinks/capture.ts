@@ -125,17 +125,23 @@ export class CaptureSink {
   constructor(
     readonly path: string,
     logger: Logger,
+    /** Told of each exchange the file could not take (mcp_warden_capture_errors_total), for as long as it lasts. */
+    private readonly lost: () => void = () => {},
   ) {
     this.stream = createWriteStream(path, { flags: 'a' });
     this.stream.on('error', (err) => {
       if (!this.failed) logger.error({ err, path }, 'capture failed; exchanges are no longer captured');
       this.failed = true;
+      this.lost();
     });
   }
 
   /** Captures a judged exchange. */
   exchange(c: Completed, subject: ExchangeSubject, policy: Policy, time: Date): void {
-    if (this.failed) return;
+    if (this.failed) {
+      this.lost();
+      return;
+    }
     // A client's request with no session of its own (no Mcp-Session-Id, no SSE or stdio session) is kept per credential.
     const perCredential =
       c.request.from === 'client' && c.request.sessionId === undefined && (subject.wire ?? 'streamable-http') === 'streamable-http';

@@ -1,5 +1,7 @@
 // Prometheus metrics (prom-client, a registry of our own). Label values are bounded: methods the
 // spec does not define, codes it does not name and tools outside the catalogue fold into "other".
+import cluster from 'node:cluster';
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { Counter, Gauge, Histogram, type Metric, Registry, collectDefaultMetrics } from 'prom-client';
 import type { JudgedExchange } from '../engine/plans.ts';
@@ -11,8 +13,21 @@ const KNOWN_METHODS = new Set([...ALL_CLIENT_METHODS, 'sampling/createMessage', 
 const KNOWN_CODES = new Set([-32700, -32600, -32601, -32602, -32603, -32002, -32020, -32021, -32022, -32042, -32000, -32001]);
 /** Distinct tool label values at most; past this, new tools count as "other". */
 const MAX_TOOLS = 200;
+/** Seconds, for both durations: a fast tool call to a slow report. */
+const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120];
 
 const methodLabel = (m: string): string => (KNOWN_METHODS.has(m) ? m : 'other');
+
+/** The policy in force, as mcp_warden_policy_info names it (a PolicyStore). */
+export interface PolicyInForce {
+  current(): { mode: string };
+  /** The policy file's text; undefined for the built-in defaults. */
+  text(): string | undefined;
+}
+
+/** The policy file's short hash (what `sha256sum` prints, first 12 characters); `builtin` without a file. */
+const policyHash = (text: string | undefined): string =>
+  text === undefined ? 'builtin' : createHash('sha256').update(text).digest('hex').slice(0, 12);
 
 /** mcp-warden's version, from the package beside the sources; a bundle that moved them (the bench's children) says unknown. */
 function buildVersion(): string {
@@ -34,7 +49,9 @@ let processMetrics: Metric[] | undefined;
 function processMetricsOnce(): Metric[] {
   if (!processMetrics) {
     const register = new Registry();
-    collectDefaultMetrics({ register });
+    // Under --workers the primary adds up the workers' metrics: a worker label keeps each process's
+    // own (limits such as process_max_fds are not sums).
+    collectDefaultMetrics({ register, ...(cluster.worker ? { labels: { worker: String(cluster.worker.id) } } : {}) });
     processMetrics = register
       .getMetricsAsArray()
       .map(({ name }) => register.getSingleMetric(name))
@@ -51,16 +68,21 @@ export class Metrics {
   private readonly rewrites: Counter<'rule'>;
   private readonly blocks: Counter<'rule'>;
   private readonly duration: Histogram<'method'>;
+  private readonly upstreamDuration: Histogram<'method'>;
   private readonly streams: Gauge;
   private readonly reloads: Counter<'result'>;
+  private readonly reloadSuccessful: Gauge;
   private readonly lastReload: Gauge;
+  private readonly policyInfo: Gauge<'sha256' | 'mode'>;
+  private readonly captureErrors: Counter;
   private readonly proxyErrors: Counter<'reason'>;
+  private readonly clientDisconnects: Counter<'when'>;
   private readonly unjudgedExchanges: Counter<'reason'>;
   private readonly shadowDecisions: Counter<'rule' | 'action'>;
   private readonly stateErrors: Counter<'op'>;
   private readonly tools = new Set<string>();
 
-  constructor(gauges: { sessions: () => number; openRequests: () => number }) {
+  constructor(gauges: { sessions: () => number; openRequests: () => number; upstreamUp?: () => Promise<boolean> }) {
     const registers = [this.registry];
     for (const metric of processMetricsOnce()) this.registry.registerMetric(metric);
     new Gauge({
@@ -77,11 +99,34 @@ export class Metrics {
       labelNames: ['result'],
       registers,
     });
-    this.lastReload = new Gauge({
-      name: 'mcp_warden_policy_last_reload_success_timestamp_seconds',
-      help: 'When the policy in force was last swapped in by a reload (Unix time; 0: never reloaded)',
+    // As Prometheus names its own: the policy loaded at start counts as a successful load. Across
+    // --workers the lowest: one worker whose reload failed makes the whole replica's fail.
+    this.reloadSuccessful = new Gauge({
+      name: 'mcp_warden_config_last_reload_successful',
+      help: 'Whether the last policy load or reload succeeded (1) or was rejected (0, the policy in force stays)',
       registers,
+      aggregator: 'min',
+    });
+    this.reloadSuccessful.set(1);
+    this.lastReload = new Gauge({
+      name: 'mcp_warden_config_last_reload_success_timestamp_seconds',
+      help: 'When the policy in force was loaded: at start, or swapped in by a reload (Unix time)',
+      registers,
+      aggregator: 'min',
+    });
+    this.lastReload.set(Date.now() / 1000);
+    this.policyInfo = new Gauge({
+      name: 'mcp_warden_policy_info',
+      help: 'Always 1: the policy in force, by the short sha256 of its file (builtin: no file) and its mode',
+      labelNames: ['sha256', 'mode'],
+      registers,
+      // Across --workers: each policy a worker runs, once.
       aggregator: 'max',
+    });
+    this.captureErrors = new Counter({
+      name: 'mcp_warden_capture_errors_total',
+      help: "Exchanges the capture file (the policy's capture.path) could not take: the file cannot be opened or written",
+      registers,
     });
     this.shadowDecisions = new Counter({
       name: 'mcp_warden_shadow_decisions_total',
@@ -105,6 +150,12 @@ export class Metrics {
       name: 'mcp_warden_proxy_errors_total',
       help: 'Answers the proxy gave itself, by reason (the stable WARDEN_* code of its JSON-RPC error)',
       labelNames: ['reason'],
+      registers,
+    });
+    this.clientDisconnects = new Counter({
+      name: 'mcp_warden_client_disconnects_total',
+      help: 'Clients that closed or reset their connection, by when: idle (between requests), request (before its answer began), response (while it was written); not proxy errors',
+      labelNames: ['when'],
       registers,
     });
     this.exchanges = new Counter({
@@ -133,10 +184,17 @@ export class Metrics {
     });
     this.blocks = new Counter({ name: 'mcp_warden_blocks_total', help: 'Messages blocked, by rule', labelNames: ['rule'], registers });
     this.duration = new Histogram({
-      name: 'mcp_warden_upstream_duration_seconds',
-      help: 'Time from a request to its response, by method',
+      name: 'mcp_warden_exchange_duration_seconds',
+      help: "An exchange's whole time through the proxy, from its request to its response, by method",
       labelNames: ['method'],
-      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120],
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.upstreamDuration = new Histogram({
+      name: 'mcp_warden_upstream_duration_seconds',
+      help: "The upstream's own time: from the request sent to its response headers, by method (the POST's first message; GET, DELETE)",
+      labelNames: ['method'],
+      buckets: DURATION_BUCKETS,
       registers,
     });
     this.streams = new Gauge({ name: 'mcp_warden_open_sse_streams', help: 'SSE streams open through the proxy', registers });
@@ -150,6 +208,18 @@ export class Metrics {
         this.set(gauges.sessions());
       },
     });
+    const { upstreamUp } = gauges;
+    if (upstreamUp)
+      new Gauge({
+        name: 'mcp_warden_upstream_up',
+        help: 'Whether the upstream accepts a TCP connection (1 or 0), probed at each scrape (/upstreamz answers the same)',
+        registers,
+        // Across --workers: up only if every worker reaches it.
+        aggregator: 'min',
+        async collect() {
+          this.set((await upstreamUp()) ? 1 : 0);
+        },
+      });
     new Gauge({
       name: 'mcp_warden_open_requests',
       help: 'Requests waiting for their response',
@@ -188,10 +258,29 @@ export class Metrics {
     for (const rule of decision.rules) (decision.kind === 'mutate' ? this.rewrites : this.blocks).inc({ rule });
   }
 
-  /** A policy reload ended: swapped in (`ok`), or rejected. */
-  reloaded(ok: boolean): void {
+  /** A policy reload ended: swapped in (`ok`, `policy` the store it is now in force in), or rejected. */
+  reloaded(ok: boolean, policy?: PolicyInForce): void {
     this.reloads.inc({ result: ok ? 'success' : 'failure' });
-    if (ok) this.lastReload.set(Date.now() / 1000);
+    this.reloadSuccessful.set(ok ? 1 : 0);
+    if (!ok) return;
+    this.lastReload.set(Date.now() / 1000);
+    if (policy) this.policyInForce(policy);
+  }
+
+  /** The policy now in force (at start, and after each reload that swapped one in). */
+  policyInForce(policy: PolicyInForce): void {
+    this.policyInfo.reset();
+    this.policyInfo.set({ sha256: policyHash(policy.text()), mode: policy.current().mode }, 1);
+  }
+
+  /** An exchange the capture file could not take. */
+  captureError(): void {
+    this.captureErrors.inc();
+  }
+
+  /** The upstream answered a request's headers after `seconds` (`method`: the POST's first message's, or GET, DELETE). */
+  upstreamTimed(method: string, seconds: number): void {
+    this.upstreamDuration.observe({ method: method === 'GET' || method === 'DELETE' ? method : methodLabel(method) }, seconds);
   }
 
   /** Under audit, the shadow policy's action for one finding. */
@@ -199,14 +288,19 @@ export class Metrics {
     this.shadowDecisions.inc({ rule, action });
   }
 
-  /** The proxy answered a request itself (its reason: a WARDEN_* code). */
   /** An MCP exchange relayed without full judging. */
   unjudged(reason: string): void {
     this.unjudgedExchanges.inc({ reason });
   }
 
+  /** The proxy answered a request itself (its reason: a WARDEN_* code). */
   proxyError(reason: string): void {
     this.proxyErrors.inc({ reason });
+  }
+
+  /** A client left: between requests (idle), before its answer began (request), or while it was written (response). */
+  clientDisconnected(when: 'idle' | 'request' | 'response'): void {
+    this.clientDisconnects.inc({ when });
   }
 
   /** An operation on the shared state store failed (its op: connect, write, read, refresh, subscribe). */

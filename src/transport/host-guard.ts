@@ -4,6 +4,7 @@
 // asks of a local server (Streamable HTTP, "Security Warning"). The upstream's own check still
 // sees the client's Host and Origin: the proxy forwards them unchanged.
 import { isIP } from 'node:net';
+import { clip } from '../util/clip.ts';
 
 export interface HostGuardOptions {
   /** Host names (optionally with :port) a request may name; '*' allows any. */
@@ -92,4 +93,18 @@ export function createHostGuard(options: HostGuardOptions, listenHost: string): 
     },
     describe: () => ({ allowedHosts: hostOk ? [...hosts] : '*', allowedOrigins: originOk ? [...origins] : '*' }),
   };
+}
+
+/** Longest Host or Origin value a refusal repeats. */
+const REFUSED_VALUE_CHARS = 256;
+
+/**
+ * What a refused client is told: the value it sent and the setting that would let it through (a
+ * balancer in front passes on a name of its own, e.g. nginx's upstream block name).
+ */
+export function refusalMessage(refused: 'host' | 'origin', value: string | undefined): string {
+  const sent = JSON.stringify(clip(value ?? '', REFUSED_VALUE_CHARS));
+  return refused === 'host'
+    ? `Host ${sent} not allowed by the proxy: add it to --allowed-hosts (MCP_WARDEN_ALLOWED_HOSTS)`
+    : `Origin ${sent} not allowed by the proxy: add it to --allowed-origins (MCP_WARDEN_ALLOWED_ORIGINS)`;
 }

@@ -32,6 +32,12 @@ export type { EndpointContext };
 /** The upstream failures logged at error: nothing answers there. */
 const UPSTREAM_DOWN: ReadonlySet<string> = new Set(['WARDEN_UPSTREAM_UNREACHABLE', 'WARDEN_UPSTREAM_RESET']);
 
+/** What a POST's upstream time is recorded under: its first message's method (a response or bad JSON: other). */
+function firstMethod(decoded: ReturnType<typeof decodeJson>): string {
+  const first = decoded.ok ? decoded.payload.messages[0] : undefined;
+  return first && 'method' in first ? first.method : 'other';
+}
+
 export function createMcpEndpoint(ctx: EndpointContext) {
   const { logger, engine, limits } = ctx;
 
@@ -169,6 +175,9 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       }
       return { body, plain };
     } catch (err) {
+      // The client left mid-request: nothing to answer, and its departure is counted where its
+      // socket said so (proxy/client-departures.ts), not as an answer of the proxy.
+      if (req.socket.destroyed) return undefined;
       const pe = toProxyError(err);
       // Refused while the body may still be coming: the connection closes after the answer, but
       // only once the client could read it (a close on unread bytes resets the connection).
@@ -220,6 +229,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
         body: trace?.body ?? read.body,
         signal: gone,
         longLived: false,
+        timedAs: firstMethod(decoded),
       });
     const plan = engine.clientBody(h.x, read.plain, read.body.length, decoded);
     // Under audit the plan forwards before judging: the request is on its way while judged() runs.
@@ -266,6 +276,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
         body: undefined,
         signal: h.gone,
         longLived: method === 'GET',
+        timedAs: method,
       });
       // No flush: the upstream's headers complete nothing a GET or DELETE shares with other exchanges.
       record(h, engine.upstreamAnswered(h.x, up.status, up.headers));

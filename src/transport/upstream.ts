@@ -4,6 +4,7 @@
 import { Agent, errors as undiciErrors } from 'undici';
 import type { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 import { ProxyError } from '../errors.ts';
 import type { Limits } from '../config/defaults.ts';
@@ -18,6 +19,8 @@ export interface UpstreamRequest {
   signal: AbortSignal | EventEmitter;
   /** Long-lived streams (GET) must not time out between events. */
   longLived: boolean;
+  /** What the upstream's time is recorded under: the POST's first JSON-RPC method, or GET, DELETE. */
+  timedAs: string;
 }
 
 export interface UpstreamResponse {
@@ -34,6 +37,8 @@ export class Upstream {
     private readonly limits: Pick<Limits, 'upstreamHeadersTimeoutMs' | 'upstreamBodyTimeoutMs' | 'upstreamConnectTimeoutMs'>,
     /** 'client': the client's Host goes upstream as it came (the upstream's DNS-rebinding check needs it); 'upstream': undici sends the upstream's. */
     private readonly hostHeader: 'client' | 'upstream' = 'client',
+    /** Told the upstream's own time to each response's headers (seconds). */
+    private readonly answeredIn: (timedAs: string, seconds: number) => void = () => {},
   ) {
     this.agent = new Agent({
       connect: { timeout: limits.upstreamConnectTimeoutMs },
@@ -43,6 +48,7 @@ export class Upstream {
   }
 
   async request(req: UpstreamRequest): Promise<UpstreamResponse> {
+    const sent = performance.now();
     try {
       const res = await this.agent.request({
         origin: this.url.origin,
@@ -53,6 +59,7 @@ export class Upstream {
         signal: req.signal,
         bodyTimeout: req.longLived ? 0 : this.limits.upstreamBodyTimeoutMs,
       });
+      this.answeredIn(req.timedAs, (performance.now() - sent) / 1000);
       return { status: res.statusCode, headers: res.headers as IncomingHttpHeaders, body: res.body };
     } catch (err) {
       throw toProxyError(err);

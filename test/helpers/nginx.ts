@@ -23,7 +23,7 @@ export interface RunningNginx {
   stop(): Promise<void>;
 }
 
-function config(dir: string, port: number, upstreams: readonly URL[], hashBy: string): string {
+function config(dir: string, port: number, upstreams: readonly URL[], hashBy: string, host: string | null): string {
   return `worker_processes 1;
 daemon off;
 master_process on;
@@ -53,7 +53,7 @@ http {
       proxy_pass http://mcp;
       proxy_http_version 1.1;
       proxy_set_header Connection "";
-      proxy_set_header Host $host;
+      ${host === null ? '' : `proxy_set_header Host ${host};`}
       proxy_buffering off;
       proxy_request_buffering off;
       proxy_read_timeout 300s;
@@ -65,14 +65,19 @@ http {
 
 /**
  * Starts nginx in front of `upstream` (several: balanced by `hashBy`, Mcp-Session-Id unless told;
- * '' for round robin, each request to the next);
- * resolves once it accepts connections.
+ * '' for round robin, each request to the next); `host`: the Host it sends upstream (null: nginx's
+ * own default, the upstream block's name `mcp`); resolves once it accepts connections.
  */
-export async function startNginx(binary: string, upstream: URL | readonly URL[], hashBy = '$http_mcp_session_id'): Promise<RunningNginx> {
+export async function startNginx(
+  binary: string,
+  upstream: URL | readonly URL[],
+  hashBy = '$http_mcp_session_id',
+  host: string | null = '$host',
+): Promise<RunningNginx> {
   const dir = mkdtempSync(join(tmpdir(), 'warden-bench-nginx-'));
   const port = await childPort();
   const conf = join(dir, 'nginx.conf');
-  writeFileSync(conf, config(dir, port, Array.isArray(upstream) ? upstream : [upstream as URL], hashBy));
+  writeFileSync(conf, config(dir, port, Array.isArray(upstream) ? upstream : [upstream as URL], hashBy, host));
   const child: Child = startPlainProcess(binary, ['-c', conf, '-p', dir, '-e', join(dir, 'error.log')]);
   const cleanup = async (): Promise<void> => {
     await child.stop();

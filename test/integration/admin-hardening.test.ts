@@ -39,7 +39,7 @@ async function setup(report: LiveReport, admin: Partial<Parameters<typeof create
   const server = createAdminServer({
     metrics: proxy.metrics,
     upstream: new URL('/mcp', upstream.url),
-    draining: () => false,
+    readiness: [],
     report,
     ...admin,
   });

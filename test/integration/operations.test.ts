@@ -33,7 +33,11 @@ async function setup(handler: Parameters<typeof startRawServer>[0]) {
   const upstream: RawServer = await startRawServer(handler);
   const proxy = createProxy({ upstream: new URL('/mcp', upstream.url), logger: createLogger({ destination: createLogCapture().stream }) });
   const running = await proxy.listen(0, '127.0.0.1');
-  const admin = createAdminServer({ metrics: proxy.metrics, upstream: new URL('/mcp', upstream.url), draining: proxy.draining });
+  const admin = createAdminServer({
+    metrics: proxy.metrics,
+    upstream: new URL('/mcp', upstream.url),
+    readiness: [{ status: 'draining', holds: () => !proxy.draining() }],
+  });
   const adminUrl = await admin.listen(0, '127.0.0.1');
   closers.push(
     () => upstream.close(),
@@ -44,7 +48,7 @@ async function setup(handler: Parameters<typeof startRawServer>[0]) {
 }
 
 describe('admin port', () => {
-  test('healthz, readyz (upstream up, then down) and metrics with bounded labels', async () => {
+  test('healthz, readyz and upstreamz (upstream up, then down) and metrics with bounded labels', async () => {
     const { upstream, url, adminUrl } = await setup((_req, res, body) => {
       const msg = JSON.parse(body.toString()) as { id: number; method: string; params?: { name?: string } };
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -77,6 +81,7 @@ describe('admin port', () => {
     assert.doesNotMatch(metrics, /made_up_/);
     assert.match(metrics, /mcp_warden_findings_total\{rule="unknown-tool-as-iserror",severity="error"\} 5/);
     assert.match(metrics, /mcp_warden_upstream_duration_seconds_bucket\{le="0.1",method="tools\/call"\}/);
+    assert.match(metrics, /mcp_warden_exchange_duration_seconds_bucket\{le="0.1",method="tools\/call"\}/);
     assert.match(metrics, /mcp_warden_sessions \d+/);
     assert.match(metrics, /mcp_warden_open_sse_streams 0/);
     // The process under its conventional names, and what is running.
@@ -91,7 +96,7 @@ describe('admin port', () => {
         'm',
       ),
     );
-    assert.match(metrics, /^mcp_warden_policy_last_reload_success_timestamp_seconds 0$/m);
+    assert.match(metrics, /^mcp_warden_config_last_reload_successful 1$/m);
     // The proxy's own answers, by reason: a foreign Host refused (403).
     const refused = await request(url, {
       method: 'POST',
@@ -103,10 +108,26 @@ describe('admin port', () => {
     const after = await (await request(new URL('/metrics', adminUrl))).body.text();
     assert.match(after, /^mcp_warden_proxy_errors_total\{reason="WARDEN_FORBIDDEN_HOST"\} 1$/m);
 
+    assert.match(after, /^mcp_warden_upstream_up 1$/m);
+    const up = await request(new URL('/upstreamz', adminUrl));
+    assert.equal(up.statusCode, 200);
+    assert.deepEqual(await up.body.json(), { status: 'up', upstream: upstream.url.origin });
+
+    // The upstream down: this process can still serve (its own JSON-RPC errors), so it stays ready;
+    // /upstreamz and mcp_warden_upstream_up say the upstream is down.
     await upstream.close();
-    const down = await request(new URL('/readyz', adminUrl));
+    const stillReady = await request(new URL('/readyz', adminUrl));
+    assert.equal(stillReady.statusCode, 200);
+    assert.deepEqual(await stillReady.body.json(), { status: 'ready' });
+    const down = await request(new URL('/upstreamz', adminUrl));
     assert.equal(down.statusCode, 503);
-    assert.match(await down.body.text(), /upstream unreachable/);
+    assert.deepEqual(await down.body.json(), { status: 'down', upstream: upstream.url.origin });
+    assert.match(await (await request(new URL('/metrics', adminUrl))).body.text(), /^mcp_warden_upstream_up 0$/m);
+    const answered = await post(url, { jsonrpc: '2.0', id: 30, method: 'tools/list' });
+    assert.equal(answered.statusCode, 502);
+    const error = (await answered.body.json()) as { id: number; error: { code: number; data: { reason: string } } };
+    assert.equal(error.id, 30, "the proxy's own JSON-RPC error, with the request's id");
+    assert.equal(error.error.data.reason, 'WARDEN_UPSTREAM_UNREACHABLE');
   });
 });
 
@@ -135,12 +156,12 @@ describe('admin port: the live report', () => {
     const { proxy, adminUrl } = await setup((_req, res) => void res.end());
     const off = await request(new URL('/report.json', adminUrl));
     assert.equal(off.statusCode, 404);
-    assert.deepEqual(((await off.body.json()) as { paths: string[] }).paths, ['/healthz', '/readyz', '/metrics']);
+    assert.deepEqual(((await off.body.json()) as { paths: string[] }).paths, ['/healthz', '/readyz', '/upstreamz', '/metrics']);
 
     const admin = createAdminServer({
       metrics: proxy.metrics,
       upstream: new URL('http://127.0.0.1:9/'),
-      draining: () => false,
+      readiness: [],
       report: new LiveReport(),
     });
     const on = await admin.listen(0, '127.0.0.1');

@@ -172,7 +172,8 @@ describe('reload()', () => {
     const text = await metrics.registry.metrics();
     assert.match(text, /^mcp_warden_policy_reloads_total\{result="success"\} 1$/m);
     assert.match(text, /^mcp_warden_policy_reloads_total\{result="failure"\} 1$/m);
-    const at = Number(/^mcp_warden_policy_last_reload_success_timestamp_seconds (\S+)$/m.exec(text)?.[1]);
+    const at = Number(/^mcp_warden_config_last_reload_success_timestamp_seconds (\S+)$/m.exec(text)?.[1]);
+    assert.match(text, /^mcp_warden_config_last_reload_successful 0$/m, 'the last reload was rejected');
     assert.ok(Math.abs(at - Date.now() / 1000) < 60, `last reload at ${at}`);
   });
 });

@@ -74,7 +74,7 @@ describe("Host: the client's reaches the upstream (its DNS-rebinding check needs
 });
 
 describe('Host and Origin guard', () => {
-  const refusedWith403 = async (res: Awaited<ReturnType<typeof request>>, reason: RegExp): Promise<void> => {
+  const refusedWith403 = async (res: Awaited<ReturnType<typeof request>>, reason: RegExp, message?: string): Promise<void> => {
     assert.equal(res.statusCode, 403);
     assert.match(String(res.headers['content-type']), /application\/json/);
     const body = (await res.body.json()) as {
@@ -86,11 +86,17 @@ describe('Host and Origin guard', () => {
     assert.equal(body.id, null);
     assert.equal(body.error.code, -32600);
     assert.match(body.error.data.reason, reason);
+    if (message !== undefined) assert.equal(body.error.message, message);
   };
 
   test('on loopback, a foreign Host gets 403 JSON-RPC and never reaches the upstream; loopback names pass', async () => {
     const { upstream, proxy } = await setup(jsonRpcResult({ content: [] }));
-    await refusedWith403(await post(proxy.url, rpc(1), { host: 'evil.example.com' }), /FORBIDDEN_HOST/);
+    // The answer names the Host it got and the setting that lets it through (#44: a balancer's name).
+    await refusedWith403(
+      await post(proxy.url, rpc(1), { host: 'evil.example.com' }),
+      /FORBIDDEN_HOST/,
+      'Host "evil.example.com" not allowed by the proxy: add it to --allowed-hosts (MCP_WARDEN_ALLOWED_HOSTS)',
+    );
     await refusedWith403(
       await request(new URL('/.well-known/oauth-protected-resource', proxy.url), { headers: { host: 'evil.example.com:80' } }),
       /FORBIDDEN_HOST/,
@@ -108,7 +114,11 @@ describe('Host and Origin guard', () => {
 
   test('on loopback, a foreign Origin gets 403 JSON-RPC; a loopback Origin or none passes', async () => {
     const { upstream, proxy } = await setup(jsonRpcResult({ content: [] }));
-    await refusedWith403(await post(proxy.url, rpc(1), { origin: 'http://evil.example.com' }), /FORBIDDEN_ORIGIN/);
+    await refusedWith403(
+      await post(proxy.url, rpc(1), { origin: 'http://evil.example.com' }),
+      /FORBIDDEN_ORIGIN/,
+      'Origin "http://evil.example.com" not allowed by the proxy: add it to --allowed-origins (MCP_WARDEN_ALLOWED_ORIGINS)',
+    );
     await refusedWith403(await post(proxy.url, rpc(1), { origin: 'null' }), /FORBIDDEN_ORIGIN/);
     assert.equal(upstream.requests.length, 0);
     for (const origin of [`http://localhost:${proxy.url.port}`, 'http://127.0.0.1:3000', 'https://[::1]']) {

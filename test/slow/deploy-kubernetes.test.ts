@@ -180,16 +180,18 @@ for (const overlay of readdirSync(OVERLAYS)) {
       assert.equal(monitor.spec.endpoints[0].path, '/metrics');
     });
 
-    test('rollouts and drains keep replicas serving: preStop, grace period, a PDB, spread across nodes', () => {
+    test('rollouts and drains keep replicas serving: a drain delay, grace period, a PDB, spread across nodes', () => {
       const deployment = get(objects, 'Deployment', 'mcp-warden');
       const pod = deployment.spec.template;
       const c = containerOf(deployment, 'mcp-warden')!;
-      const preStop = c.lifecycle.preStop.sleep.seconds as number;
-      assert.ok(preStop >= 5, 'endpoints drop the pod before SIGTERM');
-      const shutdown = Number.parseInt(c.env.find((e: Manifest) => e.name === 'MCP_WARDEN_SHUTDOWN_TIMEOUT').value, 10);
+      const seconds = (name: string): number => Number.parseInt(c.env.find((e: Manifest) => e.name === name).value, 10);
+      const drain = seconds('MCP_WARDEN_DRAIN_DELAY');
+      assert.ok(drain >= 5, 'endpoints drop the pod (its /readyz 503) while it still serves');
+      assert.equal(c.lifecycle?.preStop, undefined, 'the proxy drains itself: no preStop to keep /readyz 200 meanwhile');
+      const shutdown = seconds('MCP_WARDEN_SHUTDOWN_TIMEOUT');
       for (const other of pod.spec.containers.filter((x: Manifest) => x !== c))
-        assert.ok(other.lifecycle.preStop.sleep.seconds >= preStop + shutdown, `${other.name} outlives the proxy's drain`);
-      assert.ok(pod.spec.terminationGracePeriodSeconds > preStop + shutdown, 'the grace period holds the preStop and --shutdown-timeout');
+        assert.ok(other.lifecycle.preStop.sleep.seconds >= drain + shutdown, `${other.name} outlives the proxy's drain`);
+      assert.ok(pod.spec.terminationGracePeriodSeconds > drain + shutdown, 'the grace period holds the drain delay and --shutdown-timeout');
       const pdb = get(objects, 'PodDisruptionBudget', 'mcp-warden');
       assert.deepEqual(pdb.spec.selector, deployment.spec.selector);
       assert.ok(pdb.spec.maxUnavailable < deployment.spec.replicas);

@@ -129,7 +129,7 @@ describe('the HTML report in headless Chromium', { skip }, () => {
     try {
       const audit = await shipped('audit.yaml');
       proxy = await startProxy(server.url, { policy: () => audit, shadow: await shipped('enforce.yaml'), report });
-      admin = createAdminServer({ metrics: proxy.metrics, upstream: server.url, draining: () => false, report });
+      admin = createAdminServer({ metrics: proxy.metrics, upstream: server.url, readiness: [], report });
       const base = await admin.listen(0, '127.0.0.1');
       await driveTraffic(proxy.url, 1);
       const exchanges = proxy.exchanges();
