@@ -151,7 +151,7 @@ export const ARTICLE_CLAIMS: readonly ArticleClaim[] = [
     rules: ['unknown-method-wrong-code', 'unknown-method-generic-error', 'removed-method'],
     tests: [
       { file: CODES, shows: 'custom method "not implemented", -32603' },
-      { file: REFUSALS, shows: 'no/such_method answered with a bare -32603 "Internal error"' },
+      { file: CODES, shows: 'no/such_method answered with a bare -32603 "Internal error"' },
     ],
     gap: 'a method outside the version\'s list may be an extension the server serves: a wrong code is flagged when the error says the method is unknown (an error) or says nothing at all (-32600, a bare "Internal error": a warning), never when it names a failure of its own; a result is never flagged',
   },
@@ -211,7 +211,7 @@ export const ARTICLE_CLAIMS: readonly ArticleClaim[] = [
     claim: 'Before 2026-07-28 no HTTP status is set for JSON-RPC errors, and 404 means the session expired',
     rules: ['method-not-found-on-404', 'unknown-method-status'],
     tests: [
-      { file: REFUSALS, shows: 'a 2025-11-25 -32601 on HTTP 404 (reads as an expired session)' },
+      { file: CODES, shows: 'a 2025-11-25 -32601 on HTTP 404 (reads as an expired session)' },
       { file: CODES, shows: 'custom method -32601 on HTTP 200' },
     ],
   },

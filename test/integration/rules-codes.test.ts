@@ -30,6 +30,7 @@ const M = '2026-07-28';
 const call: ScenarioRequest = { method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } };
 const read: ScenarioRequest = { method: 'resources/read', params: { uri: 'file:///missing.txt' } };
 const custom: ScenarioRequest = { method: 'vendor/frobnicate', params: {} };
+const nosuch: ScenarioRequest = { method: 'no/such_method', params: {} };
 const RESOURCES = { tools: {}, resources: {} };
 
 /** An error answer: `id` undefined = the request's id; `null`/'omit' = a null or missing id. */
@@ -352,6 +353,62 @@ const cases: Case[] = [
     silent: 'all',
   },
   { name: 'custom method, a result', version: M, request: custom, respond: result({ resultType: 'complete', ok: true }), silent: 'all' },
+
+  // unknown-method-generic-error (the article's no/such_method probe)
+  {
+    name: 'no/such_method answered with a bare -32603 "Internal error"',
+    version: V4,
+    request: nosuch,
+    respond: error(-32603, 'Internal error'),
+    fires: { 'unknown-method-generic-error': 'warning' },
+    silent: ['unknown-method-wrong-code'],
+  },
+  {
+    name: 'no/such_method answered with -32600',
+    version: M,
+    request: nosuch,
+    respond: error(-32600, 'Invalid Request'),
+    fires: { 'unknown-method-generic-error': 'warning' },
+    silent: ['unknown-method-wrong-code'],
+  },
+  {
+    name: 'an extension method that fails and says why, -32603',
+    version: V4,
+    request: nosuch,
+    respond: error(-32603, 'Upstream index unavailable: retry later'),
+    silent: 'all',
+  },
+  {
+    name: 'no/such_method answered with -32601 on 404',
+    version: M,
+    request: nosuch,
+    respond: error(-32601, 'Method not found', { status: 404 }),
+    silent: 'all',
+  },
+  {
+    name: 'a spec method failing with a bare -32603',
+    version: V4,
+    request: call,
+    respond: error(-32603, 'Internal error'),
+    silent: 'all',
+  },
+
+  // method-not-found-on-404
+  {
+    name: 'a 2025-11-25 -32601 on HTTP 404 (reads as an expired session)',
+    version: V4,
+    request: nosuch,
+    respond: error(-32601, 'Method not found', { status: 404 }),
+    fires: { 'method-not-found-on-404': 'warning' },
+    silent: ['unknown-method-wrong-code'],
+  },
+  {
+    name: 'a 2025-11-25 session that is gone: 404 naming the session',
+    version: V4,
+    request: nosuch,
+    respond: error(-32601, 'Session not found', { status: 404 }),
+    silent: ['method-not-found-on-404'],
+  },
 
   // unknown-method-status
   {

@@ -1,7 +1,7 @@
-// Requests a server must refuse, and how, through the real proxy (the article's claims S9, S19,
-// S22, S26, S27, S37): a 2026-07-28 request without its _meta, a tools/call that is no
-// CallToolRequest, a cursor the server cannot read, an unknown non-spec method answered with a
-// code that says nothing, a legacy -32601 on 404, a legacy initialize refused over its version.
+// Requests a server must refuse, and how, through the real proxy (the article's claims S9, S22,
+// S26, S37): a 2026-07-28 request without its _meta, a tools/call that is no CallToolRequest, a
+// cursor the server cannot read, a legacy initialize refused over its version. (The code rules
+// for S19 and S27, unknown-method-generic-error and method-not-found-on-404, are in rules-codes.)
 // Each fires on the bad answer and stays silent on the right one and on a look-alike.
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -34,7 +34,6 @@ interface Case {
 
 const noMeta: ScenarioRequest = { method: 'tools/list', params: {}, noMeta: true };
 const withMeta: ScenarioRequest = { method: 'tools/list', params: {} };
-const custom: ScenarioRequest = { method: 'no/such_method', params: {} };
 const legacyInit = (version: string): ScenarioRequest => ({
   method: 'initialize',
   params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 't', version: '1' } },
@@ -136,74 +135,6 @@ const cases: Case[] = [
     request: listPage,
     respond: error(-32603, 'Database unavailable'),
     silent: ['invalid-cursor-code'],
-  },
-  // unknown-method-generic-error (S19)
-  {
-    name: 'no/such_method answered with a bare -32603 "Internal error"',
-    version: V4,
-    request: custom,
-    respond: error(-32603, 'Internal error'),
-    fires: 'unknown-method-generic-error',
-    silent: ['unknown-method-wrong-code'],
-  },
-  {
-    name: 'no/such_method answered with -32600',
-    version: MODERN,
-    request: custom,
-    respond: error(-32600, 'Invalid Request'),
-    fires: 'unknown-method-generic-error',
-    silent: ['unknown-method-wrong-code'],
-  },
-  {
-    name: 'an extension method that fails and says why, -32603',
-    version: V4,
-    request: custom,
-    respond: error(-32603, 'Upstream index unavailable: retry later'),
-    silent: ['unknown-method-generic-error', 'unknown-method-wrong-code'],
-  },
-  {
-    name: 'no/such_method answered with -32601 (right)',
-    version: V4,
-    request: custom,
-    respond: error(-32601, 'Method not found'),
-    silent: ['unknown-method-generic-error', 'unknown-method-wrong-code'],
-  },
-  {
-    name: 'a spec method failing with a bare -32603 (not this rule)',
-    version: V4,
-    request: { method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } },
-    respond: error(-32603, 'Internal error'),
-    silent: ['unknown-method-generic-error'],
-  },
-  // method-not-found-on-404 (S27)
-  {
-    name: 'a 2025-11-25 -32601 on HTTP 404 (reads as an expired session)',
-    version: V4,
-    request: custom,
-    respond: error(-32601, 'Method not found', { status: 404 }),
-    fires: 'method-not-found-on-404',
-    silent: [],
-  },
-  {
-    name: 'a 2025-11-25 session that is gone: 404 naming the session',
-    version: V4,
-    request: custom,
-    respond: error(-32601, 'Session not found', { status: 404 }),
-    silent: ['method-not-found-on-404'],
-  },
-  {
-    name: 'a 2025-11-25 -32601 on HTTP 200 (right)',
-    version: V4,
-    request: custom,
-    respond: error(-32601, 'Method not found'),
-    silent: ['method-not-found-on-404'],
-  },
-  {
-    name: 'a 2026-07-28 -32601 on HTTP 404 (right then)',
-    version: MODERN,
-    request: custom,
-    respond: error(-32601, 'Method not found', { status: 404 }),
-    silent: ['method-not-found-on-404', 'unknown-method-status'],
   },
   // initialize-version-error (S37)
   {
