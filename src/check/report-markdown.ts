@@ -1,5 +1,6 @@
 // The report as Markdown, for a pull-request comment: the summary first, one table row per probe,
-// then every finding behind a warn or fail in a collapsed section.
+// then every finding behind a warn or fail in a collapsed section, its fix linking its rule's docs.
+import { ruleDocs } from '../rules/explain.ts';
 import { redactedReport, summaryLine, type CheckReport, type Verdict } from './report.ts';
 
 const ICON: Readonly<Record<Verdict, string>> = { pass: '✅ pass', warn: '⚠️ warn', fail: '❌ fail', timeout: '⏱️ timeout', skip: '⏭️ skip' };
@@ -38,7 +39,8 @@ export function renderMarkdown(report: CheckReport): string {
     for (const { p, f } of flagged) {
       lines.push(`- **${f.severity}** ${code(p.probe)} ${code(f.rule)}: ${mdCell(f.message)}`);
       if (f.evidence) lines.push(`  - evidence: ${code(f.evidence)}`);
-      lines.push(`  - fix: ${mdCell(f.fix)}`);
+      const docs = ruleDocs(f.rule);
+      lines.push(`  - fix: ${mdCell(f.fix)}${docs ? ` ([${f.rule}](${docs}))` : ''}`);
     }
     lines.push('', '</details>');
   }

@@ -1,6 +1,8 @@
 // The report for people: a header (target, server, versions), one row per probe (probe, expected,
-// got, verdict, fix), every finding behind a warn or fail, and the summary line. Colours only when
+// got, verdict, fix), every finding behind a warn or fail (with its fix and its rule's docs link),
+// and the summary line. Colours only when
 // asked (the command asks on a TTY).
+import { ruleDocs } from '../rules/explain.ts';
 import { wrapText } from '../util/wrap.ts';
 import { redactedReport, summaryLine, type CheckReport, type ProbeResult, type Verdict } from './report.ts';
 
@@ -113,6 +115,8 @@ function findingLines(p: ProbeResult, paint: (color: keyof typeof ANSI, text: st
     out.push('', `  ${severity} ${p.probe}  ${f.rule}${accepted}`, ...fitted(f.message));
     if (f.evidence) out.push(...fitted(`evidence: ${f.evidence}`));
     out.push(...fitted(`fix: ${f.fix}`));
+    const docs = ruleDocs(f.rule);
+    if (docs) out.push(...fitted(`docs: ${docs}`));
   }
   return out;
 }

@@ -112,6 +112,10 @@ export interface ReportData {
     count: number;
     actions: Partial<Record<Action, number>>;
     examples: Array<{ time: string | null; method: string | null; tool: string | null; message: string; evidence: string }>;
+    /** What to change (the rule's explanation), null for a rule this version does not know. */
+    fix: string | null;
+    /** The rule's section of docs/rules.md (`docs/rules.md#<rule-id>`, as an absolute URL), null for a rule this version does not know. */
+    docs: string | null;
   }>;
   tools: Array<CountRow & { rewritten: number; blocked: number }>;
   sessions: Array<CountRow & { client: string | null; protocolVersion: string | null; first: string | null; last: string | null }>;
@@ -125,7 +129,7 @@ export interface ReportData {
     client: string | null;
     outcome: string;
     status: number | null;
-    findings: Array<{ rule: string; severity: Severity; message: string }>;
+    findings: Array<{ rule: string; severity: Severity; message: string; docs: string | null }>;
   }>;
   whatIf: {
     /** replay: captures replayed under a policy; shadow: the shadow decisions logged under audit; enforced: what the policy in force changed. */

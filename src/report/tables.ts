@@ -2,6 +2,7 @@
 // with a few examples, tools, sessions, clients, versions, the timeline and the worst exchanges.
 import { BoundedTally } from './tally.ts';
 import { UNJUDGED_REASONS } from '../engine/coverage.ts';
+import { ruleDocs, ruleFix } from '../rules/explain.ts';
 import { Timeline } from './timeline.ts';
 import {
   isErrorOutcome,
@@ -195,7 +196,8 @@ export class ReportTables {
       timeline: this.timeline.data(),
       rules: this.rules
         .top(TRACKED_RULES)
-        .sort((a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) || b.count - a.count),
+        .sort((a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) || b.count - a.count)
+        .map((r) => ({ ...r, fix: ruleFix(r.rule) ?? null, docs: ruleDocs(r.rule) ?? null })),
       tools: this.tools.top(TABLE_ROWS).map((r) => ({ ...plain(r), rewritten: r.rewritten, blocked: r.blocked })),
       sessions: this.sessions.top(TABLE_ROWS).map((r) => ({
         ...plain(r),
@@ -214,7 +216,7 @@ export class ReportTables {
         client: x.client ?? null,
         outcome: x.outcome,
         status: x.status ?? null,
-        findings: x.findings.map(({ rule, severity, message }) => ({ rule, severity, message })),
+        findings: x.findings.map(({ rule, severity, message }) => ({ rule, severity, message, docs: ruleDocs(rule) ?? null })),
       })),
       dropped: {
         sessions: this.sessions.dropped,
