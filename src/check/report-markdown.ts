@@ -1,7 +1,7 @@
 // The report as Markdown, for a pull-request comment: the summary first, one table row per probe,
 // then every finding behind a warn or fail in a collapsed section, its fix linking its rule's docs.
 import { ruleDocs } from '../rules/explain.ts';
-import { redactedReport, summaryLine, type CheckReport, type Verdict } from './report.ts';
+import { frameworkLine, redactedReport, summaryLine, type CheckReport, type Verdict } from './report.ts';
 
 const ICON: Readonly<Record<Verdict, string>> = { pass: '✅ pass', warn: '⚠️ warn', fail: '❌ fail', timeout: '⏱️ timeout', skip: '⏭️ skip' };
 
@@ -24,6 +24,7 @@ export function renderMarkdown(report: CheckReport): string {
   lines.push(
     `${mdCell(server)}speaks ${r.protocol.spoken.map(code).join(', ') || 'no version found'}; probes ran under ${r.protocol.used ? code(r.protocol.used) : 'none'}.`,
   );
+  if (r.framework) lines.push('', `Built on ${mdCell(frameworkLine(r.framework))}.`);
   if (r.protocol.note) lines.push('', mdCell(r.protocol.note));
   if (r.reach.challenge) lines.push('', `WWW-Authenticate: ${code(r.reach.challenge)}`);
   if (r.probes.length > 0) {
@@ -41,6 +42,7 @@ export function renderMarkdown(report: CheckReport): string {
       if (f.evidence) lines.push(`  - evidence: ${code(f.evidence)}`);
       const docs = ruleDocs(f.rule);
       lines.push(`  - fix: ${mdCell(f.fix)}${docs ? ` ([${f.rule}](${docs}))` : ''}`);
+      if (f.frameworkFix) lines.push(`  - fix for ${mdCell(f.frameworkFix)}`);
     }
     lines.push('', '</details>');
   }

@@ -93,6 +93,7 @@ export function renderSarif(report: CheckReport, opts: SarifOptions = {}): strin
           pointer: f.pointer,
           evidence: f.evidence,
           fix: f.fix,
+          ...(f.frameworkFix ? { frameworkFix: f.frameworkFix } : {}),
         },
       });
     }
@@ -129,6 +130,7 @@ export function renderSarif(report: CheckReport, opts: SarifOptions = {}): strin
           versionUsed: r.protocol.used ?? null,
           summary: { ...r.summary },
           summaryLine: summaryLine(r),
+          ...(r.framework ? { framework: { ...r.framework } } : {}),
         },
       },
     ],

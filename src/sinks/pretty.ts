@@ -1,7 +1,8 @@
 // `--pretty`: the log for a person at a terminal, one line per record. An exchange reads as what
 // happened (method, tool, status, outcome, findings, time); a violation as its rule and message, then
-// a second, indented line with its fix and the rule's docs link; any other record as its message and
-// its few plain fields. Colours only where the output is a terminal (and NO_COLOR is unset). The JSON
+// a second, indented line with its fix and the rule's docs link (and a third with the fix in the
+// server's framework, when the record has one); any other record as its message and its few plain
+// fields. Colours only where the output is a terminal (and NO_COLOR is unset). The JSON
 // lines stay the interface for machines: this is a view of them, built from each line as written.
 import { Writable } from 'node:stream';
 import { ruleDocs } from '../rules/explain.ts';
@@ -47,7 +48,7 @@ const FIX_INDENT = ' '.repeat('00:00:00.000 LEVEL '.length + 2);
 export const fixLine = (record: LogLine): string =>
   [`${FIX_INDENT}fix: ${String(record.fix).replace(/\r?\n/g, ' ')}`, ruleDocs(String(record.rule))].filter(Boolean).join('  ');
 
-/** One record as one line (no line break in it); a violation with a fix, as two. */
+/** One record as one line (no line break in it); a violation with a fix, as two or three. */
 export function prettyLine(record: LogLine, colour: boolean): string {
   const [label, tint] = LEVELS[Number(record.level)] ?? ['     ', ''];
   const time = typeof record.time === 'string' ? record.time.slice(11, 23) : '';
@@ -55,7 +56,11 @@ export function prettyLine(record: LogLine, colour: boolean): string {
   if (record.msg === 'exchange') text = `exchange  ${exchangeText(record)}`;
   else if (record.msg === 'violation') {
     text = `violation ${token(record.rule)}  ${token(record.message)}`;
-    if (typeof record.fix === 'string') text += `\n${colour ? `${DIM}${fixLine(record)}${RESET}` : fixLine(record)}`;
+    const lines = [
+      typeof record.fix === 'string' ? fixLine(record) : '',
+      typeof record.frameworkFix === 'string' ? `${FIX_INDENT}${record.frameworkFix}` : '',
+    ];
+    for (const line of lines.filter(Boolean)) text += `\n${colour ? `${DIM}${line}${RESET}` : line}`;
   } else {
     const fields = Object.entries(record)
       .filter(([k, v]) => !SHOWN.has(k) && v !== undefined)

@@ -1,4 +1,5 @@
 // Explanations of the rules about error codes, their data and the HTTP status that goes with them.
+import { TRANSPORT_CODE_FRAMEWORKS } from './frameworks.ts';
 import type { Explanation } from './types.ts';
 
 const CALL = '→ {"jsonrpc":"2.0","id":7,"method":"resources/list"}';
@@ -21,6 +22,7 @@ export const CODE_EXPLANATIONS: Readonly<Record<string, Explanation>> = {
     bad: `${CALL}\n← {"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"Not supported"}}`,
     good: `${CALL}\n← {"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"Method not found"}}`,
     fix: 'Replace -32000..-32019 with the code the spec defines for the case (-32602, -32601, -32603), or an application code outside -32768..-32000.',
+    frameworks: TRANSPORT_CODE_FRAMEWORKS,
   },
   'retired-code': {
     why: { text: 'Implementations of this protocol version MUST NOT emit these codes: `-32002` ... `-32042`', from: '2026-07-28' },

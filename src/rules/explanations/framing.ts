@@ -1,4 +1,5 @@
 // Explanations of the rules about JSON-RPC framing: envelopes, ids, bodies, batches, stdio lines.
+import { HTML_ERROR_PAGE_FRAMEWORKS } from './frameworks.ts';
 import type { Explanation } from './types.ts';
 
 const CALL = '→ {"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"export_report","arguments":{}}}';
@@ -42,6 +43,7 @@ export const FRAMING_EXPLANATIONS: Readonly<Record<string, Explanation>> = {
     bad: `${CALL}\n← HTTP 500 text/html <!DOCTYPE html><html><body><pre>Error: ...</pre></body></html>`,
     good: `${CALL}\n${INTERNAL}`,
     fix: ANSWER_FIX,
+    frameworks: HTML_ERROR_PAGE_FRAMEWORKS,
   },
   'empty-body': {
     why: ANSWER_EVERY_REQUEST,
@@ -54,6 +56,7 @@ export const FRAMING_EXPLANATIONS: Readonly<Record<string, Explanation>> = {
     bad: `${CALL}\n← HTTP 500 text/plain Internal Server Error`,
     good: `${CALL}\n${INTERNAL}`,
     fix: ANSWER_FIX,
+    frameworks: HTML_ERROR_PAGE_FRAMEWORKS,
   },
   'non-utf8-body': {
     why: MESSAGES,

@@ -1,4 +1,5 @@
 // Explanations of the tool rules: unknown tools, results, schemas, the catalogue.
+import { SILENT_SUCCESS_FRAMEWORKS, UNKNOWN_TOOL_CODE_FRAMEWORKS, UNKNOWN_TOOL_FRAMEWORKS } from './frameworks.ts';
 import type { Explanation } from './types.ts';
 
 const TOOLS_ERRORS = 'Protocol Errors indicate issues with the request structure itself ... Unknown tool';
@@ -13,24 +14,28 @@ export const TOOL_EXPLANATIONS: Readonly<Record<string, Explanation>> = {
     bad: `${CALL_UNKNOWN}\n← {"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"Tool nope not found"}],"isError":true}}`,
     good: `${CALL_UNKNOWN}\n${UNKNOWN_ANSWER}`,
     fix: UNKNOWN_FIX,
+    frameworks: UNKNOWN_TOOL_FRAMEWORKS,
   },
   'unknown-tool-as-result': {
     why: { text: TOOLS_ERRORS, from: '2026-07-28' },
     bad: `${CALL_UNKNOWN}\n← {"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"no such tool"}]}}`,
     good: `${CALL_UNKNOWN}\n${UNKNOWN_ANSWER}`,
     fix: UNKNOWN_FIX,
+    frameworks: UNKNOWN_TOOL_CODE_FRAMEWORKS,
   },
   'unknown-tool-wrong-code': {
     why: { text: TOOLS_ERRORS, from: '2026-07-28' },
     bad: `${CALL_UNKNOWN}\n← {"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"Tool not found"}}`,
     good: `${CALL_UNKNOWN}\n${UNKNOWN_ANSWER}`,
     fix: 'Answer a tools/call for a tool the server does not have with code -32602 (Invalid params): -32601 means the method tools/call itself does not exist.',
+    frameworks: UNKNOWN_TOOL_CODE_FRAMEWORKS,
   },
   'silent-success': {
     why: { text: 'Tool Execution Errors ... are reported in tool results with `isError: true`', from: '2026-07-28' },
     bad: '→ {"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"send_email","arguments":{"to":"a@b.c"}}}\n← {"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"Error: SMTP connection refused"}]}}',
     good: '→ (the same call)\n← {"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"Error: SMTP connection refused"}],"isError":true}}',
     fix: 'Set "isError": true on every result that reports a failure; catch the failure where the tool runs and return it as such, so the client and the model treat it as one.',
+    frameworks: SILENT_SUCCESS_FRAMEWORKS,
   },
   'iserror-not-boolean': {
     why: { text: 'isError?: boolean', from: '2026-07-28' },
