@@ -67,7 +67,7 @@ function rules(d: ReportData): string {
           `<li><span class="muted">${esc(e.time ?? '')} ${esc(e.method ?? '')}${e.tool ? ` ${esc(e.tool)}` : ''}</span><br>${esc(e.message)}${e.evidence ? `<br><code>${esc(e.evidence)}</code>` : ''}</li>`,
       )
       .join('');
-    return `<tr><td class="k">${ruleLink(r.rule, r.docs)}</td><td>${sev(r.severity)}</td>${num(`rules.${r.rule}.count`, r.count)}${cell(actions)}${cell(r.fix ?? '')}<td><details><summary>${r.examples.length} example${r.examples.length === 1 ? '' : 's'}</summary><ul>${examples}</ul></details></td></tr>`;
+    return `<tr><td class="k">${ruleLink(r.rule, r.docs)}</td><td>${sev(r.severity)}</td>${num(`rules.${r.rule}.count`, r.count)}${cell(actions)}<td>${[r.fix ?? '', ...r.frameworkFixes].map(esc).join('<br>')}</td><td><details><summary>${r.examples.length} example${r.examples.length === 1 ? '' : 's'}</summary><ul>${examples}</ul></details></td></tr>`;
   });
   return table('rules', ['rule', 'severity', 'findings', 'actions', 'fix', 'examples (redacted)'], rows, 'No findings.');
 }

@@ -17,6 +17,8 @@ export interface ReportFinding {
   action?: Action;
   /** Under audit, what the shadow policy would have done. */
   shadow?: Action;
+  /** The fix in the server's framework, as the violation record carried it. */
+  frameworkFix?: string;
 }
 
 /** One exchange, with what was found on it. */
@@ -116,6 +118,8 @@ export interface ReportData {
     fix: string | null;
     /** The rule's section of docs/rules.md (`docs/rules.md#<rule-id>`, as an absolute URL), null for a rule this version does not know. */
     docs: string | null;
+    /** The fixes in the servers' frameworks its findings carried (the first few distinct ones). */
+    frameworkFixes: string[];
   }>;
   tools: Array<CountRow & { rewritten: number; blocked: number }>;
   sessions: Array<CountRow & { client: string | null; protocolVersion: string | null; first: string | null; last: string | null }>;

@@ -34,6 +34,7 @@ interface RuleRow {
   count: number;
   actions: Partial<Record<Action, number>>;
   examples: ReportData['rules'][number]['examples'];
+  frameworkFixes: string[];
 }
 
 interface SessionRow extends CountRow {
@@ -70,7 +71,7 @@ export class ReportTables {
   private readonly timeline = new Timeline();
   private readonly rules = new BoundedTally<RuleRow>(
     TRACKED_RULES,
-    (rule) => ({ rule, severity: 'info', count: 0, actions: {}, examples: [] }),
+    (rule) => ({ rule, severity: 'info', count: 0, actions: {}, examples: [], frameworkFixes: [] }),
     (r) => r.count,
   );
   private readonly methods = new BoundedTally(TRACKED_KEYS, countRow, (r) => r.exchanges);
@@ -140,6 +141,8 @@ export class ReportTables {
     const row = this.rules.row(f.rule);
     if (row.count++ === 0) row.severity = f.severity;
     if (f.action) row.actions[f.action] = (row.actions[f.action] ?? 0) + 1;
+    if (f.frameworkFix && row.frameworkFixes.length < EXAMPLES_PER_RULE && !row.frameworkFixes.includes(f.frameworkFix))
+      row.frameworkFixes.push(f.frameworkFix);
     if (row.examples.length < EXAMPLES_PER_RULE && !row.examples.some((e) => e.message === f.message))
       row.examples.push({ time: iso(time), method: method ?? null, tool: tool ?? null, message: f.message, evidence: f.evidence });
   }

@@ -78,6 +78,7 @@ test('the proxy log, --pretty, report.json and the HTML report carry the fix and
   assert.ok(row, 'the report has the rule');
   assert.equal(row.fix, ruleFix(RULE));
   assert.equal(row.docs, DOCS);
+  assert.deepEqual(row.frameworkFixes, [violation.frameworkFix], "and McpServer's fix, as the log carried it");
   const worst = data.worst.flatMap((x) => x.findings).find((f) => f.rule === RULE);
   assert.equal(worst?.docs, DOCS);
 
@@ -85,6 +86,7 @@ test('the proxy log, --pretty, report.json and the HTML report carry the fix and
   const html = renderReportHtml(data);
   assert.ok(html.includes(`<a href="${DOCS}" rel="noreferrer">${RULE}</a>`), 'the rule links its explanation');
   assert.ok(html.includes(escapeHtml(ruleFix(RULE)!)), "the rule's fix is on the page");
+  assert.ok(html.includes(escapeHtml(String(violation.frameworkFix))), "McpServer's fix is on the page");
 });
 
 test("check's text, Markdown and SARIF show the same fix and docs link for the SDK server's finding", async () => {
