@@ -1,5 +1,5 @@
 // The mcp-warden command line: `proxy` runs the proxy, `check` audits a server from outside, `rules`
-// lists the rules, `policy` checks a policy file, `replay` runs a capture through a policy offline,
+// lists the rules (`rules RULE`, alias `explain`, explains one), `policy` checks a policy file, `replay` runs a capture through a policy offline,
 // `report` turns logs and captures into an HTML report,
 // `demo` shows it all on a built-in broken server.
 // Built by a function so tests (and the README check) can read it without running it. Only the
@@ -303,13 +303,20 @@ export function buildProgram(): Command {
 
   program
     .command('rules')
-    .description('list every rule: id, severity, the protocol versions it judges, its group, what it flags')
+    .alias('explain')
+    .argument('[rule]', "one rule's explanation: what is wrong, why, a bad and a good exchange, the fix")
+    .description('list every rule (id, severity, the protocol versions it judges, its group, what it flags), or explain one')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json']).default('text'))
-    .action(async (opts: { format: 'text' | 'markdown' | 'json' }) => {
+    .option('--all', "every rule's explanation instead of the table (--format markdown: docs/rules.md's sections)")
+    .action(async (name: string | undefined, opts: { format: 'text' | 'markdown' | 'json'; all?: boolean }) => {
       const { RULES } = await import('./rules/index.ts');
-      const { rulesJson, rulesMarkdown, rulesText } = await import('./rules/catalogue.ts');
-      const render = { text: rulesText, markdown: rulesMarkdown, json: rulesJson }[opts.format];
-      process.stdout.write(`${render(RULES)}\n`);
+      const { renderRules } = await import('./rules/rules-command.ts');
+      const out = renderRules(RULES, name, opts);
+      if (out.ok) process.stdout.write(`${out.text}\n`);
+      else {
+        process.stderr.write(`${out.error}\n`);
+        process.exitCode = 1;
+      }
     });
 
   const policy = program.command('policy').description("check a policy file, or print the policy file's JSON Schema");

@@ -1,6 +1,7 @@
 // The report as Markdown, for a pull-request comment: the summary first, one table row per probe,
-// then every finding behind a warn or fail in a collapsed section.
-import { redactedReport, summaryLine, type CheckReport, type Verdict } from './report.ts';
+// then every finding behind a warn or fail in a collapsed section, its fix linking its rule's docs.
+import { ruleDocs } from '../rules/explain.ts';
+import { frameworkLine, redactedReport, summaryLine, type CheckReport, type Verdict } from './report.ts';
 
 const ICON: Readonly<Record<Verdict, string>> = { pass: '✅ pass', warn: '⚠️ warn', fail: '❌ fail', timeout: '⏱️ timeout', skip: '⏭️ skip' };
 
@@ -23,6 +24,7 @@ export function renderMarkdown(report: CheckReport): string {
   lines.push(
     `${mdCell(server)}speaks ${r.protocol.spoken.map(code).join(', ') || 'no version found'}; probes ran under ${r.protocol.used ? code(r.protocol.used) : 'none'}.`,
   );
+  if (r.framework) lines.push('', `Built on ${mdCell(frameworkLine(r.framework))}.`);
   if (r.protocol.note) lines.push('', mdCell(r.protocol.note));
   if (r.reach.challenge) lines.push('', `WWW-Authenticate: ${code(r.reach.challenge)}`);
   if (r.probes.length > 0) {
@@ -38,7 +40,9 @@ export function renderMarkdown(report: CheckReport): string {
     for (const { p, f } of flagged) {
       lines.push(`- **${f.severity}** ${code(p.probe)} ${code(f.rule)}: ${mdCell(f.message)}`);
       if (f.evidence) lines.push(`  - evidence: ${code(f.evidence)}`);
-      lines.push(`  - fix: ${mdCell(f.fix)}`);
+      const docs = ruleDocs(f.rule);
+      lines.push(`  - fix: ${mdCell(f.fix)}${docs ? ` ([${f.rule}](${docs}))` : ''}`);
+      if (f.frameworkFix) lines.push(`  - fix for ${mdCell(f.frameworkFix)}`);
     }
     lines.push('', '</details>');
   }

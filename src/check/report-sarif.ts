@@ -1,8 +1,9 @@
 // The report as SARIF 2.1.0, for code scanning: one run, the rules that produced a result as
-// reportingDescriptors (catalogue rules with their summary and spec source, `probe/<id>` for a
-// probe's own expectation), one result per finding located at the server's URL with the probe as
+// reportingDescriptors (catalogue rules with their summary, spec source, their explanation as
+// help and its docs link as helpUri; `probe/<id>` for a probe's own expectation), one result per finding located at the server's URL with the probe as
 // its logical location, and the exit code in the invocation.
 import { createHash } from 'node:crypto';
+import { docsUrl, explanationMarkdown, explanationOf } from '../rules/explain.ts';
 import { RULES } from '../rules/index.ts';
 import type { Severity } from '../rules/types.ts';
 import { PROBES, DISCOVER, INITIALIZE } from './probes.ts';
@@ -21,6 +22,8 @@ function descriptor(id: string): Record<string, unknown> {
       id,
       name: id,
       shortDescription: { text: rule.summary },
+      helpUri: docsUrl(id),
+      help: { text: explanationOf(id).fix, markdown: explanationMarkdown(rule) },
       defaultConfiguration: { level: LEVEL[rule.severity] },
       properties: { group: rule.group, party: rule.party, versions: [...rule.versions], spec: rule.source },
     };
@@ -90,6 +93,7 @@ export function renderSarif(report: CheckReport, opts: SarifOptions = {}): strin
           pointer: f.pointer,
           evidence: f.evidence,
           fix: f.fix,
+          ...(f.frameworkFix ? { frameworkFix: f.frameworkFix } : {}),
         },
       });
     }
@@ -126,6 +130,7 @@ export function renderSarif(report: CheckReport, opts: SarifOptions = {}): strin
           versionUsed: r.protocol.used ?? null,
           summary: { ...r.summary },
           summaryLine: summaryLine(r),
+          ...(r.framework ? { framework: { ...r.framework } } : {}),
         },
       },
     ],

@@ -1,8 +1,10 @@
 // The report for people: a header (target, server, versions), one row per probe (probe, expected,
-// got, verdict, fix), every finding behind a warn or fail, and the summary line. Colours only when
+// got, verdict, fix), every finding behind a warn or fail (with its fix and its rule's docs link),
+// and the summary line. Colours only when
 // asked (the command asks on a TTY).
+import { ruleDocs } from '../rules/explain.ts';
 import { wrapText } from '../util/wrap.ts';
-import { redactedReport, summaryLine, type CheckReport, type ProbeResult, type Verdict } from './report.ts';
+import { frameworkLine, redactedReport, summaryLine, type CheckReport, type ProbeResult, type Verdict } from './report.ts';
 
 export interface TableOptions {
   color: boolean;
@@ -66,6 +68,7 @@ export function renderTable(report: CheckReport, opts: TableOptions): string {
   const fitted = (head: string, text: string): string[] => fit(head, text, width);
   const lines: string[] = fitted('', `mcp-warden check ${r.target}`).map((l) => paint('bold', l));
   if (r.server) lines.push(...fitted('  server    ', [r.server.name, r.server.version].filter(Boolean).join(' ')));
+  if (r.framework) lines.push(...fitted('  built on  ', frameworkLine(r.framework)));
   const spoken = r.protocol.spoken.length > 0 ? r.protocol.spoken.join(', ') : 'none found';
   lines.push(
     ...fitted('  versions  ', `speaks ${spoken}; probes ran under ${r.protocol.used ?? 'none'} (--protocol ${r.protocol.requested})`),
@@ -104,6 +107,12 @@ export function renderTable(report: CheckReport, opts: TableOptions): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** A finding's link to its rule's explanation, whole (a URL cut in two is no link): where it does not fit, the command that prints it. */
+function docsLines(rule: string, docs: string, width: number | undefined): string[] {
+  const line = `${FINDING_INDENT}docs: ${docs}`;
+  return width === undefined || line.length <= width ? [line] : fit(FINDING_INDENT, `explained by: mcp-warden explain ${rule}`, width);
+}
+
 function findingLines(p: ProbeResult, paint: (color: keyof typeof ANSI, text: string) => string, width: number | undefined): string[] {
   const out: string[] = [];
   const fitted = (text: string): string[] => fit(FINDING_INDENT, text, width);
@@ -113,6 +122,9 @@ function findingLines(p: ProbeResult, paint: (color: keyof typeof ANSI, text: st
     out.push('', `  ${severity} ${p.probe}  ${f.rule}${accepted}`, ...fitted(f.message));
     if (f.evidence) out.push(...fitted(`evidence: ${f.evidence}`));
     out.push(...fitted(`fix: ${f.fix}`));
+    if (f.frameworkFix) out.push(...fitted(`fix for ${f.frameworkFix}`));
+    const docs = ruleDocs(f.rule);
+    if (docs) out.push(...docsLines(f.rule, docs, width));
   }
   return out;
 }

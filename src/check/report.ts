@@ -1,6 +1,8 @@
 // What `mcp-warden check` found: one result per probe, the versions the server speaks, whether it
 // could be reached at all, and the exit code. Reporters (report-*.ts) turn it into text; they are
 // pure: a report in, a string out, credentials masked (redactedReport).
+import { FRAMEWORKS } from '../frameworks/frameworks.ts';
+import type { Recognition } from '../frameworks/recognize.ts';
 import type { Finding } from '../rules/types.ts';
 import { maskShapes, redactText } from '../sinks/redact.ts';
 
@@ -11,9 +13,10 @@ export type Verdict = 'pass' | 'warn' | 'fail' | 'timeout' | 'skip';
  * A finding of a probe: what a rule finding says, without the rule's version list. `place`: where
  * it is, named to outlast a reordered list (a tool by its name, not its index), when that differs
  * from `pointer`; a baseline knows findings by it. `accepted`: listed in the --baseline given (it
- * fails nothing).
+ * fails nothing). `frameworkFix`: the fix in the server's framework, where its rule's explanation
+ * has one (`<framework>: <fix>`).
  */
-export type CheckFinding = Omit<Finding, 'versions'> & { place?: string; accepted?: true };
+export type CheckFinding = Omit<Finding, 'versions'> & { place?: string; accepted?: true; frameworkFix?: string };
 
 /** The request a probe sent, as a user can replay it (the user's own `--header` values left out). */
 export interface SentRequest {
@@ -58,6 +61,8 @@ export interface CheckReport {
     note: string | undefined;
   };
   server: { name: string | undefined; version: string | undefined } | undefined;
+  /** What built the server, told by its serverInfo and its answers to the probes; undefined when nothing told. */
+  framework?: Recognition;
   reach: { status: Reach; detail: string | undefined; challenge: string | undefined };
   probes: ProbeResult[];
   summary: Summary;
@@ -115,6 +120,9 @@ export function exitCodeOf(reach: Reach, summary: Summary): 0 | 1 | 2 {
  * keys are no credentials (`pass` counts probes).
  */
 export const redactedReport = (r: CheckReport): CheckReport => maskShapes(r);
+
+/** What built the server, for people: its name, how sure, and the sign that told it. */
+export const frameworkLine = (f: Recognition): string => `${FRAMEWORKS[f.framework].label} (${f.confidence}: ${f.because})`;
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 

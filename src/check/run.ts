@@ -1,10 +1,15 @@
 // `mcp-warden check`: connects to one MCP endpoint the way an agent would, sends the probes one at
 // a time, judges every answer with the proxy's rules plus the probe's own expectation, and returns
-// a report. Bounded: a fixed list of probes, a timeout per probe and one for the whole run, a byte
+// a report, with what built the server (recognised from its answers) and the fixes in that
+// framework. Bounded: a fixed list of probes, a timeout per probe and one for the whole run, a byte
 // cap per answer, no redirects followed, nothing sent anywhere but the URL given.
 import { randomBytes } from 'node:crypto';
 import { eraOf } from '../mcp/versions.ts';
 import { asRecord } from '../codec/json-value.ts';
+import type { Message } from '../codec/jsonrpc.ts';
+import type { FrameworkId } from '../frameworks/frameworks.ts';
+import { recognizeFramework } from '../frameworks/recognize.ts';
+import { frameworkFixLine } from '../rules/explain.ts';
 import { chooseEra, type EraOutcome } from './era.ts';
 import { execute, skipped, type ExecDeps } from './exec.ts';
 import type { CheckChannel } from './channel.ts';
@@ -88,14 +93,17 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
   try {
     const era = await chooseEra({ deps, requested: opts.protocol, context: base, nextId });
     const probes: ProbeResult[] = [...era.results];
+    /** Every message the server sent the probes: what tells its framework. */
+    const answers: Message[] = [];
     if (era.reach.status === 'ok') {
       if (era.used === undefined) {
         for (const def of PROBES) probes.push(skipped(def, undefined, 'no protocol version could be agreed with the server'));
       } else {
-        probes.push(...(await runProbes(deps, era, base, nextId, deadline.signal)));
+        probes.push(...(await runProbes(deps, era, base, nextId, deadline.signal, answers)));
       }
     }
     await endSession(http, userHeaders, era);
+    const framework = recognizeFramework(era.server, answers);
     const summary = summarize(probes);
     return {
       tool: { name: 'mcp-warden', version: opts.clientVersion },
@@ -104,8 +112,9 @@ export async function runCheck(opts: CheckOptions): Promise<CheckReport> {
       durationMs: Date.now() - started,
       protocol: { requested: opts.protocol, spoken: era.spoken, used: era.used, note: era.note },
       server: era.server,
+      ...(framework ? { framework } : {}),
       reach: era.reach,
-      probes,
+      probes: withFrameworkFixes(probes, framework?.framework),
       summary,
       exitCode: exitCodeOf(era.reach.status, summary),
     };
@@ -121,6 +130,7 @@ async function runProbes(
   base: (v: string, sid?: string) => ProbeContext,
   nextId: () => number,
   deadline: AbortSignal,
+  answers: Message[],
 ): Promise<ProbeResult[]> {
   const version = era.used!;
   const authorization = deps.userHeaders.authorization;
@@ -151,6 +161,7 @@ async function runProbes(
     }
     const done = await execute(deps, def, ctx, nextId);
     out.push(done.result);
+    for (const o of done.observed) answers.push(...o.messages);
     if (def.id === 'tools-list') {
       for (const o of done.observed)
         for (const m of o.messages)
@@ -164,6 +175,18 @@ async function runProbes(
     }
   }
   return out;
+}
+
+/** Each finding with the fix in the server's framework, where its rule's explanation has one. */
+function withFrameworkFixes(probes: ProbeResult[], framework: FrameworkId | undefined): ProbeResult[] {
+  if (!framework) return probes;
+  return probes.map((p) => ({
+    ...p,
+    findings: p.findings.map((f) => {
+      const frameworkFix = frameworkFixLine(f.rule, framework);
+      return frameworkFix ? { ...f, frameworkFix } : f;
+    }),
+  }));
 }
 
 async function deleteSession(http: CheckChannel, userHeaders: Record<string, string>, sessionId: string, version: string): Promise<void> {

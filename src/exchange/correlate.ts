@@ -222,6 +222,7 @@ export class Correlator {
           serverCapabilities: asRecord(result.capabilities),
           clientCapabilities: asRecord(asRecord(request.params)?.capabilities),
           clientInfo: clientInfoIn(asRecord(request.params)?.clientInfo),
+          serverInfo: clientInfoIn(result.serverInfo),
         },
         now,
         session,

@@ -21,6 +21,8 @@ export interface Session extends CatalogueHolder {
   clientCapabilities: Record<string, unknown> | undefined;
   /** The client's name and version from initialize (self-reported, for logs). */
   clientInfo?: ClientInfo;
+  /** The server's name and version from its initialize result (self-reported: the `server` record, what built it). */
+  serverInfo?: ClientInfo;
   /** The tool catalogue: the session's own while tools/list pages arrive, then shared (see catalogues.ts). */
   tools: ReadonlyMap<string, Tool>;
   /** Whether the catalogue holds every page of a tools/list, from the first to one without nextCursor, untruncated. */
@@ -123,6 +125,7 @@ export type SessionFact =
       serverCapabilities: Record<string, unknown> | undefined;
       clientCapabilities: Record<string, unknown> | undefined;
       clientInfo: ClientInfo | undefined;
+      serverInfo?: ClientInfo;
     }
   | { kind: 'discovered'; key: string; sessionId: string | undefined; serverCapabilities: Record<string, unknown> | undefined }
   | { kind: 'tools'; key: string; sessionId: string | undefined; tools: unknown; firstPage: boolean; lastPage: boolean }
@@ -233,6 +236,7 @@ export class SessionStore {
         s.serverCapabilities = fact.serverCapabilities;
         s.clientCapabilities = fact.clientCapabilities;
         s.clientInfo = fact.clientInfo;
+        s.serverInfo = fact.serverInfo;
         break;
       }
       case 'discovered': {

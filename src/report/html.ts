@@ -52,6 +52,10 @@ function methods(d: ReportData): string {
   return table('methods', ['method', 'exchanges', 'failed', 'error share', 'findings'], rows, 'No exchanges.');
 }
 
+/** A rule's name linking its explanation (docs/rules.md#<rule-id>), when it has one. */
+const ruleLink = (rule: string, docs: string | null): string =>
+  docs ? `<a href="${esc(docs)}" rel="noreferrer">${esc(rule)}</a>` : esc(rule);
+
 function rules(d: ReportData): string {
   const rows = d.rules.map((r) => {
     const actions = Object.entries(r.actions)
@@ -63,9 +67,9 @@ function rules(d: ReportData): string {
           `<li><span class="muted">${esc(e.time ?? '')} ${esc(e.method ?? '')}${e.tool ? ` ${esc(e.tool)}` : ''}</span><br>${esc(e.message)}${e.evidence ? `<br><code>${esc(e.evidence)}</code>` : ''}</li>`,
       )
       .join('');
-    return `<tr>${cell(r.rule, 'k')}<td>${sev(r.severity)}</td>${num(`rules.${r.rule}.count`, r.count)}${cell(actions)}<td><details><summary>${r.examples.length} example${r.examples.length === 1 ? '' : 's'}</summary><ul>${examples}</ul></details></td></tr>`;
+    return `<tr><td class="k">${ruleLink(r.rule, r.docs)}</td><td>${sev(r.severity)}</td>${num(`rules.${r.rule}.count`, r.count)}${cell(actions)}<td>${[r.fix ?? '', ...r.frameworkFixes].map(esc).join('<br>')}</td><td><details><summary>${r.examples.length} example${r.examples.length === 1 ? '' : 's'}</summary><ul>${examples}</ul></details></td></tr>`;
   });
-  return table('rules', ['rule', 'severity', 'findings', 'actions', 'examples (redacted)'], rows, 'No findings.');
+  return table('rules', ['rule', 'severity', 'findings', 'actions', 'fix', 'examples (redacted)'], rows, 'No findings.');
 }
 
 /** Rows of a count table: key, exchanges, failed, findings, the extra cells, then the first finding (masked). */
@@ -100,7 +104,7 @@ function sessions(d: ReportData): string {
 function worst(d: ReportData): string {
   const rows = d.worst.map(
     (x) =>
-      `<tr>${cell(x.time ?? '', 'muted')}${cell(`${x.method}${x.tool ? ` ${x.tool}` : ''}`, 'k')}${cell(x.outcome)}${cell(x.status ?? '')}${cell(x.client ?? '')}${cell(x.session ?? '', 'muted')}<td>${x.findings.map((f) => `${sev(f.severity)} <b>${esc(f.rule)}</b>: ${esc(f.message)}`).join('<br>')}</td></tr>`,
+      `<tr>${cell(x.time ?? '', 'muted')}${cell(`${x.method}${x.tool ? ` ${x.tool}` : ''}`, 'k')}${cell(x.outcome)}${cell(x.status ?? '')}${cell(x.client ?? '')}${cell(x.session ?? '', 'muted')}<td>${x.findings.map((f) => `${sev(f.severity)} <b>${ruleLink(f.rule, f.docs)}</b>: ${esc(f.message)}`).join('<br>')}</td></tr>`,
   );
   return table(
     'worst',

@@ -17,6 +17,8 @@ export interface ReportFinding {
   action?: Action;
   /** Under audit, what the shadow policy would have done. */
   shadow?: Action;
+  /** The fix in the server's framework, as the violation record carried it. */
+  frameworkFix?: string;
 }
 
 /** One exchange, with what was found on it. */
@@ -112,6 +114,12 @@ export interface ReportData {
     count: number;
     actions: Partial<Record<Action, number>>;
     examples: Array<{ time: string | null; method: string | null; tool: string | null; message: string; evidence: string }>;
+    /** What to change (the rule's explanation), null for a rule this version does not know. */
+    fix: string | null;
+    /** The rule's section of docs/rules.md (`docs/rules.md#<rule-id>`, as an absolute URL), null for a rule this version does not know. */
+    docs: string | null;
+    /** The fixes in the servers' frameworks its findings carried (the first few distinct ones). */
+    frameworkFixes: string[];
   }>;
   tools: Array<CountRow & { rewritten: number; blocked: number }>;
   sessions: Array<CountRow & { client: string | null; protocolVersion: string | null; first: string | null; last: string | null }>;
@@ -125,7 +133,7 @@ export interface ReportData {
     client: string | null;
     outcome: string;
     status: number | null;
-    findings: Array<{ rule: string; severity: Severity; message: string }>;
+    findings: Array<{ rule: string; severity: Severity; message: string; docs: string | null }>;
   }>;
   whatIf: {
     /** replay: captures replayed under a policy; shadow: the shadow decisions logged under audit; enforced: what the policy in force changed. */

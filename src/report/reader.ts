@@ -154,6 +154,7 @@ export class ReportReader {
       method: str(r.method),
       tool: str(r.tool),
       session: str(r.session) ?? null,
+      frameworkFix: str(r.frameworkFix),
     };
     // A POST as a whole or a stdio line has no exchange record; older logs say nothing (held, as the rest).
     if (r.on === 'post' || r.on === 'line') return void this.fromLog.loose(f);

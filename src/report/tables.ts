@@ -2,6 +2,7 @@
 // with a few examples, tools, sessions, clients, versions, the timeline and the worst exchanges.
 import { BoundedTally } from './tally.ts';
 import { UNJUDGED_REASONS } from '../engine/coverage.ts';
+import { ruleDocs, ruleFix } from '../rules/explain.ts';
 import { Timeline } from './timeline.ts';
 import {
   isErrorOutcome,
@@ -33,6 +34,7 @@ interface RuleRow {
   count: number;
   actions: Partial<Record<Action, number>>;
   examples: ReportData['rules'][number]['examples'];
+  frameworkFixes: string[];
 }
 
 interface SessionRow extends CountRow {
@@ -69,7 +71,7 @@ export class ReportTables {
   private readonly timeline = new Timeline();
   private readonly rules = new BoundedTally<RuleRow>(
     TRACKED_RULES,
-    (rule) => ({ rule, severity: 'info', count: 0, actions: {}, examples: [] }),
+    (rule) => ({ rule, severity: 'info', count: 0, actions: {}, examples: [], frameworkFixes: [] }),
     (r) => r.count,
   );
   private readonly methods = new BoundedTally(TRACKED_KEYS, countRow, (r) => r.exchanges);
@@ -139,6 +141,8 @@ export class ReportTables {
     const row = this.rules.row(f.rule);
     if (row.count++ === 0) row.severity = f.severity;
     if (f.action) row.actions[f.action] = (row.actions[f.action] ?? 0) + 1;
+    if (f.frameworkFix && row.frameworkFixes.length < EXAMPLES_PER_RULE && !row.frameworkFixes.includes(f.frameworkFix))
+      row.frameworkFixes.push(f.frameworkFix);
     if (row.examples.length < EXAMPLES_PER_RULE && !row.examples.some((e) => e.message === f.message))
       row.examples.push({ time: iso(time), method: method ?? null, tool: tool ?? null, message: f.message, evidence: f.evidence });
   }
@@ -195,7 +199,8 @@ export class ReportTables {
       timeline: this.timeline.data(),
       rules: this.rules
         .top(TRACKED_RULES)
-        .sort((a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) || b.count - a.count),
+        .sort((a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) || b.count - a.count)
+        .map((r) => ({ ...r, fix: ruleFix(r.rule) ?? null, docs: ruleDocs(r.rule) ?? null })),
       tools: this.tools.top(TABLE_ROWS).map((r) => ({ ...plain(r), rewritten: r.rewritten, blocked: r.blocked })),
       sessions: this.sessions.top(TABLE_ROWS).map((r) => ({
         ...plain(r),
@@ -214,7 +219,7 @@ export class ReportTables {
         client: x.client ?? null,
         outcome: x.outcome,
         status: x.status ?? null,
-        findings: x.findings.map(({ rule, severity, message }) => ({ rule, severity, message })),
+        findings: x.findings.map(({ rule, severity, message }) => ({ rule, severity, message, docs: ruleDocs(rule) ?? null })),
       })),
       dropped: {
         sessions: this.sessions.dropped,

@@ -14,6 +14,9 @@ import { peerText, peerValue } from '../redact/peer.ts';
 import { clipOptional } from '../util/clip.ts';
 import { loggedArguments, redactText } from './redact.ts';
 import { infoRecord } from './logger.ts';
+import { observeServer } from './server-record.ts';
+import type { FrameworkId } from '../frameworks/frameworks.ts';
+import { frameworkFixLine } from '../rules/explain.ts';
 
 const round = (ms: number): number => Math.round(ms * 100) / 100;
 
@@ -52,6 +55,7 @@ export function logFindings(
   on: 'exchange' | FindingsOn = 'exchange',
   applied: ReadonlySet<string> = NONE,
   shadowOf?: ShadowOf,
+  framework?: FrameworkId,
 ): void {
   for (const f of findings) {
     const record = {
@@ -64,6 +68,8 @@ export function logFindings(
       pointer: f.pointer,
       evidence: redactText(f.evidence),
       fix: peerText(f.fix, LOG_BOUNDS.textChars),
+      // The fix in the server's own framework, where it differs (the session's `server` record says which).
+      frameworkFix: frameworkFixLine(f.rule, framework),
       action: f.action,
       applied: applied.has(f.rule),
       shadow: shadowOf?.(f, where),
@@ -108,7 +114,8 @@ export function logExchange(
   const { exchange: c, decision } = judged;
   const { request } = c;
   const where = whereOf(request);
-  logFindings(logger, judged.findings, where, 'exchange', appliedRules(decision), shadowOf);
+  const framework = observeServer(logger, judged.subject, sessionOf(where.session));
+  logFindings(logger, judged.findings, where, 'exchange', appliedRules(decision), shadowOf, framework);
   logDecision(logger, decision, where);
   // An exchange not judged in full is news (a clean log must mean a clean server): at warn.
   const write = unjudged === undefined ? infoRecord : (l: Logger, r: Record<string, unknown>, m: string) => l.warn(r, m);

@@ -1,8 +1,11 @@
 // `--pretty`: the log for a person at a terminal, one line per record. An exchange reads as what
-// happened (method, tool, status, outcome, findings, time); any other record as its message and its
-// few plain fields. Colours only where the output is a terminal (and NO_COLOR is unset). The JSON
+// happened (method, tool, status, outcome, findings, time); a violation as its rule and message, then
+// a second, indented line with its fix and the rule's docs link (and a third with the fix in the
+// server's framework, when the record has one); any other record as its message and its few plain
+// fields. Colours only where the output is a terminal (and NO_COLOR is unset). The JSON
 // lines stay the interface for machines: this is a view of them, built from each line as written.
 import { Writable } from 'node:stream';
+import { ruleDocs } from '../rules/explain.ts';
 
 const LEVELS: Record<number, [label: string, colour: string]> = {
   10: ['TRACE', '\x1b[90m'],
@@ -38,14 +41,27 @@ function exchangeText(r: LogLine): string {
   return [...parts, findings, time].filter(Boolean).join('  ');
 }
 
-/** One record as one line (no line break in it). */
+/** Where a violation's second line starts: under its message, past time and level. */
+const FIX_INDENT = ' '.repeat('00:00:00.000 LEVEL '.length + 2);
+
+/** A violation's second line: what to change (the finding's fix, whole) and where its rule is explained. */
+export const fixLine = (record: LogLine): string =>
+  [`${FIX_INDENT}fix: ${String(record.fix).replace(/\r?\n/g, ' ')}`, ruleDocs(String(record.rule))].filter(Boolean).join('  ');
+
+/** One record as one line (no line break in it); a violation with a fix, as two or three. */
 export function prettyLine(record: LogLine, colour: boolean): string {
   const [label, tint] = LEVELS[Number(record.level)] ?? ['     ', ''];
   const time = typeof record.time === 'string' ? record.time.slice(11, 23) : '';
   let text: string;
   if (record.msg === 'exchange') text = `exchange  ${exchangeText(record)}`;
-  else if (record.msg === 'violation') text = `violation ${token(record.rule)}  ${token(record.message)}`;
-  else {
+  else if (record.msg === 'violation') {
+    text = `violation ${token(record.rule)}  ${token(record.message)}`;
+    const lines = [
+      typeof record.fix === 'string' ? fixLine(record) : '',
+      typeof record.frameworkFix === 'string' ? `${FIX_INDENT}${record.frameworkFix}` : '',
+    ];
+    for (const line of lines.filter(Boolean)) text += `\n${colour ? `${DIM}${line}${RESET}` : line}`;
+  } else {
     const fields = Object.entries(record)
       .filter(([k, v]) => !SHOWN.has(k) && v !== undefined)
       .slice(0, MAX_FIELDS)

@@ -99,6 +99,8 @@ describe('registerCheckCommand on a fresh program', () => {
         text
           .slice(text.indexOf('  FINDINGS'))
           .replace(/no_such_tool_[0-9a-f]{8}/g, 'no_such_tool_TAG') // each run's own tag
+          // A docs URL is never cut: where it does not fit, the command that prints the explanation.
+          .replace(/docs: \S+#([a-z-]+)/g, 'explained by: mcp-warden explain $1')
           .split(/\s+/)
           .join(' ');
       assert.equal(findings(r.stdout), findings(wide.stdout));

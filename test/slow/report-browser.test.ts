@@ -14,6 +14,7 @@ import { createAdminServer } from '../../src/proxy/admin.ts';
 import { startBrokenServer } from '../../src/demo/broken-server.ts';
 import { LiveReport } from '../../src/report/live.ts';
 import type { ReportData } from '../../src/report/model.ts';
+import { docsUrl, ruleFix } from '../../src/rules/explain.ts';
 import { cliArgs } from '../helpers/bundle.ts';
 import { launchChromium, noBrowser } from '../helpers/chromium.ts';
 import { startProxy, type TestProxy } from '../helpers/proxy.ts';
@@ -113,6 +114,16 @@ describe('the HTML report in headless Chromium', { skip }, () => {
       assert.ok(chart.coloured > 200, `${chart.coloured} coloured pixels on the chart`);
       const e = expectedFromLog(log);
       assertPageMatches(shown, e);
+      // Each rule on the page links its explanation and shows its fix, on screen (#46).
+      for (const rule of e.rules.keys()) {
+        const link = page.locator(`a[href="${docsUrl(rule)}"]`).first();
+        assert.ok(await link.isVisible(), `${rule} links ${docsUrl(rule)}`);
+        assert.equal(await link.textContent(), rule);
+        const row = page.locator('tr', { has: link }).first();
+        assert.ok((await row.textContent())?.includes(ruleFix(rule)!), `${rule}'s row shows its fix`);
+      }
+      const shot = await page.locator('#rules').screenshot({ path: join(dir, 'rules.png') });
+      assert.ok(shot.length > 1000, 'the rules table, with links and fixes, renders');
       // The what-if: enforce.yaml replayed on the capture.
       assert.ok(Number(shown.get('whatIf.rewrite')) > 0);
       assert.equal(shown.get('whatIf.exchanges'), count(e.exchanges));

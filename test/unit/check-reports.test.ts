@@ -11,6 +11,8 @@ import { renderSarif } from '../../src/check/report-sarif.ts';
 import { renderTable } from '../../src/check/report-table.ts';
 import { exitCodeOf, summarize, summaryLine, type CheckReport, type ProbeResult, type Verdict } from '../../src/check/report.ts';
 import { sarifValidator } from '../fixtures/sarif-schema.ts';
+import { docsUrl, explanationMarkdown, ruleFix } from '../../src/rules/explain.ts';
+import { RULES } from '../../src/rules/index.ts';
 
 // ---- a strict little XML parser: elements, attributes, text, the five entities, comments and the
 // declaration; anything else (a tag left open, a stray '<' or '&') throws. Enough to read JUnit back.
@@ -257,4 +259,26 @@ test('table: columns and findings without colours; colours only when asked', () 
 test('JSON is the report itself', () => {
   const r = report();
   assert.deepEqual(JSON.parse(renderJson(r)), JSON.parse(JSON.stringify(r)));
+});
+
+test("each finding links its rule's explanation: text and Markdown under its fix, SARIF as the rule's helpUri and help", () => {
+  const r = report();
+  const text = renderTable(r, { color: false });
+  const md = renderMarkdown(r);
+  for (const f of [ERROR, WARNING]) {
+    assert.ok(text.includes(`fix: ${f.fix}\n          docs: ${docsUrl(f.rule)}\n`), `text: ${f.rule}'s fix, then its docs link`);
+    assert.ok(md.includes(`([${f.rule}](${docsUrl(f.rule)}))`), `markdown: ${f.rule}'s docs link`);
+  }
+  assert.ok(!text.includes(docsUrl(TIMEOUT.rule)) && !md.includes(docsUrl(TIMEOUT.rule)), "a probe's own expectation has no docs section");
+  const rules = (
+    JSON.parse(renderSarif(r)) as {
+      runs: Array<{ tool: { driver: { rules: Array<{ id: string; helpUri?: string; help?: { text: string; markdown: string } }> } } }>;
+    }
+  ).runs[0]!.tool.driver.rules;
+  for (const id of [ERROR.rule, WARNING.rule]) {
+    const d = rules.find((x) => x.id === id)!;
+    const rule = RULES.find((x) => x.id === id)!;
+    assert.equal(d.helpUri, docsUrl(id));
+    assert.deepEqual(d.help, { text: ruleFix(id), markdown: explanationMarkdown(rule) });
+  }
 });

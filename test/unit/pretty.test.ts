@@ -4,6 +4,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
+import { docsUrl } from '../../src/rules/explain.ts';
 import { prettyLine, prettyStream } from '../../src/sinks/pretty.ts';
 
 const exchange = {
@@ -32,6 +33,18 @@ describe('prettyLine', () => {
       prettyLine({ ...exchange, tool: undefined, method: 'ping', violations: 0, outcome: 'result' }, false),
       '04:19:33.180 INFO  exchange  ping  200  result  1.5 ms',
     );
+  });
+
+  test("a violation with a fix: a second, indented line with the fix, whole, and the rule's docs link", () => {
+    const fix = 'answer with a JSON-RPC error {"code": -32602, "message": "Unknown tool: delete_everything"}';
+    const lines = prettyLine(
+      { level: 40, time: exchange.time, msg: 'violation', rule: 'unknown-tool-as-iserror', message: 'not in tools/list', fix },
+      false,
+    ).split('\n');
+    assert.deepEqual(lines, [
+      '04:19:33.180 WARN  violation unknown-tool-as-iserror  not in tools/list',
+      `                     fix: ${fix}  ${docsUrl('unknown-tool-as-iserror')}`,
+    ]);
   });
 
   test('a violation: its rule and message; any other record: its message and first plain fields, cut, on one line', () => {
