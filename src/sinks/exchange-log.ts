@@ -118,6 +118,8 @@ export function logExchange(
   logFindings(logger, judged.findings, where, 'exchange', appliedRules(decision), shadowOf, framework);
   logDecision(logger, decision, where);
   // An exchange not judged in full is news (a clean log must mean a clean server): at warn.
+  // A level that writes no such record (--log-level warn: findings only) does not build it either.
+  if (!logger.isLevelEnabled(unjudged === undefined ? 'info' : 'warn')) return;
   const write = unjudged === undefined ? infoRecord : (l: Logger, r: Record<string, unknown>, m: string) => l.warn(r, m);
   write(
     logger,
