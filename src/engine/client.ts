@@ -1,6 +1,7 @@
 // A client's POST body: judged by the client's rules, then forwarded (its 2026-07-28 headers
 // re-derived from the body where the policy says so), or answered by the policy (a block).
 import type { Decoded } from '../codec/json-body.ts';
+import type { JsonRpcId } from '../codec/jsonrpc.ts';
 import type { OpenRequest } from '../exchange/table.ts';
 import { modernRequestHeaders } from '../mcp/headers.ts';
 import { blockReply } from '../rewrite/decide.ts';
@@ -24,6 +25,14 @@ function rederivedHeaders(x: ExchangeState, opened: readonly OpenRequest[]): Rec
   if (!open) return undefined;
   const schema = open.tool ? x.flow.session.tools.get(open.tool)?.inputSchema : undefined;
   return modernRequestHeaders(open.method, open.params, schema);
+}
+
+/** The id of the one invalid request a body holds, when it could be read (JSON-RPC 2.0 §5: null otherwise). */
+function invalidRequestId(decoded: Decoded): JsonRpcId | undefined {
+  if (!decoded.ok || decoded.payload.batch) return undefined;
+  const [m] = decoded.payload.messages;
+  const meantAsRequest = m.kind === 'invalid' && typeof m.value === 'object' && m.value !== null && 'method' in m.value;
+  return meantAsRequest && m.id !== null ? m.id : undefined;
 }
 
 /** Runs the client's body through the stages and decides what becomes of it. */
@@ -54,6 +63,12 @@ function judgeBody(
   const where = postWhere(x);
   const postApplied = new Set(opened.flatMap((o) => [...appliedIn(o)]));
   if (derived) postApplied.add('header-mismatch');
+  // A body that opened no request (notifications, responses, or nothing readable) has no request to
+  // block, but the policy may still stop it (request-envelope: a line that would kill a stdio
+  // server): the client gets the error JSON-RPC 2.0 gives it, -32700 for a body that is not JSON,
+  // else -32600, with the id of an invalid request when it could be read, else null; on 400.
+  const postBlock = x.policy.mode === 'enforce' && opened.length === 0 ? inbound.postFindings.find((f) => f.action === 'block') : undefined;
+  if (postBlock) postApplied.add(postBlock.rule);
   judged.push({ kind: 'findings', findings: inbound.postFindings, where, applied: postApplied, counted: true, on: 'post' });
   for (const open of opened) {
     const applied = appliedIn(open);
@@ -80,13 +95,10 @@ function judgeBody(
     return { deliver: { kind: 'reply', status, body: encodeBody(replies, x.batch) }, judged };
   }
 
-  // A body that opened no request (notifications, responses, or nothing readable) has no request to
-  // block, but the policy may still stop it: the client gets one error with id null, on 400.
-  const postBlock = x.policy.mode === 'enforce' && opened.length === 0 ? inbound.postFindings.find((f) => f.action === 'block') : undefined;
   if (postBlock) {
     const decision: Decision = {
       kind: 'reject',
-      message: blockReply(postBlock, 'client', undefined, false).message,
+      message: blockReply(postBlock, 'client', invalidRequestId(decoded), false, !decoded.ok).message,
       status: 400,
       rules: [postBlock.rule],
     };

@@ -11,10 +11,13 @@ import { loadPolicyFile } from '../../src/config/load.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { startLegacyServer } from '../fixtures/legacy-sse-server.ts';
 import { startProxy } from '../helpers/proxy.ts';
+import { shippedWith } from '../helpers/shipped-policy.ts';
 
 const loaded = await loadPolicyFile(new URL('../../config/enforce.yaml', import.meta.url).pathname, { rewritable: REWRITABLE });
 assert.ok(loaded.ok);
 const enforce = loaded.policy;
+/** enforce.yaml with a body that is not JSON forwarded (not blocked), so that the server's refusal of it is what enforce rewrites. */
+const envelopeLogged = await shippedWith('enforce', { 'request-envelope': 'log' });
 
 const closers: Array<() => Promise<void>> = [];
 after(async () => {
@@ -48,20 +51,35 @@ describe('enforce keeps a refused legacy POST a failure the SDK client sees', as
   closers.push(() => server.close());
   const proxy = await startProxy(server.sse, { policy: () => enforce });
   closers.push(() => proxy.close());
+  const forwarding = await startProxy(server.sse, { policy: () => envelopeLogged });
+  closers.push(() => forwarding.close());
+  const message = { jsonrpc: '2.0' as const, id: 7, method: 'tools/call', params: { name: GARBLE } };
 
   test('a body that is not JSON, refused 400 with an HTML page: the send fails with 400 and -32700 (id null) in the body', async () => {
-    const message = { jsonrpc: '2.0' as const, id: 7, method: 'tools/call', params: { name: GARBLE } };
     const direct = await sdkClient(server.sse);
     const directErr = await direct.transport.send(message).then(() => undefined, refusal);
     assert.equal(directErr?.status, 400, 'the refusal the client sees without the proxy');
-    const through = await sdkClient(proxy.url);
+    const through = await sdkClient(forwarding.url);
     const err = await through.transport.send(message).then(() => undefined, refusal);
     assert.ok(err, 'the send through the proxy fails as it does directly: a 202 would hide the refusal');
     assert.equal(err.status, 400);
-    const body = JSON.parse(err.body) as { id: unknown; error: { code: number } };
+    const body = JSON.parse(err.body) as { id: unknown; error: { code: number; data: { reason: string } } };
     assert.equal(body.id, null);
     assert.equal(body.error.code, -32700);
+    assert.equal(body.error.data.reason, 'parse-error-unanswered', "the server's refusal, rewritten");
     assert.doesNotMatch(err.body, /node_modules|SyntaxError|<html/);
+  });
+
+  test('enforce.yaml blocks the body itself (request-envelope): the send fails with 400 and -32700 (id null), the server never gets it', async () => {
+    const before = server.requests.filter((r) => r.method === 'POST').length;
+    const { transport } = await sdkClient(proxy.url);
+    const err = await transport.send(message).then(() => undefined, refusal);
+    assert.ok(err, 'refused: a 202 would tell the client its message went through');
+    assert.equal(err.status, 400);
+    const body = JSON.parse(err.body) as { id: unknown; error: { code: number; data: { rule: string } } };
+    assert.deepEqual([body.id, body.error.code, body.error.data.rule], [null, -32700, 'request-envelope']);
+    // The SDK's initialize and initialized reached the server; the garbled POST did not.
+    assert.equal(server.requests.filter((r) => r.method === 'POST').length, before + 2);
   });
 
   test('a tools/call refused 500 with a stack trace page: callTool fails, the status kept, a JSON-RPC error with its id instead of the page', async () => {

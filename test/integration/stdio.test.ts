@@ -25,7 +25,7 @@ const start = async (...args: Parameters<typeof startStdio>): Promise<StdioRun> 
 };
 const fixture = async (mode: string, flags: string[] = [], env: NodeJS.ProcessEnv = {}) =>
   start(await fixtureServer(), { flags, env: { FIXTURE_MODE: mode, ...env } });
-const idIs = (id: number) => (m: Record<string, unknown>) => m.id === id;
+const idIs = (id: number | string) => (m: Record<string, unknown>) => m.id === id;
 
 /** The fixture server in `mode` run directly, without mcp-warden: what it writes to stdout for `lines`, and its exit code. */
 async function directly(mode: string, lines: readonly unknown[]): Promise<{ stdout: string; code: number | null }> {
@@ -129,6 +129,30 @@ describe('a server that breaks stdio framing', () => {
     );
     await enforce.waitForLog((r) => r.msg === 'exchange' && r.id === 1);
     assert.equal(enforce.log().filter((r) => r.rule === 'stdio-not-a-message').length, 2);
+  });
+
+  test('a stdin line that is not JSON: audit forwards it (it kills this server, as it kills the Go and Rust SDKs\' servers); enforce answers it -32700 itself and the session goes on', async () => {
+    const audit = await fixture('plain');
+    audit.sendRaw('this is not json\n');
+    const died = await audit.exit;
+    assert.notEqual(died.code, 0, 'the server read the line and died');
+
+    const enforce = await fixture('plain', ['--policy', ENFORCE]);
+    enforce.sendRaw('this is not json\n');
+    enforce.sendRaw('{"jsonrpc":"2.0","id":"x","method":42}\n');
+    const parse = await enforce.waitFor((m) => (m.error as { code?: number } | undefined)?.code === -32700);
+    assert.equal(parse.id, null);
+    const invalid = await enforce.waitFor(idIs('x'));
+    assert.equal((invalid.error as { code: number }).code, -32600);
+    enforce.send(initialize(1));
+    await enforce.waitFor(idIs(1));
+    await enforce.waitForLog((r) => r.msg === 'exchange' && r.id === 1);
+    const blocked = enforce.log().filter((r) => r.msg === 'violation' && r.rule === 'request-envelope');
+    assert.equal(blocked.length, 2);
+    assert.ok(
+      blocked.every((r) => r.applied === true),
+      'the log says the block was applied',
+    );
   });
 
   test('a well-behaved server gets no stdio finding', async () => {

@@ -29,6 +29,10 @@ import {
 import { loadPolicyText } from '../../src/config/load.ts';
 import type { ResponseHttp } from '../../src/rules/subjects.ts';
 import { viaKey, type Via } from '../../src/exchange/flow.ts';
+import { shippedWith } from '../helpers/shipped-policy.ts';
+
+/** enforce.yaml with a client body that is not JSON forwarded, so that the server's answer to it is what enforce judges. */
+const ENVELOPE_LOGGED = await shippedWith('enforce', { 'request-envelope': 'log' });
 
 const streamEnded = {
   clientGone: false,
@@ -319,8 +323,8 @@ describe('failures and time', () => {
     assert.equal(t.engine.openRequests, 0);
   });
 
-  test('a body that is not JSON under enforce: -32700 with id null on 400', () => {
-    const t = engineUnder(ENFORCE);
+  test('a body that is not JSON, forwarded (request-envelope logged), answered an empty 400: enforce makes it -32700 with id null on 400', () => {
+    const t = engineUnder(ENVELOPE_LOGGED);
     const body = Buffer.from('{"jsonrpc": "2.0", "id": 1, "method": ');
     const decoded = decodeJson(body);
     const x = t.engine.openPost({ 'mcp-session-id': SID }, decoded);
@@ -332,6 +336,32 @@ describe('failures and time', () => {
     assert.equal(answer.deliver.kind === 'reply' && answer.deliver.status, 400);
     assert.equal(reply.id, null);
     assert.equal(reply.error.code, -32700);
+  });
+
+  test('enforce.yaml answers a client body that is no JSON-RPC itself, never forwarded: -32700 for one not JSON, -32600 for an invalid request (its id when readable)', () => {
+    for (const [text, code, id] of [
+      ['{"jsonrpc": "2.0", "id": 1, "method": ', -32700, null],
+      ['{"jsonrpc":"2.0","id":"x","method":42}', -32600, 'x'],
+      ['{"jsonrpc":"2.0","id":{"a":1},"method":42}', -32600, null],
+      ['[]', -32600, null],
+    ] as const) {
+      const t = engineUnder(ENFORCE);
+      const body = Buffer.from(text);
+      const decoded = decodeJson(body);
+      const x = t.engine.openPost({ 'mcp-session-id': SID }, decoded);
+      const plan = t.engine.clientBody(x, body, body.length, decoded);
+      assert.equal(plan.deliver.kind, 'reply', text);
+      if (plan.deliver.kind !== 'reply') continue;
+      assert.equal(plan.deliver.status, 400, text);
+      const reply = JSON.parse(plan.deliver.body.toString()) as { id: unknown; error: { code: number; data: { rule: string } } };
+      assert.deepEqual([reply.id, reply.error.code, reply.error.data.rule], [id, code, 'request-envelope'], text);
+    }
+    // Audit forwards it, as it came.
+    const t = engineUnder(AUDIT);
+    const body = Buffer.from('not json');
+    const decoded = decodeJson(body);
+    const x = t.engine.openPost({ 'mcp-session-id': SID }, decoded);
+    assert.equal(t.engine.clientBody(x, body, body.length, decoded).deliver.kind, 'forward');
   });
 });
 
