@@ -131,7 +131,7 @@ describe('a server that breaks stdio framing', () => {
     assert.equal(enforce.log().filter((r) => r.rule === 'stdio-not-a-message').length, 2);
   });
 
-  test('a stdin line that is not JSON: audit forwards it (it kills this server, as it kills the Go and Rust SDKs\' servers); enforce answers it -32700 itself and the session goes on', async () => {
+  test("a stdin line that is not JSON: audit forwards it (it kills this server, as it kills the Go and Rust SDKs' servers); enforce answers it -32700 itself and the session goes on", async () => {
     const audit = await fixture('plain');
     audit.sendRaw('this is not json\n');
     const died = await audit.exit;
