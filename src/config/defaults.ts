@@ -21,6 +21,8 @@ export interface Limits {
   sessionIdleMs: number;
   /** An open request unanswered this long (ms) is logged as no-response and forgotten. */
   requestIdleMs: number;
+  /** A stdio line or legacy SSE POST that is not JSON, or no valid request, unanswered this long (ms) on the session's stream: malformed-unanswered. */
+  malformedAnswerMs: number;
   /** A legacy SSE stream the client dropped may be resumed with Last-Event-ID this long (ms); then its requests are logged client-closed. */
   resumeWindowMs: number;
   /** Time (ms) the upstream has to send response headers. */
@@ -52,6 +54,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   maxSessions: 10_000,
   sessionIdleMs: 30 * 60_000,
   requestIdleMs: 10 * 60_000,
+  malformedAnswerMs: 5_000,
   resumeWindowMs: 30_000,
   upstreamHeadersTimeoutMs: 60_000,
   upstreamBodyTimeoutMs: 5 * 60_000,

@@ -1,12 +1,13 @@
 // A client's POST body: judged by the client's rules, then forwarded (its 2026-07-28 headers
 // re-derived from the body where the policy says so), or answered by the policy (a block).
 import type { Decoded } from '../codec/json-body.ts';
-import type { JsonRpcId } from '../codec/jsonrpc.ts';
 import type { OpenRequest } from '../exchange/table.ts';
 import { modernRequestHeaders } from '../mcp/headers.ts';
 import { blockReply } from '../rewrite/decide.ts';
 import { encodeBody, withIdToken } from '../rewrite/encode.ts';
 import { PASS, type Decision } from '../verdicts.ts';
+import { awaitAnswer } from './malformed-answers.ts';
+import { readableInvalidId } from './malformed.ts';
 import { ORDERING } from './order.ts';
 import { whereOf, type ClientDelivery, type Judged, type Plan } from './plans.ts';
 import { exchanges, pipe, planned, postWhere, type EngineCore, type ExchangeState } from './state.ts';
@@ -25,14 +26,6 @@ function rederivedHeaders(x: ExchangeState, opened: readonly OpenRequest[]): Rec
   if (!open) return undefined;
   const schema = open.tool ? x.flow.session.tools.get(open.tool)?.inputSchema : undefined;
   return modernRequestHeaders(open.method, open.params, schema);
-}
-
-/** The id of the one invalid request a body holds, when it could be read (JSON-RPC 2.0 §5: null otherwise). */
-function invalidRequestId(decoded: Decoded): JsonRpcId | undefined {
-  if (!decoded.ok || decoded.payload.batch) return undefined;
-  const [m] = decoded.payload.messages;
-  const meantAsRequest = m.kind === 'invalid' && typeof m.value === 'object' && m.value !== null && 'method' in m.value;
-  return meantAsRequest && m.id !== null ? m.id : undefined;
 }
 
 /** Runs the client's body through the stages and decides what becomes of it. */
@@ -98,7 +91,7 @@ function judgeBody(
   if (postBlock) {
     const decision: Decision = {
       kind: 'reject',
-      message: blockReply(postBlock, 'client', invalidRequestId(decoded), false, !decoded.ok).message,
+      message: blockReply(postBlock, 'client', readableInvalidId(decoded), false, !decoded.ok).message,
       status: 400,
       rules: [postBlock.rule],
     };
@@ -106,6 +99,8 @@ function judgeBody(
     return { deliver: { kind: 'reply', status: 400, body: Buffer.from(JSON.stringify(decision.message), 'utf8') }, judged };
   }
 
+  // A stdio line's answer comes on the child's stdout (a legacy SSE POST's once it is accepted).
+  if (x.flow.wire === 'stdio') awaitAnswer(core, x);
   if (derived) {
     const before = Object.fromEntries(Object.keys(derived).map((k) => [k, headerText(x.flow.requestHeaders[k])]));
     judged.push({ kind: 'headers-rewritten', where, before, after: derived });

@@ -88,6 +88,11 @@ export interface PostSubject {
   /** Bytes of the server's reply body. */
   responseBytes: number;
   session: Session;
+  /**
+   * A stdio line or legacy SSE POST whose answer belongs on the session's stream: how long the
+   * engine waited there without one (engine/malformed.ts). Undefined: not waited for, or answered.
+   */
+  unansweredAfterMs?: number;
 }
 
 /** One line a stdio child wrote to its stdout, for the rules about stdio's framing. */

@@ -539,6 +539,27 @@ const cases: Case[] = [
     expect: { pointer: '/response/result/content', severity: 'warning', fix: /query/ },
   },
   {
+    title: 'an isError about a backend that failed, for schema-invalid arguments: the backend is what is wrong (silent)',
+    versions: TWO,
+    request: call('search', { limit: 0, extra: true }),
+    respond: toolError('Error searching libraries: TypeError: fetch failed'),
+    silent: ['vague-iserror'],
+  },
+  {
+    title: 'an isError naming an unreachable backend by its address (silent)',
+    versions: TWO,
+    request: call('search', { limit: 0 }),
+    respond: toolError('dial tcp 10.0.3.7:9200: connect: connection refused'),
+    silent: ['vague-iserror'],
+  },
+  {
+    title: 'an isError that only looks like one about a backend ("request" is no timeout): still vague',
+    versions: TWO,
+    request: call('search', { limit: 0 }),
+    respond: toolError('Bad request: the service could not process it'),
+    fires: ['vague-iserror'],
+  },
+  {
     title: 'an isError naming the parameter (good)',
     versions: [...TWO, '2025-11-25'],
     request: call('search', { query: 'q', mode: 'slow' }),

@@ -136,6 +136,8 @@ describe('a server that breaks stdio framing', () => {
     audit.sendRaw('this is not json\n');
     const died = await audit.exit;
     assert.notEqual(died.code, 0, 'the server read the line and died');
+    const unanswered = await audit.waitForLog((r) => r.msg === 'violation' && r.rule === 'malformed-unanswered');
+    assert.match(String(unanswered.message), /line on stdin was not JSON/);
 
     const enforce = await fixture('plain', ['--policy', ENFORCE]);
     enforce.sendRaw('this is not json\n');
@@ -152,6 +154,22 @@ describe('a server that breaks stdio framing', () => {
     assert.ok(
       blocked.every((r) => r.applied === true),
       'the log says the block was applied',
+    );
+  });
+
+  test('audit: a line that is no request answered -32603 on stdout is judged as over HTTP (invalid-request-code, parse-error-code)', async () => {
+    const run = await fixture('wrong-codes');
+    run.sendRaw('{"jsonrpc":"2.0","id":"x","method":42}\n');
+    await run.waitFor(idIs('x'));
+    run.sendRaw('this is not json\n');
+    await run.waitFor((m) => m.id === null);
+    const invalid = await run.waitForLog((r) => r.msg === 'violation' && r.rule === 'invalid-request-code');
+    assert.match(String(invalid.message), /method is not a string.*-32603 instead of -32600/);
+    await run.waitForLog((r) => r.msg === 'violation' && r.rule === 'parse-error-code');
+    // The client got both answers as the server wrote them.
+    assert.deepEqual(
+      run.messages().map((m) => (m as { error?: { code: number } }).error?.code),
+      [-32603, -32603],
     );
   });
 
