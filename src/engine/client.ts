@@ -99,8 +99,12 @@ function judgeBody(
     return { deliver: { kind: 'reply', status: 400, body: Buffer.from(JSON.stringify(decision.message), 'utf8') }, judged };
   }
 
-  // A stdio line's answer comes on the child's stdout (a legacy SSE POST's once it is accepted).
-  if (x.flow.wire === 'stdio') awaitAnswer(core, x);
+  if (x.flow.wire === 'stdio') {
+    // A stdio line's answer comes on the child's stdout (a legacy SSE POST's once it is accepted).
+    awaitAnswer(core, x);
+    // The client's answers to the child's requests are complete once written (HTTP: once the server accepted them).
+    judged.push(...exchanges(inbound.completed, { status: undefined, transport: 'stdio' }));
+  }
   if (derived) {
     const before = Object.fromEntries(Object.keys(derived).map((k) => [k, headerText(x.flow.requestHeaders[k])]));
     judged.push({ kind: 'headers-rewritten', where, before, after: derived });

@@ -173,6 +173,26 @@ describe('a server that breaks stdio framing', () => {
     );
   });
 
+  test('server-request-without-capability: sampling/createMessage to a client that declared no sampling; silent when it did', async () => {
+    for (const [capabilities, fires] of [
+      [{}, true],
+      [{ sampling: {} }, false],
+    ] as const) {
+      const run = await fixture('sampler');
+      run.send({ ...initialize(1), params: { ...initialize(1).params, capabilities } });
+      await run.waitFor(idIs(1));
+      run.send(toolCall(2, 'echo', { message: 'hi' }));
+      const asked = await run.waitFor((m) => m.method === 'sampling/createMessage');
+      run.send({ jsonrpc: '2.0', id: asked.id, error: { code: -32601, message: 'Method not found' } });
+      await run.waitFor(idIs(2));
+      await run.waitForLog((r) => r.msg === 'exchange' && r.id === 2);
+      await run.waitForLog((r) => r.msg === 'exchange' && r.id === asked.id);
+      const found = run.log().filter((r) => r.msg === 'violation' && r.rule === 'server-request-without-capability');
+      assert.equal(found.length, fires ? 1 : 0, JSON.stringify(capabilities));
+      if (fires) assert.match(String(found[0]?.message), /sampling\/createMessage to a client whose initialize declared no sampling/);
+    }
+  });
+
   test('a well-behaved server gets no stdio finding', async () => {
     const run = await fixture('plain');
     run.send(initialize(1));
