@@ -95,7 +95,15 @@ export const TRACE_BOUNDS = Object.freeze({ stringChars: 256, maxQueueSize: 2048
  * are read and dropped, and their count logged. A child that floods stderr is never blocked and
  * grows neither memory nor the log without bound.
  */
-export const STDERR_BOUNDS = Object.freeze({ lineChars: 1024, heldBytes: 16 * 1024, burstLines: 1000, linesPerSecond: 100 });
+export const STDERR_BOUNDS = Object.freeze({
+  lineChars: 1024,
+  heldBytes: 16 * 1024,
+  burstLines: 1000,
+  linesPerSecond: 100,
+  /** The last lines kept for a no-response finding when the child exits, each cut to tailChars. */
+  tailLines: 5,
+  tailChars: 200,
+});
 
 /**
  * What a log record carries of a peer's own strings (method, tool, client name and version, a

@@ -244,7 +244,15 @@ describe('faults of the child', () => {
     const record = await run.waitForLog((r) => r.msg === 'exchange' && r.id === 7);
     assert.equal(record.outcome, 'no-response');
     assert.equal(record.proxyError, 'WARDEN_UPSTREAM_EXITED');
-    assert.ok(run.log().some((r) => r.rule === 'no-response' && r.id === 7));
+    const finding = run.log().find((r) => r.rule === 'no-response' && r.id === 7);
+    // How it ended, and its last five stderr lines (redacted), in the finding: why it never answered.
+    assert.match(String(finding?.message), /exited \(code 3\)/);
+    const evidence = String(finding?.evidence);
+    assert.match(
+      evidence,
+      /^exited with code 3; stderr: fatal: step 3 of shutting down \| .* \| fatal: lost the database at postgres:\/\/app:/,
+    );
+    assert.doesNotMatch(evidence, /step 2 of|hunter2/);
   });
 
   test('the child dies mid-call, under enforce: the open request gets one JSON-RPC error with its id, saying the process exited', async () => {
@@ -259,6 +267,7 @@ describe('faults of the child', () => {
     assert.equal(error.data.reason, 'no-response');
     assert.deepEqual(await run.exit, { code: 3, signal: null });
     assert.equal(run.messages().filter((m) => (m as { id?: unknown }).id === 7).length, 1, 'one answer');
+    assert.doesNotMatch(JSON.stringify(answer), /fatal|postgres/, 'the stderr lines stay in the log');
     const record = await run.waitForLog((r) => r.msg === 'exchange' && r.id === 7);
     assert.equal(record.proxyError, 'WARDEN_UPSTREAM_EXITED');
   });
