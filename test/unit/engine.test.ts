@@ -394,8 +394,10 @@ describe('sessions a transport names (stdio children, legacy SSE sessions)', () 
   const child = (session: string): Via => ({ wire: 'stdio', session, sessionId: undefined });
   const legacySession = (id: string): Via => ({ wire: 'sse', session: `/message?sessionId=${id}`, sessionId: id });
   /** A client message in the session `via` names (a stdio line, a legacy POST), judged. */
-  const postVia = (engine: Engine, via: Via, message: unknown): ExchangeState => {
-    const body = Buffer.from(JSON.stringify(message));
+  const postVia = (engine: Engine, via: Via, message: unknown): ExchangeState => rawVia(engine, via, JSON.stringify(message));
+  /** The same, sent as `text` as it is (not JSON, or no request); the exchange it opened. */
+  const rawVia = (engine: Engine, via: Via, text: string): ExchangeState => {
+    const body = Buffer.from(text);
     const decoded = decodeJson(body);
     const x = engine.openPost({}, decoded, via);
     const plan = engine.clientBody(x, body, body.length, decoded);
@@ -576,16 +578,6 @@ describe('sessions a transport names (stdio children, legacy SSE sessions)', () 
     assert.equal(t.engine.openRequests, 1);
   });
 
-  /** A client line (or legacy POST) sent as it is, judged; the exchange it opened. */
-  const rawVia = (engine: Engine, via: Via, text: string): ExchangeState => {
-    const body = Buffer.from(text);
-    const decoded = decodeJson(body);
-    const x = engine.openPost({}, decoded, via);
-    const plan = engine.clientBody(x, body, body.length, decoded);
-    assert.equal(plan.deliver.kind, 'forward');
-    plan.judged();
-    return x;
-  };
   const stdioAnswer = (engine: Engine, message: unknown) =>
     findingsOf(engine.serverLine(engine.openBodiless('get', {}, child('a')), lineOf(JSON.stringify(message))).judged()).map((f) => f.rule);
   const error = (id: unknown, code: number) => ({ jsonrpc: '2.0', id, error: { code, message: 'no' } });
