@@ -9,7 +9,7 @@ import { PASS, type Decision } from '../verdicts.ts';
 import { awaitAnswer } from './malformed-answers.ts';
 import { readableInvalidId } from './malformed.ts';
 import { ORDERING } from './order.ts';
-import { whereOf, type ClientDelivery, type Judged, type Plan } from './plans.ts';
+import { whereOf, type ClientDelivery, type Judged, type JudgedExchange, type Plan } from './plans.ts';
 import { exchanges, pipe, planned, postWhere, type EngineCore, type ExchangeState } from './state.ts';
 
 const appliedIn = (open: OpenRequest): Set<string> => {
@@ -26,6 +26,17 @@ function rederivedHeaders(x: ExchangeState, opened: readonly OpenRequest[]): Rec
   if (!open) return undefined;
   const schema = open.tool ? x.flow.session.tools.get(open.tool)?.inputSchema : undefined;
   return modernRequestHeaders(open.method, open.params, schema);
+}
+
+/** The errors a session remembers the client gave (propagated-client-error reads them). */
+const MAX_CLIENT_ERRORS = 8;
+
+/** The client's errors in answer to the server's requests, remembered by the session: the server may pass one back as its own answer. */
+function rememberClientErrors(x: ExchangeState, completed: readonly JudgedExchange[], now: number): void {
+  const errors = completed.flatMap(({ exchange: c }) =>
+    c.response?.kind === 'error' ? [{ method: c.request.method, code: c.response.code, message: c.response.message, at: now }] : [],
+  );
+  if (errors.length > 0) x.flow.session.clientErrors = [...(x.flow.session.clientErrors ?? []), ...errors].slice(-MAX_CLIENT_ERRORS);
 }
 
 /** Runs the client's body through the stages and decides what becomes of it. */
@@ -51,6 +62,7 @@ function judgeBody(
     judged,
   );
   x.inbound = inbound;
+  rememberClientErrors(x, inbound.completed, core.now());
   const opened = inbound.opened.filter((o) => o.from === 'client');
   const derived = rederivedHeaders(x, opened);
   const where = postWhere(x);

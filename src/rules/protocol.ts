@@ -6,7 +6,7 @@ import { BATCH_RULES } from './batches.ts';
 import { FRAMING_RULES } from './framing.ts';
 import { LIFECYCLE_RULES } from './lifecycle.ts';
 import { MODERN_PROTOCOL_RULES } from './protocol-modern.ts';
-import { serverRequestWithoutCapability } from './server-requests.ts';
+import { propagatedClientError, serverRequestWithoutCapability } from './server-requests.ts';
 import { HTTP_RULES } from './streamable-http.ts';
 import type { Rule } from './types.ts';
 
@@ -16,5 +16,6 @@ export const PROTOCOL_RULES: readonly Rule[] = [
   ...HTTP_RULES,
   ...LIFECYCLE_RULES,
   serverRequestWithoutCapability,
+  propagatedClientError,
   ...MODERN_PROTOCOL_RULES,
 ];

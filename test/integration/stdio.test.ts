@@ -173,23 +173,35 @@ describe('a server that breaks stdio framing', () => {
     );
   });
 
-  test('server-request-without-capability: sampling/createMessage to a client that declared no sampling; silent when it did', async () => {
-    for (const [capabilities, fires] of [
-      [{}, true],
-      [{ sampling: {} }, false],
+  test('server-request-without-capability and propagated-client-error: sampling asked of a client that declared none, its -32601 passed back as the tools/call answer; silent when declared and answered', async () => {
+    for (const [capabilities, answer, fires] of [
+      [{}, { error: { code: -32601, message: 'Method not found' } }, true],
+      [{ sampling: {} }, { result: { role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'm' } }, false],
     ] as const) {
       const run = await fixture('sampler');
       run.send({ ...initialize(1), params: { ...initialize(1).params, capabilities } });
       await run.waitFor(idIs(1));
       run.send(toolCall(2, 'echo', { message: 'hi' }));
       const asked = await run.waitFor((m) => m.method === 'sampling/createMessage');
-      run.send({ jsonrpc: '2.0', id: asked.id, error: { code: -32601, message: 'Method not found' } });
-      await run.waitFor(idIs(2));
+      run.send({ jsonrpc: '2.0', id: asked.id, ...answer });
+      const called = await run.waitFor(idIs(2));
+      assert.equal('error' in called, fires, JSON.stringify(called));
       await run.waitForLog((r) => r.msg === 'exchange' && r.id === 2);
       await run.waitForLog((r) => r.msg === 'exchange' && r.id === asked.id);
-      const found = run.log().filter((r) => r.msg === 'violation' && r.rule === 'server-request-without-capability');
-      assert.equal(found.length, fires ? 1 : 0, JSON.stringify(capabilities));
-      if (fires) assert.match(String(found[0]?.message), /sampling\/createMessage to a client whose initialize declared no sampling/);
+      const found = (rule: string) => run.log().filter((r) => r.msg === 'violation' && r.rule === rule);
+      assert.equal(found('server-request-without-capability').length, fires ? 1 : 0, JSON.stringify(capabilities));
+      assert.equal(found('propagated-client-error').length, fires ? 1 : 0, JSON.stringify(capabilities));
+      if (!fires) continue;
+      assert.match(
+        String(found('server-request-without-capability')[0]?.message),
+        /sampling\/createMessage to a client whose initialize declared no sampling/,
+      );
+      const propagated = found('propagated-client-error')[0];
+      assert.equal(propagated?.id, 2);
+      assert.match(
+        String(propagated?.message),
+        /tools\/call was answered with error -32601, the error the client gave the server's sampling\/createMessage/,
+      );
     }
   });
 
