@@ -81,6 +81,7 @@ const EVERY = [
   'tools-list-shape',
   'input-validation-as-protocol-error',
   'vague-iserror',
+  'tool-failure-as-protocol-error',
 ];
 const others = (...fired: string[]) => EVERY.filter((r) => !fired.includes(r));
 const TWO = ['2025-06-18', MODERN];
@@ -527,6 +528,43 @@ const cases: Case[] = [
     respond: rpcError(-32602, 'to is required with from'),
     fires: ['input-validation-as-protocol-error'],
     expect: { message: /\/to/ },
+  },
+  // A tool that ran and failed, reported as a JSON-RPC error (issue 43).
+  {
+    title: 'a tool failure (ENOENT) reported as JSON-RPC -32603',
+    versions: ['2024-11-05', ...TWO],
+    request: call('echo', { text: 'hi' }),
+    respond: rpcError(-32603, "ENOENT: no such file or directory, open '/data/notes.txt'"),
+    fires: ['tool-failure-as-protocol-error'],
+    expect: { pointer: '/response/error', severity: 'warning', fix: /isError/ },
+  },
+  {
+    title: 'a TypeError thrown in the tool, reported as JSON-RPC -32000',
+    versions: TWO,
+    request: call('echo', { text: 'hi' }),
+    respond: rpcError(-32000, "TypeError: Cannot read properties of undefined (reading 'id')"),
+    fires: ['tool-failure-as-protocol-error'],
+  },
+  {
+    title: 'a generic "Internal error" (-32603): the server failed, no tool failure to read (silent)',
+    versions: TWO,
+    request: call('echo', { text: 'hi' }),
+    respond: rpcError(-32603, 'Internal error'),
+    silent: ['tool-failure-as-protocol-error'],
+  },
+  {
+    title: 'a failure statement for an unknown tool, or for invalid arguments: their own rules, not this one (silent)',
+    versions: TWO,
+    request: call('nope', {}),
+    respond: rpcError(-32603, 'Failed to run tool nope: not found'),
+    silent: ['tool-failure-as-protocol-error'],
+  },
+  {
+    title: 'a failure statement as -32602 for arguments that fail the schema (silent)',
+    versions: TWO,
+    request: call('search', { limit: 0 }),
+    respond: rpcError(-32602, 'Invalid arguments: query is required'),
+    silent: ['tool-failure-as-protocol-error'],
   },
   // isError that names nothing the model can fix.
   {

@@ -171,6 +171,10 @@ export const VERDICTS: Record<string, ServerVerdicts> = {
         verdict: 'true-positive',
         why: '"spec not found" as -32000: basic/index#error-codes reserves -32000..-32019 (implementation-defined, new implementations should not use it); a warning',
       },
+      'call get_spec | tool-failure-as-protocol-error': {
+        verdict: 'true-positive',
+        why: 'server/tools#error-handling: "spec not found: x" is the tool\'s own failure on its input (a business-logic error, what the model can act on), an isError result, not a JSON-RPC error; a warning',
+      },
       'ping | ping-result': {
         verdict: 'true-positive',
         why: 'basic/utilities/ping: the receiver MUST respond promptly with an empty result; the server answers -32601',
