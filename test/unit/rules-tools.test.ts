@@ -437,6 +437,7 @@ describe('tool rules never throw', () => {
       'tools-list-shape': ['tools', 'error', all],
       'input-validation-as-protocol-error': ['input-validation', 'warning', '2025-11-25,2026-07-28'],
       'vague-iserror': ['input-validation', 'warning', all],
+      'tool-failure-as-protocol-error': ['tools', 'warning', all],
     });
   });
 });
