@@ -21,6 +21,8 @@ export interface Limits {
   sessionIdleMs: number;
   /** An open request unanswered this long (ms) is logged as no-response and forgotten. */
   requestIdleMs: number;
+  /** A stdio line or legacy SSE POST that is not JSON, or no valid request, unanswered this long (ms) on the session's stream: malformed-unanswered. */
+  malformedAnswerMs: number;
   /** A legacy SSE stream the client dropped may be resumed with Last-Event-ID this long (ms); then its requests are logged client-closed. */
   resumeWindowMs: number;
   /** Time (ms) the upstream has to send response headers. */
@@ -52,6 +54,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   maxSessions: 10_000,
   sessionIdleMs: 30 * 60_000,
   requestIdleMs: 10 * 60_000,
+  malformedAnswerMs: 5_000,
   resumeWindowMs: 30_000,
   upstreamHeadersTimeoutMs: 60_000,
   upstreamBodyTimeoutMs: 5 * 60_000,
@@ -92,7 +95,15 @@ export const TRACE_BOUNDS = Object.freeze({ stringChars: 256, maxQueueSize: 2048
  * are read and dropped, and their count logged. A child that floods stderr is never blocked and
  * grows neither memory nor the log without bound.
  */
-export const STDERR_BOUNDS = Object.freeze({ lineChars: 1024, heldBytes: 16 * 1024, burstLines: 1000, linesPerSecond: 100 });
+export const STDERR_BOUNDS = Object.freeze({
+  lineChars: 1024,
+  heldBytes: 16 * 1024,
+  burstLines: 1000,
+  linesPerSecond: 100,
+  /** The last lines kept for a no-response finding when the child exits, each cut to tailChars. */
+  tailLines: 5,
+  tailChars: 200,
+});
 
 /**
  * What a log record carries of a peer's own strings (method, tool, client name and version, a

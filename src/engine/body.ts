@@ -84,7 +84,9 @@ export function serverBody(
   const first = ORDERING[x.order].writeBeforeJudging;
   // Judged when the transport gets to it (after the poll phase, under audit): as of now, the time the body came.
   const at = core.now();
-  const then: EngineCore = first ? { correlator: core.correlator, limits: core.limits, runtime: core.runtime, now: () => at } : core;
+  const then: EngineCore = first
+    ? { correlator: core.correlator, limits: core.limits, runtime: core.runtime, now: () => at, malformed: core.malformed }
+    : core;
   const plan = planned(first, { kind: 'as-is' }, () => {
     const judged = judgeBody(then, x, body, http, wireBytes, issuedSessionId);
     frame = judged.frame;

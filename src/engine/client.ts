@@ -6,8 +6,10 @@ import { modernRequestHeaders } from '../mcp/headers.ts';
 import { blockReply } from '../rewrite/decide.ts';
 import { encodeBody, withIdToken } from '../rewrite/encode.ts';
 import { PASS, type Decision } from '../verdicts.ts';
+import { awaitAnswer } from './malformed-answers.ts';
+import { readableInvalidId } from './malformed.ts';
 import { ORDERING } from './order.ts';
-import { whereOf, type ClientDelivery, type Judged, type Plan } from './plans.ts';
+import { whereOf, type ClientDelivery, type Judged, type JudgedExchange, type Plan } from './plans.ts';
 import { exchanges, pipe, planned, postWhere, type EngineCore, type ExchangeState } from './state.ts';
 
 const appliedIn = (open: OpenRequest): Set<string> => {
@@ -24,6 +26,17 @@ function rederivedHeaders(x: ExchangeState, opened: readonly OpenRequest[]): Rec
   if (!open) return undefined;
   const schema = open.tool ? x.flow.session.tools.get(open.tool)?.inputSchema : undefined;
   return modernRequestHeaders(open.method, open.params, schema);
+}
+
+/** The errors a session remembers the client gave (propagated-client-error reads them). */
+const MAX_CLIENT_ERRORS = 8;
+
+/** The client's errors in answer to the server's requests, remembered by the session: the server may pass one back as its own answer. */
+function rememberClientErrors(x: ExchangeState, completed: readonly JudgedExchange[], now: number): void {
+  const errors = completed.flatMap(({ exchange: c }) =>
+    c.response?.kind === 'error' ? [{ method: c.request.method, code: c.response.code, message: c.response.message, at: now }] : [],
+  );
+  if (errors.length > 0) x.flow.session.clientErrors = [...(x.flow.session.clientErrors ?? []), ...errors].slice(-MAX_CLIENT_ERRORS);
 }
 
 /** Runs the client's body through the stages and decides what becomes of it. */
@@ -49,11 +62,18 @@ function judgeBody(
     judged,
   );
   x.inbound = inbound;
+  rememberClientErrors(x, inbound.completed, core.now());
   const opened = inbound.opened.filter((o) => o.from === 'client');
   const derived = rederivedHeaders(x, opened);
   const where = postWhere(x);
   const postApplied = new Set(opened.flatMap((o) => [...appliedIn(o)]));
   if (derived) postApplied.add('header-mismatch');
+  // A body that opened no request (notifications, responses, or nothing readable) has no request to
+  // block, but the policy may still stop it (request-envelope: a line that would kill a stdio
+  // server): the client gets the error JSON-RPC 2.0 gives it, -32700 for a body that is not JSON,
+  // else -32600, with the id of an invalid request when it could be read, else null; on 400.
+  const postBlock = x.policy.mode === 'enforce' && opened.length === 0 ? inbound.postFindings.find((f) => f.action === 'block') : undefined;
+  if (postBlock) postApplied.add(postBlock.rule);
   judged.push({ kind: 'findings', findings: inbound.postFindings, where, applied: postApplied, counted: true, on: 'post' });
   for (const open of opened) {
     const applied = appliedIn(open);
@@ -80,13 +100,10 @@ function judgeBody(
     return { deliver: { kind: 'reply', status, body: encodeBody(replies, x.batch) }, judged };
   }
 
-  // A body that opened no request (notifications, responses, or nothing readable) has no request to
-  // block, but the policy may still stop it: the client gets one error with id null, on 400.
-  const postBlock = x.policy.mode === 'enforce' && opened.length === 0 ? inbound.postFindings.find((f) => f.action === 'block') : undefined;
   if (postBlock) {
     const decision: Decision = {
       kind: 'reject',
-      message: blockReply(postBlock, 'client', undefined, false).message,
+      message: blockReply(postBlock, 'client', readableInvalidId(decoded), false, !decoded.ok).message,
       status: 400,
       rules: [postBlock.rule],
     };
@@ -94,6 +111,12 @@ function judgeBody(
     return { deliver: { kind: 'reply', status: 400, body: Buffer.from(JSON.stringify(decision.message), 'utf8') }, judged };
   }
 
+  if (x.flow.wire === 'stdio') {
+    // A stdio line's answer comes on the child's stdout (a legacy SSE POST's once it is accepted).
+    awaitAnswer(core, x);
+    // The client's answers to the child's requests are complete once written (HTTP: once the server accepted them).
+    judged.push(...exchanges(inbound.completed, { status: undefined, transport: 'stdio' }));
+  }
   if (derived) {
     const before = Object.fromEntries(Object.keys(derived).map((k) => [k, headerText(x.flow.requestHeaders[k])]));
     judged.push({ kind: 'headers-rewritten', where, before, after: derived });

@@ -18,6 +18,8 @@ import type { ResponseHttp } from '../rules/subjects.ts';
 import { PASS } from '../verdicts.ts';
 import { failure, serverBody, unreadBody, unreadDelivered, type CollectedBody } from './body.ts';
 import { clientBody, upstreamAccepted } from './client.ts';
+import { awaitAnswer, unanswered } from './malformed-answers.ts';
+import { MalformedWaits } from './malformed.ts';
 import { serverLine, type LineDelivery, type ServerLine } from './line.ts';
 import { ORDERING, orderOf } from './order.ts';
 import type { BodyDelivery, ClientDelivery, ExchangeHttp, FailureDelivery, Judged, Plan, StreamEndPlan, StreamPlan } from './plans.ts';
@@ -70,7 +72,13 @@ export class Engine {
       },
       limits.maxOpenRequestsPerSession,
     );
-    this.core = { correlator: new Correlator(this.table, this.sessions), limits, runtime: options.runtime, now: options.now };
+    this.core = {
+      correlator: new Correlator(this.table, this.sessions),
+      limits,
+      runtime: options.runtime,
+      now: options.now,
+      malformed: new MalformedWaits(),
+    };
   }
 
   /** In a fleet: the claims on request ids made before each POST is judged (exchange/claims.ts). */
@@ -133,7 +141,9 @@ export class Engine {
    * The upstream accepted a legacy SSE POST (2xx): its answers come on the session's stream, its
    * body is no answer. A refusal (any other status) is an answer: `serverBody` judges it.
    */
-  legacyPostAccepted(_x: ExchangeState): readonly Judged[] {
+  legacyPostAccepted(x: ExchangeState): readonly Judged[] {
+    // A body that is no request, accepted: its answer (-32700, -32600) is owed on the stream.
+    awaitAnswer(this.core, x);
     return this.drain([]);
   }
 
@@ -246,7 +256,7 @@ export class Engine {
   tick(now: number): readonly Judged[] {
     this.table.sweep(now);
     this.sessions.sweep(now);
-    return this.drain([]);
+    return this.drain(unanswered(this.core, now));
   }
 
   private drain(judged: readonly Judged[]): readonly Judged[] {

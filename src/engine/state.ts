@@ -10,6 +10,7 @@ import { exchangeSubject, type ResponseHttp } from '../rules/subjects.ts';
 import type { BodyProblem, PostSubject } from '../rules/types.ts';
 import type { PolicedFinding } from '../verdicts.ts';
 import { judgeExchange } from './judge.ts';
+import type { MalformedWaits } from './malformed.ts';
 import type { Order } from './order.ts';
 import type { ExchangeHttp, FindingContext, Judged, JudgedExchange, Plan } from './plans.ts';
 import { runFrame, type Frame, type FrameInput, type StageContext } from './stages.ts';
@@ -22,6 +23,8 @@ export interface EngineCore {
   runtime: (policy: Policy) => Runtime;
   /** Monotonic clock in ms. */
   now: () => number;
+  /** Client messages that are not JSON, or no request, waiting for their answer on a session's stream. */
+  malformed: MalformedWaits;
 }
 
 /** The POST as the server's rules judged it: its subject, and their findings through the policy. */

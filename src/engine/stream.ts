@@ -7,6 +7,7 @@ import { exchangeSubject, type ResponseHttp } from '../rules/subjects.ts';
 import type { BodyProblem } from '../rules/types.ts';
 import { changeOf, changesOf } from './body.ts';
 import { judgeExchange } from './judge.ts';
+import { malformedAnswered, unansweredInSession } from './malformed-answers.ts';
 import { ORDERING } from './order.ts';
 import type { ExchangeHttp, Judged, JudgedExchange, StreamAnswer, StreamEndPlan, StreamPlan } from './plans.ts';
 import { postFindings } from './post.ts';
@@ -67,6 +68,7 @@ export function serverEvent(
 ): { rewritten: string | undefined; judged: Judged[]; problem: BodyProblem | undefined } {
   const judged: Judged[] = [];
   const frame = pipe(core, x, { from: 'server', body: event.data, size: event.size, http: frameHttp, issuedSessionId }, judged);
+  judged.push(...malformedAnswered(core, x, frame));
   const { problem } = frame;
   // Most events are notifications: nothing completed, nothing broken, nothing to rewrite.
   if (frame.completed.length === 0 && frame.unmatched.length === 0 && !problem) return { rewritten: undefined, judged, problem };
@@ -106,7 +108,15 @@ export function sessionGone(
     if (change) answers.push({ message: change.message });
     else if (err) answers.push({ error: err, id: j.exchange.request.id });
   }
-  return { answers, judged: () => exchanges(ended, { status: frameHttp.status, transport: frameHttp.transport, proxyError: err?.code }) };
+  // What still waited for an answer on the session's stream got none (the Go and Rust SDKs' servers exit on such a line).
+  const unansweredLines = unansweredInSession(core, x);
+  return {
+    answers,
+    judged: () => [
+      ...unansweredLines,
+      ...exchanges(ended, { status: frameHttp.status, transport: frameHttp.transport, proxyError: err?.code }),
+    ],
+  };
 }
 
 /** How a stream ended, as the transport saw it. */

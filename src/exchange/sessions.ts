@@ -37,6 +37,16 @@ export interface Session extends CatalogueHolder {
   listAnnounced?: boolean;
   /** Paths, hosts and addresses the session made known (rules/known-values.ts), the last KNOWN_BOUNDS.values of them. */
   known?: readonly string[];
+  /** The last errors the client answered the server's requests with (this process's only: a fleet does not share them). */
+  clientErrors?: readonly ClientError[];
+}
+
+/** An error the client answered a request of the server's with, and when (the engine's clock). */
+export interface ClientError {
+  method: string;
+  code: unknown;
+  message: unknown;
+  at: number;
 }
 
 export interface SessionLimits {

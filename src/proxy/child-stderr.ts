@@ -41,6 +41,8 @@ export class ChildStderr {
   private dropped = 0;
   /** Inside a line longer than STDERR_BOUNDS.heldBytes: its first piece was shown, the rest is dropped. */
   private inLongLine = false;
+  /** The last STDERR_BOUNDS.tailLines lines, redacted and cut: why a child that exits died, for its no-response findings. */
+  private readonly lastLines: string[] = [];
   /** `now`: a clock in ms (tests pass their own). */
   constructor(
     stream: Readable,
@@ -66,9 +68,17 @@ export class ChildStderr {
   private line(raw: Buffer): void {
     const text = raw.toString('utf8', 0, raw.at(-1) === 13 ? raw.length - 1 : raw.length);
     if (text.trim() === '') return;
+    // Kept whatever the budget: the lines before an exit are the ones that say why.
+    this.lastLines.push(redactedLine(text, STDERR_BOUNDS.tailChars));
+    if (this.lastLines.length > STDERR_BOUNDS.tailLines) this.lastLines.shift();
     if (!this.budget.take()) return void this.dropped++;
     this.reportDropped();
     this.logger.info({ line: redactedLine(text, STDERR_BOUNDS.lineChars) }, 'stdio server stderr');
+  }
+
+  /** The last lines the child wrote (redacted, cut), oldest first. */
+  tail(): readonly string[] {
+    return [...this.lastLines];
   }
 
   private reportDropped(): void {

@@ -76,7 +76,7 @@ export function createStdioProxy(o: StdioProxyOptions): StdioProxy {
   const { child, started } = o.server ?? spawnServer(o.command, o.args);
   // Ignored, it is still read (and dropped): a child must never block on a full stderr pipe.
   if (o.stderr === 'ignore') child.stderr.resume();
-  else new ChildStderr(child.stderr, logger);
+  const stderr = o.stderr === 'ignore' ? undefined : new ChildStderr(child.stderr, logger);
   const relay = new StdioRelay({
     engine,
     sinks,
@@ -106,7 +106,7 @@ export function createStdioProxy(o: StdioProxyOptions): StdioProxy {
       child.once('close', (exitCode, signal) => resolve(signal ? signalCode(signal) : (exitCode ?? 1)));
     });
     const how = child.exitCode !== null ? `code ${child.exitCode}` : child.signalCode ? `signal ${child.signalCode}` : 'not started';
-    await relay.serverExited(how);
+    await relay.serverExited({ how, stderr: stderr?.tail() ?? [] });
     clearInterval(sweeper);
     await Promise.all([...captures.values()].map((c) => c.close()));
     logger.info({ code }, 'stdio server exited');

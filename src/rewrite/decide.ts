@@ -34,6 +34,8 @@ export function blockReply(
   party: 'client' | 'server',
   id: JsonRpcId | undefined,
   modern: boolean,
+  /** The client's body did not parse as JSON: JSON-RPC's answer is -32700 Parse error, not -32600. */
+  unparsed = false,
 ): { message: ResponseMessage; status: number } {
   const data = { reason: 'WARDEN_BLOCKED', rule: f.rule, by: 'mcp-warden' };
   if (party === 'server') {
@@ -42,7 +44,7 @@ export function blockReply(
       status: 200,
     };
   }
-  const code = f.rule === 'header-mismatch' ? -32020 : f.rule === 'missing-request-meta' ? -32602 : -32600;
+  const code = f.rule === 'header-mismatch' ? -32020 : f.rule === 'missing-request-meta' ? -32602 : unparsed ? -32700 : -32600;
   return { message: { jsonrpc: '2.0', id: id ?? null, error: { code, message: f.message, data } }, status: modern ? 400 : 200 };
 }
 

@@ -85,9 +85,9 @@ export const ARTICLE_CLAIMS: readonly ArticleClaim[] = [
   {
     id: 'S10',
     claim: 'A failed API call or business-logic error is isError; an internal server error is a protocol error (-32603)',
-    rules: [],
-    tests: [],
-    gap: 'the wire does not show which kind of failure a server met; what a failure text says of its cause is a heuristic of its own (issue #43, tool-failure-as-protocol-error)',
+    rules: ['tool-failure-as-protocol-error'],
+    tests: [{ file: TOOLS, shows: 'a tool failure (ENOENT) reported as JSON-RPC -32603' }],
+    gap: 'the wire does not show which kind of failure a server met: a JSON-RPC error whose text states a failure of the tool (ENOENT, a TypeError, "X not found") is flagged (a warning), a bare "Internal error" cannot be told from the server failing',
   },
   {
     id: 'S11',
@@ -127,23 +127,26 @@ export const ARTICLE_CLAIMS: readonly ArticleClaim[] = [
   {
     id: 'S16',
     claim: '-32700: the body is not valid JSON',
-    rules: ['parse-error-code', 'parse-error-unanswered'],
-    tests: [{ file: PROTOCOL, shows: 'parse-error-code fires on an empty body answered -32600' }],
-    gap: 'judged on HTTP POSTs; stdio and legacy SSE answers to unreadable input are issue #43',
+    rules: ['parse-error-code', 'parse-error-unanswered', 'malformed-unanswered'],
+    tests: [
+      { file: PROTOCOL, shows: 'parse-error-code fires on an empty body answered -32600' },
+      { file: 'integration/stdio.test.ts', shows: 'a line that is no request answered -32603' },
+    ],
+    gap: "parse-error-code judges the answer on every transport (on stdio and legacy SSE: the first id-null error on the session's stream); parse-error-unanswered judges an HTTP POST's own reply, malformed-unanswered a stream left without an answer; answers on 401/403/404/405/406/413/415/429 are rejections before parsing",
   },
   {
     id: 'S17',
     claim: 'When the id cannot be read, the error carries id null (or none)',
     rules: ['parse-error-id', 'error-id-null'],
     tests: [{ file: CODES, shows: 'id null on HTTP 200' }],
-    gap: 'a made-up id on a parse error is judged on HTTP POSTs; on stdio and legacy SSE it is issue #43',
+    gap: 'a made-up id on a parse error is judged on HTTP POSTs: on a stream (stdio, legacy SSE) an answer with another id answers something else, so it cannot be told from one',
   },
   {
     id: 'S18',
     claim: '-32600: jsonrpc or method missing, or of the wrong type',
     rules: ['invalid-request-code'],
     tests: [{ file: 'integration/rules-invalid-request.test.ts', shows: '-32600 is the right answer: silent' }],
-    gap: 'a body without method may be a malformed response, and a batch entry is judged with its batch; stdio and legacy SSE are issue #43',
+    gap: 'a body without method may be a malformed response, and a batch entry is judged with its batch; judged on every transport otherwise',
   },
   {
     id: 'S19',
@@ -164,9 +167,9 @@ export const ARTICLE_CLAIMS: readonly ArticleClaim[] = [
   {
     id: 'S21',
     claim: '-32602: a prompt name that does not exist',
-    rules: [],
-    tests: [],
-    gap: 'issue #43 (prompts/get for an unknown prompt answered other than -32602)',
+    rules: ['invalid-params-code'],
+    tests: [{ file: CODES, shows: 'prompts/get of an unknown prompt answered -32603 "Prompt not found"' }],
+    gap: "judged when the server's error says the prompt is unknown: a plain -32603 for a prompt the proxy saw in no prompts/list is not flagged (the prompt catalogue is not kept)",
   },
   {
     id: 'S22',
@@ -178,9 +181,8 @@ export const ARTICLE_CLAIMS: readonly ArticleClaim[] = [
   {
     id: 'S23',
     claim: '-32602: an invalid log level',
-    rules: [],
-    tests: [],
-    gap: 'issue #43 (logging/setLevel with an unknown level answered other than -32602)',
+    rules: ['invalid-params-code'],
+    tests: [{ file: CODES, shows: 'logging/setLevel "verbose" answered -32603' }],
   },
   {
     id: 'S24',

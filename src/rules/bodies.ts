@@ -1,7 +1,8 @@
 // What came back instead of a JSON-RPC response: HTML, nothing, text that is not JSON, JSON that
 // is not JSON-RPC, or a connection that dropped. A request must get a response
 // (https://www.jsonrpc.org/specification#response_object).
-import type { ExchangeRule, ExchangeSubject, Report } from './types.ts';
+import { excerpt } from '../redact/excerpt.ts';
+import type { ExchangeRule, ExchangeSubject, ProcessExit, Report } from './types.ts';
 import { ALL } from './versions.ts';
 
 const problemRule = (
@@ -40,6 +41,13 @@ const problemRule = (
 });
 
 /** A response the proxy relayed without reading it: nothing wrong is known, nothing was checked either. */
+/** How a stdio child ended, and the last lines of its stderr (redacted and cut where they were kept): why it never answered. */
+const exitEvidence = (exit: ProcessExit): string =>
+  excerpt(
+    exit.stderr.length === 0 ? `exited with ${exit.how}, nothing on stderr` : `exited with ${exit.how}; stderr: ${exit.stderr.join(' | ')}`,
+    1200,
+  );
+
 const unauditedRule: ExchangeRule = {
   id: 'unaudited-response',
   group: 'bodies',
@@ -99,7 +107,7 @@ export const BODY_RULES: readonly ExchangeRule[] = [
       if (s.request.from !== 'client' || !dropped) return [];
       const how =
         s.proxyError === 'WARDEN_UPSTREAM_EXITED'
-          ? 'the server process exited'
+          ? `the server process exited${s.exit ? ` (${s.exit.how})` : ''}`
           : s.proxyError
             ? 'the server closed the connection'
             : 'its SSE stream ended without one';
@@ -107,7 +115,7 @@ export const BODY_RULES: readonly ExchangeRule[] = [
         {
           message: `${s.request.method} got no response: ${how}`,
           pointer: '/response',
-          evidence: s.proxyError ?? 'stream ended',
+          evidence: s.exit ? exitEvidence(s.exit) : (s.proxyError ?? 'stream ended'),
           fix: 'always finish a request with its JSON-RPC response; report failures as an error response (or isError result), never by dropping the connection',
         },
       ];

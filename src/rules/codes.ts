@@ -5,6 +5,7 @@
 import { legacyRangeCode, reservedCode, resourceNotFoundCode, retiredCode } from './code-choice.ts';
 import { errorDataRequired } from './error-data.ts';
 import { errorIdNull, errorShape } from './error-envelope.ts';
+import { invalidParamsCode } from './invalid-params.ts';
 import { errorStatusPairing, methodNotFoundOn404, unknownMethodStatus } from './status-pairing.ts';
 import type { Rule } from './types.ts';
 import { serverDiscoverMissing, unknownMethodGenericError, unknownMethodWrongCode } from './unknown-method.ts';
@@ -16,6 +17,7 @@ export const CODE_RULES: readonly Rule[] = [
   legacyRangeCode,
   retiredCode,
   resourceNotFoundCode,
+  invalidParamsCode,
   errorDataRequired,
   unknownMethodWrongCode,
   unknownMethodGenericError,

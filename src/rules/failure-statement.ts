@@ -41,6 +41,15 @@ export const FAILURE_PATTERNS: readonly RegExp[] = [
   // "An error occurred while …", "Error executing tool x: …", "Exception occurred: …"
   /^(?:an? )?(?:(?:unexpected|internal|unknown) )?(?:error|exception)(?: has)? (?:occurred|occured|happened|was (?:raised|thrown|encountered))\b/i,
   /^(?:error|exception) (?:while|when|during|executing|calling|querying|fetching|retrieving|processing|reading|writing|creating|updating|deleting|sending|connecting|loading|saving|getting|running|invoking|contacting|uploading|downloading)\b/i,
+  // By shape, whatever the verb: "Error searching libraries: TypeError: fetch failed", "Error
+  // listing pods: connect ECONNREFUSED …": "Error <verb>ing …:" then an exception's name or a
+  // system error (the verb list above misses most verbs; what follows the colon says failure).
+  // The name must end its clause ("TypeError: …", "TypeError" alone): "Error handling: TypeError,
+  // RangeError and more" is a title. (`\x28` is "(": test/unit/fast-path.property.test.ts strips
+  // lookaheads that hold no bracket.)
+  new RegExp(
+    `^(?:[Ee]rror|[Ee]xception)[ \\t]+[a-z]+ing\\b[^\\n:]{0,120}:[ \\t]*(?:(?:[\\w$]+\\.)*[A-Z]\\w*(?:Error|Exception)(?=[:\\x28]|[ \\t]*$)|(?:(?:${SYSCALLS})[ \\t]+)?${SYSTEM_ERRORS}\\b)`,
+  ),
   // "Failed to fetch …", "Failure: …"
   /^(?:failed|failure)\b/i,
   // "Request failed with status code 500", "Upload failed.", "Connection failed: …"

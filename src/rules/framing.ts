@@ -26,11 +26,15 @@ export const PARSE_ERROR_FIX =
  */
 const BEFORE_THE_BODY: ReadonlySet<number> = new Set([401, 403, 404, 405, 406, 413, 415, 429]);
 
-/** Whether an HTTP answer's status may be the JSON-RPC layer's verdict on the body (any other, 5xx included). */
-const judgesTheBody = (status: number | undefined): boolean => status !== undefined && !BEFORE_THE_BODY.has(status);
+/**
+ * Whether the server's answer may be the JSON-RPC layer's verdict on the body: an HTTP answer on
+ * any status but those (5xx included), or an error that came on the session's stream without a
+ * status (a stdio line, a legacy HTTP+SSE event: engine/malformed.ts matches it to the body).
+ */
+const judgesTheBody = (s: PostSubject): boolean => (s.status === undefined ? s.response !== undefined : !BEFORE_THE_BODY.has(s.status));
 
-/** Any HTTP answer (a stdio line has no status; stdio's replies to unreadable lines are not judged here, as before). */
-const anyStatus = (status: number | undefined): boolean => status !== undefined;
+/** Any answer: an HTTP one on any status, or one that came on the session's stream. */
+const anyAnswer = (s: PostSubject): boolean => s.status !== undefined || s.response !== undefined;
 
 /**
  * A rule about the server's JSON-RPC errors in reply to a client body that was not JSON: `wrong`
@@ -40,7 +44,7 @@ const anyStatus = (status: number | undefined): boolean => status !== undefined;
 const parseErrorRule = (
   r: Pick<PostRule, 'id' | 'summary' | 'source'>,
   at: readonly string[],
-  onStatus: (status: number | undefined) => boolean,
+  onStatus: (s: PostSubject) => boolean,
   wrong: (m: ErrorMessage) => boolean,
   message: (m: ErrorMessage, problem: string) => string,
 ): PostRule => ({
@@ -51,7 +55,7 @@ const parseErrorRule = (
   subject: 'post',
   ...r,
   check(s): Report[] {
-    if (s.request.ok || !onStatus(s.status)) return [];
+    if (s.request.ok || !onStatus(s)) return [];
     return messagesOf(s.response).flatMap((m, i) =>
       m.kind === 'error' && wrong(m)
         ? [
@@ -98,7 +102,7 @@ const invalidRequestCode: PostRule = {
     'A POST holding JSON that is not a valid request (a method that is not a string, jsonrpc other than "2.0", a bad id type, a bare value) was answered with an error code other than -32600, or with an id where none could be read',
   source: 'https://www.jsonrpc.org/specification#error_object',
   check(s): Report[] {
-    if (!s.request.ok || s.request.payload.batch || !judgesTheBody(s.status)) return [];
+    if (!s.request.ok || s.request.payload.batch || !judgesTheBody(s)) return [];
     const [sent] = s.request.payload.messages;
     if (sent?.kind !== 'invalid' || !meantAsRequest(sent.value)) return [];
     const idUnreadable = !readableId(sent.value);
@@ -226,7 +230,7 @@ export const FRAMING_RULES: readonly Rule[] = [
     },
     ['id'],
     // No status makes an id readable from a body that did not parse.
-    anyStatus,
+    anyAnswer,
     (m) => typeof m.id === 'string' || typeof m.id === 'number',
     (m, problem) => `the client's body was ${problem}, so no id could be read, yet the error carries id ${excerpt(m.id, 40)}`,
   ),

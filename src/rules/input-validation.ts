@@ -4,6 +4,7 @@ import { asRecord } from '../codec/json-value.ts';
 import { excerpt } from '../redact/excerpt.ts';
 import { textBlocks } from '../mcp/content.ts';
 import { unescapeSegment } from '../codec/json-pointer.ts';
+import { namesBackendFailure } from './backend-failure.ts';
 import { type Answer, answerOf, integerCode } from './read.ts';
 import { type ArgumentError, mentions, validateArguments } from './tool-arguments.ts';
 import { callRule, UNRELATED_CODES, WHOLE_TEXT } from './tool-calls.ts';
@@ -137,6 +138,8 @@ export const INPUT_VALIDATION_RULES: readonly ExchangeRule[] = [
       // The whole text: a name it gives anywhere is named (a window would call a long answer vague).
       const { text } = textBlocks(result, WHOLE_TEXT);
       for (const name of names) if (mentions(text, name)) return [];
+      // A backend that failed is what is wrong: no argument the model could change would fix it.
+      if (namesBackendFailure(text)) return [];
       return [
         {
           message: `isError result for ${JSON.stringify(failed.tool)} does not name what is wrong with its arguments (${describeErrors(failed.errors)})`,

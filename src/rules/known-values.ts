@@ -34,13 +34,12 @@ function fileUriPath(uri: string): string | undefined {
 
 /**
  * How every knowable token begins: a path or `file:` URI after a token's start, `://`, `jdbc:`,
- * `localhost:` and a port, `::`, the first octets of a private IPv4 or IPv6 address, an internal
- * name's suffix, an ADO string's `Server=`. A string with none names nothing to learn and is not
+ * the first octets of a private IPv4 or IPv6 address, an internal name's suffix, an ADO string's `Server=`. A string with none names nothing to learn and is not
  * scanned: most arguments and answers, on every exchange (the scans cost ~30 µs an exchange, more
  * than judging it). A superset of KNOWABLE and PATH_TOKEN; a miss would only forgo an exemption.
  */
 const MAY_HOLD =
-  /(?:^|[\s"'\x60([{<=,;|>*])(?:file:\/\/|\/|[A-Za-z]:[\\/])|:\/\/|jdbc:|localhost:\d|::|\b(?:10|127|172|100|192\.168|169\.254)\.\d|\bf[c-e][0-9a-f]{2}:|\.(?:internal|localdomain|localhost|local|corp|lan|intranet|home\.arpa)\b|\b(?:Server|Data Source|Host)=/i;
+  /(?:^|[\s"'\x60([{<=,;|>*])(?:file:\/\/|\/|[A-Za-z]:[\\/])|:\/\/|jdbc:|\b(?:10|172|100|192\.168|169\.254)\.\d|\bf[c-e][0-9a-f]{2}:|\.(?:internal|localdomain|local|corp|lan|intranet|home\.arpa)\b|\b(?:Server|Data Source|Host)=/i;
 
 /** The leak-shaped tokens of every string of `value` (first KNOWN_BOUNDS.scanChars characters), bare, credentials masked. */
 export function knownValues(value: unknown): string[] {

@@ -4,6 +4,9 @@
 //
 // - IPs and hosts must be whole tokens: `v10.0.0.1`, `10.2.3.4-beta`, `1.10.0.0.1`, `10.0.0.256`
 //   and `version 10.0.0.1` are not addresses; `db.internal.example.com` is a public name.
+// - Loopback (127.0.0.0/8, ::1, `localhost`) is no leak: it names the machine the server runs on,
+//   maps nothing of a network, and "127.0.0.1:6443: connection refused" is what a user needs to
+//   fix a server's own configuration (issue 43).
 // - `file://` URIs are not paths (MCP names resources and roots by them); a file URI inside a stack
 //   frame is still a stack frame.
 // - Every pattern is linear: repeated parts are separated by characters their classes exclude,
@@ -127,9 +130,8 @@ export const LEAK_PATTERNS: readonly LeakPattern[] = [
     ADDR,
     'private-ipv4',
     'a private IPv4 address',
-    String.raw`(?<![\w.-])(?<!\b[Vv]ersion[ :=]{1,2})(?<core>(?:10\.${OCT}|127\.${OCT}|192\.168|172\.(?:1[6-9]|2\d|3[01])|169\.254|100\.(?:6[4-9]|[7-9]\d|1[01]\d|12[0-7]))\.${OCT}\.${OCT})(?![\w-]|\.\d)${PORT}`,
+    String.raw`(?<![\w.-])(?<!\b[Vv]ersion[ :=]{1,2})(?<core>(?:10\.${OCT}|192\.168|172\.(?:1[6-9]|2\d|3[01])|169\.254|100\.(?:6[4-9]|[7-9]\d|1[01]\d|12[0-7]))\.${OCT}\.${OCT})(?![\w-]|\.\d)${PORT}`,
   ),
-  p(ADDR, 'ipv6-loopback', 'the IPv6 loopback address', String.raw`(?<![\w:.])::1(?![\w:.])`),
   p(
     ADDR,
     'private-ipv6',
@@ -142,10 +144,9 @@ export const LEAK_PATTERNS: readonly LeakPattern[] = [
     HOST,
     'internal-hostname',
     'an internal hostname',
-    String.raw`(?<![\w.-])(?<core>(?:[a-z0-9_][a-z0-9_-]*\.)+(?:internal|localdomain|localhost|local|corp|lan|intranet|home\.arpa))(?![\w-]|\.[\w-])${PORT}`,
+    String.raw`(?<![\w.-])(?<core>(?:[a-z0-9_][a-z0-9_-]*\.)+(?:internal|localdomain|local|corp|lan|intranet|home\.arpa))(?![\w-]|\.[\w-])${PORT}`,
     'i',
   ),
-  p(HOST, 'localhost-port', 'a localhost port', String.raw`(?<![\w.-])localhost:\d{1,5}(?!\d)`, 'i'),
   p(
     HOST,
     'connection-string',

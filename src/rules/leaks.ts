@@ -248,7 +248,7 @@ const FIX: Record<LeakRuleId, string> = {
 const INFO: Record<LeakRuleId, { severity: 'error' | 'warning'; summary: string }> = {
   'leaked-stack-trace': { severity: 'error', summary: 'Error text carries a stack trace (JS, Python, Java, Go, .NET, Ruby, PHP, Rust)' },
   'leaked-path': { severity: 'warning', summary: 'Error text carries an absolute file system path' },
-  'leaked-private-address': { severity: 'warning', summary: 'Error text carries a private, loopback or link-local IP address' },
+  'leaked-private-address': { severity: 'warning', summary: 'Error text carries a private or link-local IP address (loopback is none)' },
   'leaked-internal-host': { severity: 'warning', summary: 'Error text carries an internal hostname or a connection string' },
 };
 

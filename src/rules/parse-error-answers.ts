@@ -15,6 +15,7 @@ import { PARSE_ERROR_FIX, problemOf } from './framing.ts';
 import { is2xx, messagesOf } from './read.ts';
 import type { PostRule, PostSubject, Report } from './types.ts';
 import { ALL } from './versions.ts';
+import { STREAM_ANSWERED } from './wires.ts';
 
 const WHAT: Readonly<Record<string, string>> = {
   'not-json': 'a body that is not JSON',
@@ -58,4 +59,37 @@ export const parseErrorUnanswered: PostRule = {
   },
 };
 
-export const PARSE_ERROR_ANSWER_RULES: readonly PostRule[] = [parseErrorUnanswered];
+/**
+ * The same on a transport whose answers come on the session's stream (a stdio line, a legacy SSE
+ * POST): a message that is not JSON, or JSON meant as a request that is no valid one, is still
+ * owed an answer (-32700, -32600) there; no error with id null (or the id that could be read) came
+ * within the window. Several SDKs' stdio servers never answer one (and the Go and Rust ones exit).
+ */
+export const malformedUnanswered: PostRule = {
+  id: 'malformed-unanswered',
+  group: 'parse-error',
+  severity: 'warning',
+  versions: ALL,
+  transports: STREAM_ANSWERED,
+  party: 'server',
+  subject: 'post',
+  summary:
+    "A stdio line or legacy SSE POST that is not JSON, or no valid request, got no JSON-RPC error on the session's stream within the window",
+  source: 'https://www.jsonrpc.org/specification#response_object',
+  check(s): Report[] {
+    if (s.unansweredAfterMs === undefined) return [];
+    const what = s.request.ok ? 'JSON that is no valid request' : problemOf(s);
+    return [
+      {
+        message: `the client's ${s.wire === 'stdio' ? 'line on stdin' : 'POST'} was ${what}, and no JSON-RPC error answered it in the ${s.unansweredAfterMs} ms the proxy waited on the session's stream`,
+        pointer: '/request',
+        evidence: s.request.ok ? excerpt(s.request.payload.messages[0]?.value) : excerpt(s.request.detail),
+        fix: s.request.ok
+          ? 'answer JSON that is not a valid request with {"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}} (its id if it could be read)'
+          : 'answer a line that does not parse with {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}, and keep reading',
+      },
+    ];
+  },
+};
+
+export const PARSE_ERROR_ANSWER_RULES: readonly PostRule[] = [parseErrorUnanswered, malformedUnanswered];

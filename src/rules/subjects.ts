@@ -8,7 +8,7 @@ import type { Completed, Flow } from '../exchange/correlate.ts';
 import type { OpenRequest } from '../exchange/table.ts';
 import { excerpt } from '../redact/excerpt.ts';
 import { judgedVersion } from './read.ts';
-import type { BodyProblem, ExchangeSubject } from './types.ts';
+import type { BodyProblem, ExchangeSubject, ProcessExit } from './types.ts';
 
 /** The HTTP side of a response, as the client received it. */
 export interface ResponseHttp {
@@ -18,6 +18,8 @@ export interface ResponseHttp {
   proxyError?: string;
   /** A body relayed unread: why (its exchange record says so). */
   unread?: 'too-large' | 'unknown-coding';
+  /** The stdio child ended the exchange by exiting: how, and its last stderr lines. */
+  exit?: ProcessExit;
 }
 
 export function exchangeSubject(
@@ -39,6 +41,7 @@ export function exchangeSubject(
     contentType: http.contentType,
     transport: http.transport,
     proxyError: http.proxyError,
+    exit: http.exit,
     bodyProblem,
     unmatched,
     session: flow.session,

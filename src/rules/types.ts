@@ -62,6 +62,8 @@ export interface ExchangeSubject {
   transport: 'json' | 'sse' | 'get-sse' | 'stdio' | 'none';
   /** The proxy's own failure code, when the server gave no answer. */
   proxyError: string | undefined;
+  /** A stdio child that exited with the exchange open: how, and its last stderr lines. */
+  exit?: ProcessExit;
   /** What the server sent instead of an answer, when it sent something that was not one. */
   bodyProblem: BodyProblem | undefined;
   /** Responses in the same body or stream that answered no open request (wrong or null ids). */
@@ -88,6 +90,17 @@ export interface PostSubject {
   /** Bytes of the server's reply body. */
   responseBytes: number;
   session: Session;
+  /**
+   * A stdio line or legacy SSE POST whose answer belongs on the session's stream: how long the
+   * engine waited there without one (engine/malformed.ts). Undefined: not waited for, or answered.
+   */
+  unansweredAfterMs?: number;
+}
+
+/** How a stdio child ended: its exit code or signal ("code 3", "signal SIGKILL"), and the last lines of its stderr (redacted, cut). */
+export interface ProcessExit {
+  how: string;
+  stderr: readonly string[];
 }
 
 /** One line a stdio child wrote to its stdout, for the rules about stdio's framing. */

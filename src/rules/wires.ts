@@ -5,5 +5,7 @@ import type { Wire } from './types.ts';
 export const STREAMABLE_HTTP: readonly Wire[] = ['streamable-http'];
 /** Rules about newline-delimited messages on a child's stdout. */
 export const STDIO: readonly Wire[] = ['stdio'];
+/** The transports whose answers come on the session's stream, never on the message's own HTTP response. */
+export const STREAM_ANSWERED: readonly Wire[] = ['sse', 'stdio'];
 /** Every transport: what a rule without `transports` judges. */
 export const ALL_WIRES: readonly Wire[] = ['streamable-http', 'sse', 'stdio'];

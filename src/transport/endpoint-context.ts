@@ -56,6 +56,8 @@ export interface Http {
   gone: ClientGone;
   /** The legacy SSE session a POST names: the proxy's own answers go on its stream. */
   legacy?: LegacySession;
+  /** The status the server refused a legacy POST with (not 2xx): what the client still gets, whatever the proxy answers. */
+  refused?: number;
 }
 
 /** Records what was judged on an exchange, under the policy it started with. */

@@ -20,17 +20,34 @@ export interface LegacySession {
 }
 
 /**
- * A legacy POST the proxy answers itself (a block, its own failure): a legacy client reads answers
- * only on the session's stream, so they go there and the POST is accepted (202). Without a
- * stream, they go in the POST's body, on a failure status the client cannot take for acceptance.
+ * A legacy POST the proxy answers itself (a block, its own failure, a refusal rewritten): a legacy
+ * client reads answers only on the session's stream, so they go there and the POST is accepted
+ * (202), as long as the client can tell which request each one answers. A POST the server refused
+ * (`refused`: its status, any but 2xx) keeps that status, with the answer in its body: the SDK's
+ * client throws on it, as it did on the refusal, where a 202 would tell it the POST went through.
+ * So does an answer with `id: null` (a body that did not parse): no client can match it to a
+ * request on the stream. Without a stream, the answer goes in the body on a failure status too.
  */
-export function answerLegacyPost(res: ServerResponse, session: LegacySession, texts: readonly string[], status: number): void {
-  if (session.deliver?.(texts)) {
+export function answerLegacyPost(
+  res: ServerResponse,
+  session: LegacySession,
+  texts: readonly string[],
+  status: number,
+  refused?: number,
+): void {
+  if (refused === undefined && texts.every(answersARequest) && session.deliver?.(texts)) {
     res.writeHead(202, { 'content-type': 'text/plain' }).end('Accepted');
     return;
   }
   const body = texts.length === 1 ? texts[0]! : `[${texts.join(',')}]`;
-  res.writeHead(status >= 400 ? status : 502, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+  const failed = refused ?? (status >= 400 ? status : 502);
+  res.writeHead(failed, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+}
+
+/** Whether a message the proxy built carries an id a client can match on the stream (not `null`). */
+function answersARequest(text: string): boolean {
+  const value: unknown = JSON.parse(text);
+  return typeof value === 'object' && value !== null && 'id' in value && value.id !== null;
 }
 
 /** The messages the client gets when the proxy could not get an answer, one JSON text each. */

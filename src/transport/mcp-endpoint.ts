@@ -76,7 +76,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
 
   function deliverFailure(h: Http, deliver: FailureDelivery): void {
     if (h.legacy && deliver.kind !== 'none' && !h.res.headersSent)
-      answerLegacyPost(h.res, h.legacy, failureTexts(deliver), deliver.kind === 'reply' ? deliver.status : deliver.error.status);
+      answerLegacyPost(h.res, h.legacy, failureTexts(deliver), deliver.kind === 'reply' ? deliver.status : deliver.error.status, h.refused);
     else if (deliver.kind === 'reply') sendReply(h.res, deliver);
     else if (deliver.kind === 'proxy-error') sendProxyError(h.res, deliver.error, deliver.ids, deliver.batch);
   }
@@ -146,7 +146,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
 
   /** The engine's reply in place of the server's body: on a legacy session's stream (the client reads its answers there), else as the body. */
   function replyTo(h: Http, reply: Reply, headers: ReturnType<typeof clientHeaders>): void {
-    if (h.legacy) answerLegacyPost(h.res, h.legacy, messageTexts(reply.body), reply.status);
+    if (h.legacy) answerLegacyPost(h.res, h.legacy, messageTexts(reply.body), reply.status, h.refused);
     else sendReply(h.res, reply, headers);
   }
 
@@ -248,7 +248,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       // No flush: what the upstream's headers complete is this exchange's own (the client's answers in its POST).
       record(h, engine.upstreamAnswered(h.x, up.status, up.headers));
       // A legacy POST refused (any status but 2xx, any body) is the answer its requests get: judged
-      // like any answer, and what the policy makes of it goes where the client waits (the stream).
+      // like any answer; what the policy makes of it keeps the refusal's status (answerLegacyPost).
       if (legacy && up.status >= 200 && up.status < 300) {
         // Accepted: the answers are the stream's; this body is relayed as it came.
         record(h, engine.legacyPostAccepted(h.x));
@@ -257,6 +257,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
         await pipeline(up.body, res).catch(() => res.destroy());
         return;
       }
+      if (legacy) h.refused = up.status;
       await relayResponse(h, up, 'sse');
     } catch (err) {
       fail(h, err);

@@ -16,6 +16,7 @@ import type { ExchangeState } from '../engine/state.ts';
 import type { Judged } from '../engine/plans.ts';
 import { ProxyError } from '../errors.ts';
 import type { Via } from '../exchange/flow.ts';
+import type { ProcessExit } from '../rules/types.ts';
 import { recordJudged, type JudgedSinks } from '../sinks/judged.ts';
 import { upstreamTrace } from './trace-context.ts';
 import { answerText } from './egress.ts';
@@ -95,12 +96,13 @@ export class StdioRelay {
    * under enforce answered (under audit the client sees the pipe close, as it would directly).
    * Resolves once written.
    */
-  serverExited(how: string): Promise<void> {
+  serverExited(exit: ProcessExit): Promise<void> {
     this.fromServer.end();
     this.joiner.flush();
     const x = this.o.engine.openBodiless('get', {}, this.via);
-    const err = new ProxyError('WARDEN_UPSTREAM_EXITED', `MCP server process exited (${how}) before responding`);
-    const plan = this.o.engine.serverExited(x, err, STDIO_HTTP, this.clientGone);
+    // The client gets the exit's code or signal; the stderr lines go to the findings only.
+    const err = new ProxyError('WARDEN_UPSTREAM_EXITED', `MCP server process exited (${exit.how}) before responding`);
+    const plan = this.o.engine.serverExited(x, err, { ...STDIO_HTTP, exit }, this.clientGone);
     for (const a of plan.answers) this.toClient(Buffer.from(answerText(a), 'utf8'));
     this.record(x, plan.judged());
     if (this.clientGone || this.o.client.output.writableEnded) return Promise.resolve();

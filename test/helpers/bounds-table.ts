@@ -59,9 +59,9 @@ export function boundRows(): BoundRow[] {
     },
     {
       surface: 'stdio server stderr',
-      bound: 'a line; records',
-      value: `${count(STDERR_BOUNDS.lineChars)} characters logged, ${bytes(STDERR_BOUNDS.heldBytes)} held; ${count(STDERR_BOUNDS.burstLines)} at once, then ${count(STDERR_BOUNDS.linesPerSecond)} a second`,
-      past: 'the rest of the line read and dropped; lines dropped and counted (`stdio server stderr dropped`)',
+      bound: 'a line; records; the tail a no-response finding quotes',
+      value: `${count(STDERR_BOUNDS.lineChars)} characters logged, ${bytes(STDERR_BOUNDS.heldBytes)} held; ${count(STDERR_BOUNDS.burstLines)} at once, then ${count(STDERR_BOUNDS.linesPerSecond)} a second; the last ${count(STDERR_BOUNDS.tailLines)} lines, ${count(STDERR_BOUNDS.tailChars)} characters each`,
+      past: 'the rest of the line read and dropped; lines dropped and counted (`stdio server stderr dropped`); older lines leave the tail',
     },
     {
       surface: 'admin port: live report',

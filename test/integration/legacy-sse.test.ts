@@ -252,13 +252,13 @@ describe('the legacy transport against a fixture server', () => {
     assert.ok(rules.includes('html-body'), `violations: ${rules}`);
   });
 
-  test('enforce: a POST answered 500 HTML becomes a JSON-RPC error with its id, on the stream where the client waits', async () => {
+  test('enforce: a POST answered 500 HTML becomes a JSON-RPC error with its id in the POST body, the 500 kept (never 202)', async () => {
     const server = await legacyServer();
     const proxy = await proxyFor(server.sse, { policy: () => enforce });
     const s = await openSession(proxy);
     const res = await s.post(call(12, 'crash'));
-    assert.equal(res.status, 202, 'accepted: the answer is on the stream');
-    const answer = JSON.parse((await s.events.next()).data) as { id: unknown; error?: { code: number; message: string } };
+    assert.equal(res.status, 500, 'refused, as the server refused it: the client must still see a failure');
+    const answer = (await res.json()) as { id: unknown; error?: { code: number; message: string } };
     assert.equal(answer.id, 12);
     assert.equal(typeof answer.error?.code, 'number');
     assert.doesNotMatch(JSON.stringify(answer), /node_modules|TypeError/);

@@ -43,7 +43,7 @@ describe('mcp-warden policy check', () => {
   test('the shipped enforce policy: exit 0, ok, no warnings', async () => {
     assert.deepEqual(await cli('policy', 'check', 'config/enforce.yaml'), {
       code: 0,
-      stdout: 'ok: config/enforce.yaml: mode enforce, 23 rule settings\n',
+      stdout: 'ok: config/enforce.yaml: mode enforce, 24 rule settings\n',
       stderr: '',
     });
   });

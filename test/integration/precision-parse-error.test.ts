@@ -5,13 +5,11 @@
 // with id null instead. Through the real proxy.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadPolicyFile } from '../../src/config/load.ts';
-import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { assertFires, assertSilent, MODERN, runScenario, type Reply, type ScenarioRequest } from '../helpers/rule-scenario.ts';
+import { shippedWith } from '../helpers/shipped-policy.ts';
 
-const loaded = await loadPolicyFile('config/enforce.yaml', { rewritable: REWRITABLE });
-assert.ok(loaded.ok);
-const enforce = loaded.policy;
+// enforce.yaml blocks such a body itself (request-envelope): forwarded, the server's answer is judged.
+const enforce = await shippedWith('enforce', { 'request-envelope': 'log' });
 
 const VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', MODERN];
 const broken: ScenarioRequest = { method: 'tools/call', raw: '{"jsonrpc":"2.0","id":1,"method":' };
@@ -79,7 +77,7 @@ describe('parse-error-unanswered', () => {
   });
 });
 
-describe('enforce.yaml', () => {
+describe('enforce.yaml with request-envelope logged', () => {
   test('the right answer goes out as it came', async () => {
     const res = await runScenario({ version: '2025-06-18', request: broken, respond: parseError(400), proxy: { policy: () => enforce } });
     assert.equal(res.status, 400);

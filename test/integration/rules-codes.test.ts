@@ -60,6 +60,58 @@ const cases: Case[] = [
   { name: 'unknown tool -32602', version: M, request: call, respond: unknownTool, silent: 'all' },
   { name: 'application code -1', version: V3, request: call, respond: error(-1, 'User rejected'), silent: 'all' },
 
+  // invalid-params-code: an unknown prompt, a log level RFC 5424 does not define (issue 43)
+  {
+    name: 'prompts/get of an unknown prompt answered -32603 "Prompt not found"',
+    version: V4,
+    request: { method: 'prompts/get', params: { name: 'nope' } },
+    respond: error(-32603, 'Prompt not found: nope'),
+    capabilities: { prompts: {} },
+    fires: { 'invalid-params-code': 'warning' },
+    silent: ['reserved-code'],
+  },
+  {
+    name: 'prompts/get of an unknown prompt answered -32602',
+    version: V4,
+    request: { method: 'prompts/get', params: { name: 'nope' } },
+    respond: error(-32602, 'Prompt not found: nope'),
+    capabilities: { prompts: {} },
+    silent: 'all',
+  },
+  {
+    name: 'prompts/get failing inside a known prompt (-32603, words not about the name)',
+    version: V4,
+    request: { method: 'prompts/get', params: { name: 'summary' } },
+    respond: error(-32603, 'Template rendering failed'),
+    capabilities: { prompts: {} },
+    silent: ['invalid-params-code'],
+  },
+  {
+    name: 'logging/setLevel "verbose" answered -32603',
+    version: V3,
+    request: { method: 'logging/setLevel', params: { level: 'verbose' } },
+    respond: error(-32603, 'Internal error'),
+    capabilities: { logging: {} },
+    fires: { 'invalid-params-code': 'warning' },
+    silent: ['reserved-code'],
+  },
+  {
+    name: 'logging/setLevel "verbose" answered -32602',
+    version: V3,
+    request: { method: 'logging/setLevel', params: { level: 'verbose' } },
+    respond: error(-32602, 'Invalid log level: verbose'),
+    capabilities: { logging: {} },
+    silent: 'all',
+  },
+  {
+    name: 'logging/setLevel "warning" (valid) answered -32603: the server failed, the params are fine',
+    version: V3,
+    request: { method: 'logging/setLevel', params: { level: 'warning' } },
+    respond: error(-32603, 'Internal error'),
+    capabilities: { logging: {} },
+    silent: ['invalid-params-code'],
+  },
+
   // reserved-code
   {
     name: '-32050 (spec-owned, undefined)',

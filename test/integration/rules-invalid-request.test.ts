@@ -7,10 +7,12 @@ import assert from 'node:assert/strict';
 import { loadPolicyFile } from '../../src/config/load.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { assertFires, assertSilent, MODERN, runScenario, type Reply, type ScenarioRequest } from '../helpers/rule-scenario.ts';
+import { shippedWith } from '../helpers/shipped-policy.ts';
 
 const loaded = await loadPolicyFile('config/enforce.yaml', { rewritable: REWRITABLE });
 assert.ok(loaded.ok);
 const enforce = loaded.policy;
+const envelopeLogged = await shippedWith('enforce', { 'request-envelope': 'log' });
 
 const notARequest: ScenarioRequest = { method: 'tools/list', raw: '{"jsonrpc":"2.0","id":1,"method":42}' };
 const answer =
@@ -42,16 +44,29 @@ describe('invalid-request-code', () => {
     assertSilent(res, 'invalid-request-code');
   });
 
-  test('enforce.yaml: logged, and the client gets the server answer as it came', async () => {
+  test('enforce.yaml with request-envelope logged: invalid-request-code logged, and the client gets the server answer as it came', async () => {
     const res = await runScenario({
       version: '2025-06-18',
       request: notARequest,
       respond: answer(-32603, 500),
-      proxy: { policy: () => enforce },
+      proxy: { policy: () => envelopeLogged },
     });
     const v = assertFires(res, 'invalid-request-code');
     assert.notEqual(v.applied, true);
     assert.equal(res.status, 500);
     assert.deepEqual(JSON.parse(res.body), { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'rejected' } });
+  });
+
+  test('enforce.yaml: the proxy answers it -32600 with the id it could read (request-envelope: block), and the server never sees it', async () => {
+    const res = await runScenario({
+      version: '2025-06-18',
+      request: notARequest,
+      respond: () => assert.fail('forwarded to the server'),
+      proxy: { policy: () => enforce },
+    });
+    assert.equal(res.status, 400);
+    const body = JSON.parse(res.body) as { id: unknown; error: { code: number; data: { rule: string } } };
+    assert.deepEqual([body.id, body.error.code, body.error.data.rule], [1, -32600, 'request-envelope']);
+    assertSilent(res, 'invalid-request-code');
   });
 });

@@ -3,6 +3,7 @@
 // normal result that mentions the same paths and hosts (results are not error text).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { policyFile } from '../helpers/engine-driver.ts';
 import { assertFires, assertSilent, runScenario, type Reply } from '../helpers/rule-scenario.ts';
 
 const LEGACY = '2025-06-18';
@@ -143,5 +144,22 @@ describe('leak rules through the proxy', () => {
       respond: place.message("ENOENT: no such file or directory, open '/home/u/missing.txt'"),
     });
     assertSilent(result, 'leaked-path');
+  });
+
+  test("enforce: a loopback backend in an error (a Go server's kubeconfig on 127.0.0.1) reaches the client unchanged, no leak found", async () => {
+    const enforce = await policyFile('enforce');
+    const text =
+      'failed to list pods: Get "https://127.0.0.1:6443/api/v1/pods": dial tcp 127.0.0.1:6443: connect: connection refused; also [::1]:6443, localhost:6443';
+    for (const where of ['message', 'isError'] as const) {
+      const result = await runScenario({
+        version: LEGACY,
+        request: call,
+        respond: place[where](text, LEGACY),
+        proxy: { policy: () => enforce },
+      });
+      for (const rule of RULES) assertSilent(result, rule);
+      assert.ok(result.body.includes('dial tcp 127.0.0.1:6443'), `${where}: ${result.body}`);
+      assert.ok(result.body.includes('localhost:6443'), `${where}: ${result.body}`);
+    }
   });
 });

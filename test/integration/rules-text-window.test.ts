@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { loadPolicyFile } from '../../src/config/load.ts';
 import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
 import { assertFires, assertSilent, runScenario, type Reply, type ScenarioRequest } from '../helpers/rule-scenario.ts';
+import { shippedWith } from '../helpers/shipped-policy.ts';
 
 const loaded = await loadPolicyFile('config/enforce.yaml', { rewritable: REWRITABLE });
 assert.ok(loaded.ok);
@@ -104,13 +105,14 @@ describe('a body that is not JSON answered HTTP 500', () => {
     assertSilent(res, 'parse-error-id');
   });
 
-  test('enforce.yaml: logged, and passed as on a 400 (parse-error-code has no rewrite)', async () => {
+  test('enforce.yaml with request-envelope logged (forwarded): logged, and passed as on a 400 (parse-error-code has no rewrite)', async () => {
+    const envelopeLogged = await shippedWith('enforce', { 'request-envelope': 'log' });
     for (const status of [400, 500]) {
       const res = await runScenario({
         version: VERSION,
         request: broken,
         respond: () => ({ status, json: { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } } }),
-        proxy: { policy: () => enforce },
+        proxy: { policy: () => envelopeLogged },
       });
       const v = assertFires(res, 'parse-error-code');
       assert.notEqual(v.applied, true);

@@ -94,6 +94,7 @@ const EVERY = [
   'tools-list-shape',
   'input-validation-as-protocol-error',
   'vague-iserror',
+  'tool-failure-as-protocol-error',
 ];
 const others = (...fired: string[]) => EVERY.filter((r) => !fired.includes(r));
 const TWO = ['2025-06-18', MODERN];
@@ -580,6 +581,43 @@ const cases: Case[] = [
     respond: toolError('Invalid date "next tuesday": use YYYY-MM-DD, e.g. 2026-12-08'),
     silent: EVERY,
   },
+  // A tool that ran and failed, reported as a JSON-RPC error (issue 43).
+  {
+    title: 'a tool failure (ENOENT) reported as JSON-RPC -32603',
+    versions: ['2024-11-05', ...TWO],
+    request: call('echo', { text: 'hi' }),
+    respond: rpcError(-32603, "ENOENT: no such file or directory, open '/data/notes.txt'"),
+    fires: ['tool-failure-as-protocol-error'],
+    expect: { pointer: '/response/error', severity: 'warning', fix: /isError/ },
+  },
+  {
+    title: 'a TypeError thrown in the tool, reported as JSON-RPC -32000',
+    versions: TWO,
+    request: call('echo', { text: 'hi' }),
+    respond: rpcError(-32000, "TypeError: Cannot read properties of undefined (reading 'id')"),
+    fires: ['tool-failure-as-protocol-error'],
+  },
+  {
+    title: 'a generic "Internal error" (-32603): the server failed, no tool failure to read (silent)',
+    versions: TWO,
+    request: call('echo', { text: 'hi' }),
+    respond: rpcError(-32603, 'Internal error'),
+    silent: ['tool-failure-as-protocol-error'],
+  },
+  {
+    title: 'a failure statement for an unknown tool, or for invalid arguments: their own rules, not this one (silent)',
+    versions: TWO,
+    request: call('nope', {}),
+    respond: rpcError(-32603, 'Failed to run tool nope: not found'),
+    silent: ['tool-failure-as-protocol-error'],
+  },
+  {
+    title: 'a failure statement as -32602 for arguments that fail the schema (silent)',
+    versions: TWO,
+    request: call('search', { limit: 0 }),
+    respond: rpcError(-32602, 'Invalid arguments: query is required'),
+    silent: ['tool-failure-as-protocol-error'],
+  },
   // isError that names nothing the model can fix.
   {
     title: 'a vague isError for schema-invalid arguments',
@@ -589,6 +627,27 @@ const cases: Case[] = [
     fires: ['vague-iserror'],
     silent: others('vague-iserror'),
     expect: { pointer: '/response/result/content', severity: 'warning', fix: /query/ },
+  },
+  {
+    title: 'an isError about a backend that failed, for schema-invalid arguments: the backend is what is wrong (silent)',
+    versions: TWO,
+    request: call('search', { limit: 0, extra: true }),
+    respond: toolError('Error searching libraries: TypeError: fetch failed'),
+    silent: ['vague-iserror'],
+  },
+  {
+    title: 'an isError naming an unreachable backend by its address (silent)',
+    versions: TWO,
+    request: call('search', { limit: 0 }),
+    respond: toolError('dial tcp 10.0.3.7:9200: connect: connection refused'),
+    silent: ['vague-iserror'],
+  },
+  {
+    title: 'an isError that only looks like one about a backend ("request" is no timeout): still vague',
+    versions: TWO,
+    request: call('search', { limit: 0 }),
+    respond: toolError('Bad request: the service could not process it'),
+    fires: ['vague-iserror'],
   },
   {
     title: 'an isError naming the parameter (good)',

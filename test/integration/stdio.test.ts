@@ -25,7 +25,7 @@ const start = async (...args: Parameters<typeof startStdio>): Promise<StdioRun> 
 };
 const fixture = async (mode: string, flags: string[] = [], env: NodeJS.ProcessEnv = {}) =>
   start(await fixtureServer(), { flags, env: { FIXTURE_MODE: mode, ...env } });
-const idIs = (id: number) => (m: Record<string, unknown>) => m.id === id;
+const idIs = (id: number | string) => (m: Record<string, unknown>) => m.id === id;
 
 /** The fixture server in `mode` run directly, without mcp-warden: what it writes to stdout for `lines`, and its exit code. */
 async function directly(mode: string, lines: readonly unknown[]): Promise<{ stdout: string; code: number | null }> {
@@ -131,6 +131,80 @@ describe('a server that breaks stdio framing', () => {
     assert.equal(enforce.log().filter((r) => r.rule === 'stdio-not-a-message').length, 2);
   });
 
+  test("a stdin line that is not JSON: audit forwards it (it kills this server, as it kills the Go and Rust SDKs' servers); enforce answers it -32700 itself and the session goes on", async () => {
+    const audit = await fixture('plain');
+    audit.sendRaw('this is not json\n');
+    const died = await audit.exit;
+    assert.notEqual(died.code, 0, 'the server read the line and died');
+    const unanswered = await audit.waitForLog((r) => r.msg === 'violation' && r.rule === 'malformed-unanswered');
+    assert.match(String(unanswered.message), /line on stdin was not JSON/);
+
+    const enforce = await fixture('plain', ['--policy', ENFORCE]);
+    enforce.sendRaw('this is not json\n');
+    enforce.sendRaw('{"jsonrpc":"2.0","id":"x","method":42}\n');
+    const parse = await enforce.waitFor((m) => (m.error as { code?: number } | undefined)?.code === -32700);
+    assert.equal(parse.id, null);
+    const invalid = await enforce.waitFor(idIs('x'));
+    assert.equal((invalid.error as { code: number }).code, -32600);
+    enforce.send(initialize(1));
+    await enforce.waitFor(idIs(1));
+    await enforce.waitForLog((r) => r.msg === 'exchange' && r.id === 1);
+    const blocked = enforce.log().filter((r) => r.msg === 'violation' && r.rule === 'request-envelope');
+    assert.equal(blocked.length, 2);
+    assert.ok(
+      blocked.every((r) => r.applied === true),
+      'the log says the block was applied',
+    );
+  });
+
+  test('audit: a line that is no request answered -32603 on stdout is judged as over HTTP (invalid-request-code, parse-error-code)', async () => {
+    const run = await fixture('wrong-codes');
+    run.sendRaw('{"jsonrpc":"2.0","id":"x","method":42}\n');
+    await run.waitFor(idIs('x'));
+    run.sendRaw('this is not json\n');
+    await run.waitFor((m) => m.id === null);
+    const invalid = await run.waitForLog((r) => r.msg === 'violation' && r.rule === 'invalid-request-code');
+    assert.match(String(invalid.message), /method is not a string.*-32603 instead of -32600/);
+    await run.waitForLog((r) => r.msg === 'violation' && r.rule === 'parse-error-code');
+    // The client got both answers as the server wrote them.
+    assert.deepEqual(
+      run.messages().map((m) => (m as { error?: { code: number } }).error?.code),
+      [-32603, -32603],
+    );
+  });
+
+  test('server-request-without-capability and propagated-client-error: sampling asked of a client that declared none, its -32601 passed back as the tools/call answer; silent when declared and answered', async () => {
+    for (const [capabilities, answer, fires] of [
+      [{}, { error: { code: -32601, message: 'Method not found' } }, true],
+      [{ sampling: {} }, { result: { role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'm' } }, false],
+    ] as const) {
+      const run = await fixture('sampler');
+      run.send({ ...initialize(1), params: { ...initialize(1).params, capabilities } });
+      await run.waitFor(idIs(1));
+      run.send(toolCall(2, 'echo', { message: 'hi' }));
+      const asked = await run.waitFor((m) => m.method === 'sampling/createMessage');
+      run.send({ jsonrpc: '2.0', id: asked.id, ...answer });
+      const called = await run.waitFor(idIs(2));
+      assert.equal('error' in called, fires, JSON.stringify(called));
+      await run.waitForLog((r) => r.msg === 'exchange' && r.id === 2);
+      await run.waitForLog((r) => r.msg === 'exchange' && r.id === asked.id);
+      const found = (rule: string) => run.log().filter((r) => r.msg === 'violation' && r.rule === rule);
+      assert.equal(found('server-request-without-capability').length, fires ? 1 : 0, JSON.stringify(capabilities));
+      assert.equal(found('propagated-client-error').length, fires ? 1 : 0, JSON.stringify(capabilities));
+      if (!fires) continue;
+      assert.match(
+        String(found('server-request-without-capability')[0]?.message),
+        /sampling\/createMessage to a client whose initialize declared no sampling/,
+      );
+      const propagated = found('propagated-client-error')[0];
+      assert.equal(propagated?.id, 2);
+      assert.match(
+        String(propagated?.message),
+        /tools\/call was answered with error -32601, the error the client gave the server's sampling\/createMessage/,
+      );
+    }
+  });
+
   test('a well-behaved server gets no stdio finding', async () => {
     const run = await fixture('plain');
     run.send(initialize(1));
@@ -182,7 +256,15 @@ describe('faults of the child', () => {
     const record = await run.waitForLog((r) => r.msg === 'exchange' && r.id === 7);
     assert.equal(record.outcome, 'no-response');
     assert.equal(record.proxyError, 'WARDEN_UPSTREAM_EXITED');
-    assert.ok(run.log().some((r) => r.rule === 'no-response' && r.id === 7));
+    const finding = run.log().find((r) => r.rule === 'no-response' && r.id === 7);
+    // How it ended, and its last five stderr lines (redacted), in the finding: why it never answered.
+    assert.match(String(finding?.message), /exited \(code 3\)/);
+    const evidence = String(finding?.evidence);
+    assert.match(
+      evidence,
+      /^exited with code 3; stderr: fatal: step 3 of shutting down \| .* \| fatal: lost the database at postgres:\/\/app:/,
+    );
+    assert.doesNotMatch(evidence, /step 2 of|hunter2/);
   });
 
   test('the child dies mid-call, under enforce: the open request gets one JSON-RPC error with its id, saying the process exited', async () => {
@@ -197,6 +279,7 @@ describe('faults of the child', () => {
     assert.equal(error.data.reason, 'no-response');
     assert.deepEqual(await run.exit, { code: 3, signal: null });
     assert.equal(run.messages().filter((m) => (m as { id?: unknown }).id === 7).length, 1, 'one answer');
+    assert.doesNotMatch(JSON.stringify(answer), /fatal|postgres/, 'the stderr lines stay in the log');
     const record = await run.waitForLog((r) => r.msg === 'exchange' && r.id === 7);
     assert.equal(record.proxyError, 'WARDEN_UPSTREAM_EXITED');
   });

@@ -4,6 +4,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeJson } from '../../src/codec/json-body.ts';
+import { DEFAULT_LIMITS } from '../../src/config/defaults.ts';
 import type { Engine } from '../../src/engine/engine.ts';
 import type { Judged, Plan, Reply } from '../../src/engine/plans.ts';
 import type { ExchangeState } from '../../src/engine/state.ts';
@@ -29,6 +30,10 @@ import {
 import { loadPolicyText } from '../../src/config/load.ts';
 import type { ResponseHttp } from '../../src/rules/subjects.ts';
 import { viaKey, type Via } from '../../src/exchange/flow.ts';
+import { shippedWith } from '../helpers/shipped-policy.ts';
+
+/** enforce.yaml with a client body that is not JSON forwarded, so that the server's answer to it is what enforce judges. */
+const ENVELOPE_LOGGED = await shippedWith('enforce', { 'request-envelope': 'log' });
 
 const streamEnded = {
   clientGone: false,
@@ -319,8 +324,8 @@ describe('failures and time', () => {
     assert.equal(t.engine.openRequests, 0);
   });
 
-  test('a body that is not JSON under enforce: -32700 with id null on 400', () => {
-    const t = engineUnder(ENFORCE);
+  test('a body that is not JSON, forwarded (request-envelope logged), answered an empty 400: enforce makes it -32700 with id null on 400', () => {
+    const t = engineUnder(ENVELOPE_LOGGED);
     const body = Buffer.from('{"jsonrpc": "2.0", "id": 1, "method": ');
     const decoded = decodeJson(body);
     const x = t.engine.openPost({ 'mcp-session-id': SID }, decoded);
@@ -332,6 +337,32 @@ describe('failures and time', () => {
     assert.equal(answer.deliver.kind === 'reply' && answer.deliver.status, 400);
     assert.equal(reply.id, null);
     assert.equal(reply.error.code, -32700);
+  });
+
+  test('enforce.yaml answers a client body that is no JSON-RPC itself, never forwarded: -32700 for one not JSON, -32600 for an invalid request (its id when readable)', () => {
+    for (const [text, code, id] of [
+      ['{"jsonrpc": "2.0", "id": 1, "method": ', -32700, null],
+      ['{"jsonrpc":"2.0","id":"x","method":42}', -32600, 'x'],
+      ['{"jsonrpc":"2.0","id":{"a":1},"method":42}', -32600, null],
+      ['[]', -32600, null],
+    ] as const) {
+      const t = engineUnder(ENFORCE);
+      const body = Buffer.from(text);
+      const decoded = decodeJson(body);
+      const x = t.engine.openPost({ 'mcp-session-id': SID }, decoded);
+      const plan = t.engine.clientBody(x, body, body.length, decoded);
+      assert.equal(plan.deliver.kind, 'reply', text);
+      if (plan.deliver.kind !== 'reply') continue;
+      assert.equal(plan.deliver.status, 400, text);
+      const reply = JSON.parse(plan.deliver.body.toString()) as { id: unknown; error: { code: number; data: { rule: string } } };
+      assert.deepEqual([reply.id, reply.error.code, reply.error.data.rule], [id, code, 'request-envelope'], text);
+    }
+    // Audit forwards it, as it came.
+    const t = engineUnder(AUDIT);
+    const body = Buffer.from('not json');
+    const decoded = decodeJson(body);
+    const x = t.engine.openPost({ 'mcp-session-id': SID }, decoded);
+    assert.equal(t.engine.clientBody(x, body, body.length, decoded).deliver.kind, 'forward');
   });
 });
 
@@ -363,8 +394,10 @@ describe('sessions a transport names (stdio children, legacy SSE sessions)', () 
   const child = (session: string): Via => ({ wire: 'stdio', session, sessionId: undefined });
   const legacySession = (id: string): Via => ({ wire: 'sse', session: `/message?sessionId=${id}`, sessionId: id });
   /** A client message in the session `via` names (a stdio line, a legacy POST), judged. */
-  const postVia = (engine: Engine, via: Via, message: unknown): ExchangeState => {
-    const body = Buffer.from(JSON.stringify(message));
+  const postVia = (engine: Engine, via: Via, message: unknown): ExchangeState => rawVia(engine, via, JSON.stringify(message));
+  /** The same, sent as `text` as it is (not JSON, or no request); the exchange it opened. */
+  const rawVia = (engine: Engine, via: Via, text: string): ExchangeState => {
+    const body = Buffer.from(text);
     const decoded = decodeJson(body);
     const x = engine.openPost({}, decoded, via);
     const plan = engine.clientBody(x, body, body.length, decoded);
@@ -543,6 +576,85 @@ describe('sessions a transport names (stdio children, legacy SSE sessions)', () 
     );
     assert.deepEqual(exchangesOf(elsewhere.judged), []);
     assert.equal(t.engine.openRequests, 1);
+  });
+
+  const stdioAnswer = (engine: Engine, message: unknown) =>
+    findingsOf(engine.serverLine(engine.openBodiless('get', {}, child('a')), lineOf(JSON.stringify(message))).judged()).map((f) => f.rule);
+  const error = (id: unknown, code: number) => ({ jsonrpc: '2.0', id, error: { code, message: 'no' } });
+
+  test('stdio: the answer to a line that is no request comes on stdout, and is judged as the HTTP answer would be (invalid-request-code, parse-error-code)', () => {
+    for (const [line, answer, expected] of [
+      ['{"jsonrpc":"2.0","id":"x","method":42}', error('x', -32603), ['invalid-request-code']],
+      ['{"jsonrpc":"2.0","id":"x","method":42}', error(null, -32603), ['invalid-request-code']],
+      ['{"jsonrpc":"2.0","id":"x","method":42}', error('x', -32600), []],
+      ['{"jsonrpc":"2.0","id":"x","method":42}', error(null, -32600), []],
+      ['this is not json', error(null, -32603), ['parse-error-code']],
+      ['this is not json', error(null, -32700), []],
+    ] as const) {
+      const t = engineUnder(AUDIT);
+      rawVia(t.engine, child('a'), line);
+      const rules = stdioAnswer(t.engine, answer);
+      assert.deepEqual(rules, expected, `${line} answered ${JSON.stringify(answer)}`);
+      // Answered: nothing is left waiting.
+      t.advance(60_000);
+      assert.deepEqual(findingsOf(t.engine.tick(t.advance(0))), [], line);
+    }
+  });
+
+  test('stdio: an error for another request is no answer to a waiting line; an error with an id the line did not carry is none either', () => {
+    const t = engineUnder(AUDIT);
+    postVia(t.engine, child('a'), call(1));
+    rawVia(t.engine, child('a'), '{"jsonrpc":"2.0","id":"x","method":42}');
+    assert.ok(!stdioAnswer(t.engine, error(1, -32603)).includes('invalid-request-code'), 'the answer to request 1');
+    assert.deepEqual(stdioAnswer(t.engine, error('y', -32603)), [], 'an id nobody sent');
+    // Another session's line waits in that session only.
+    rawVia(t.engine, child('b'), 'not json');
+    assert.deepEqual(stdioAnswer(t.engine, error('x', -32600)), []);
+  });
+
+  test('malformed-unanswered: a line that is not JSON, or no request, with no answer on stdout within the window; none for an answered one or a notification', () => {
+    const t = engineUnder(AUDIT);
+    rawVia(t.engine, child('a'), 'this is not json');
+    rawVia(t.engine, child('a'), '{"jsonrpc":"2.0","id":"x","method":42}');
+    rawVia(t.engine, child('a'), '{"jsonrpc":"2.0","method":"notifications/initialized"}');
+    rawVia(t.engine, child('b'), 'not json either');
+    stdioAnswer(t.engine, error(null, -32700));
+    const window = DEFAULT_LIMITS.malformedAnswerMs;
+    assert.deepEqual(findingsOf(t.engine.tick(t.advance(window - 1))), [], 'not yet');
+    const found = findingsOf(t.engine.tick(t.advance(1)));
+    assert.deepEqual(
+      found.map((f) => f.rule),
+      ['malformed-unanswered', 'malformed-unanswered'],
+    );
+    assert.match(String(found[0]?.message), /no valid request.*5000 ms/);
+    assert.match(String(found[1]?.message), /not JSON/);
+    assert.deepEqual(findingsOf(t.engine.tick(t.advance(window))), [], 'reported once');
+  });
+
+  test('malformed-unanswered: the child exits before answering a line that is not JSON', () => {
+    const t = engineUnder(AUDIT);
+    rawVia(t.engine, child('a'), 'this is not json');
+    const gone = t.engine.sessionGone(t.engine.openBodiless('get', {}, child('a')), EXITED, STDIO_FRAME, true);
+    assert.deepEqual(
+      findingsOf(gone.judged()).map((f) => f.rule),
+      ['malformed-unanswered'],
+    );
+    assert.deepEqual(findingsOf(t.engine.tick(t.advance(DEFAULT_LIMITS.malformedAnswerMs))), [], 'reported once');
+  });
+
+  test('legacy SSE: a POST that is no request, accepted (202), waits for its answer on the stream; one refused in its own answer does not', () => {
+    const t = engineUnder(AUDIT);
+    const accepted = rawVia(t.engine, legacySession('s1'), '{"jsonrpc":"2.0","id":7,"method":42}');
+    t.engine.upstreamAnswered(accepted, 202, {});
+    t.engine.legacyPostAccepted(accepted);
+    rawVia(t.engine, legacySession('s1'), 'not json');
+    const stream = t.engine.openBodiless('get', {}, legacySession('s1'));
+    const { judged } = t.engine.serverEvent(stream, event(error(7, -32601)), sseHttp, sseFrame, undefined);
+    assert.deepEqual(
+      findingsOf(judged).map((f) => f.rule),
+      ['invalid-request-code'],
+    );
+    assert.deepEqual(findingsOf(t.engine.tick(t.advance(DEFAULT_LIMITS.malformedAnswerMs))), [], 'the refused POST is not waited for');
   });
 
   test('deliversFirst: audit writes a line before judging it, enforce judges first', () => {

@@ -42,8 +42,6 @@ describe('knownValues', () => {
     // Every kind of token a success can name passes the scan's cheap gate; prose without one yields nothing.
     for (const [text, token] of [
       ['replica at fd12:3456::7 is up', 'fd12:3456::7'],
-      ['listening on [::1]', '::1'],
-      ['served at localhost:8080', 'localhost:8080'],
       ['db jdbc:postgresql://db.internal/app', 'jdbc:postgresql://db.internal/app'],
       ['Server=sql.corp;Database=app;User ID=ada', 'Server=sql.corp;Database=app;User ID=ada'],
       ['opened C:\\work\\app\\notes.md', 'C:\\work\\app\\notes.md'],

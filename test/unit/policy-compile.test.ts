@@ -233,7 +233,7 @@ describe('warnings', () => {
 });
 
 describe('shipped policies', () => {
-  const BLOCKED = ['unreadable-request', 'unreadable-response', 'stdio-not-a-message'];
+  const BLOCKED = ['unreadable-request', 'unreadable-response', 'stdio-not-a-message', 'request-envelope'];
   const SAFE = [
     'unknown-tool-as-iserror',
     'unknown-tool-as-result',

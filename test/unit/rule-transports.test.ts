@@ -9,7 +9,7 @@ import { RULES } from '../../src/rules/index.ts';
 import { RuleEngine } from '../../src/rules/engine.ts';
 import type { BodyProblem, LineSubject, PostSubject, Rule, Subject, Wire } from '../../src/rules/types.ts';
 import { ALL } from '../../src/rules/versions.ts';
-import { STDIO, STREAMABLE_HTTP } from '../../src/rules/wires.ts';
+import { STDIO, STREAM_ANSWERED, STREAMABLE_HTTP } from '../../src/rules/wires.ts';
 import { errorMsg, MODERN, session, subject } from '../helpers/subject.ts';
 
 const WIRES: readonly Wire[] = ['streamable-http', 'sse', 'stdio'];
@@ -89,7 +89,8 @@ describe('rules that name their transports', () => {
       'header-mismatch',
     ])
       assert.deepEqual(ruleById.get(id)?.transports, STREAMABLE_HTTP, id);
-    assert.equal(named.length, 14, named.map((r) => r.id).join(', '));
+    assert.deepEqual(by(STREAM_ANSWERED), ['malformed-unanswered'], 'answers owed on the session stream');
+    assert.equal(named.length, 15, named.map((r) => r.id).join(', '));
   });
 
   test('every rule with transports: never run on a subject of another wire, run on its own (spied checks)', () => {

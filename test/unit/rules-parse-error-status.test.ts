@@ -49,8 +49,10 @@ describe('parse-error-id on every status', () => {
     test(`HTTP ${status} with a made-up id: fires`, () => assert.equal(judge('parse-error-id', post(status, -32700, 1)).length, 1));
     test(`HTTP ${status} with id null: silent`, () => assert.deepEqual(judge('parse-error-id', post(status, -32000)), []));
   }
-  test('stdio (no status) is left as it was: silent', () => {
-    assert.deepEqual(judge('parse-error-id', post(undefined, -32700, 1, 'stdio')), []);
-    assert.deepEqual(judge('parse-error-code', post(undefined, -32603, null, 'stdio')), []);
+  test('stdio (no status): an answer on the stream, matched to the line by the engine, is judged; none is silent', () => {
+    assert.equal(judge('parse-error-code', post(undefined, -32603, null, 'stdio')).length, 1);
+    assert.deepEqual(judge('parse-error-code', post(undefined, -32700, null, 'stdio')), []);
+    assert.deepEqual(judge('parse-error-code', { ...post(undefined, -32603, null, 'stdio'), response: undefined }), []);
+    assert.deepEqual(judge('parse-error-id', { ...post(undefined, -32700, 1, 'stdio'), response: undefined }), []);
   });
 });

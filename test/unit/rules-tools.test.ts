@@ -1,6 +1,7 @@
 // The pure parts of the tool rules: the silent-success and unknown-tool text patterns, the
 // arguments validator (dialects, caching, schemas that do not compile), parameter mentions, and
 // rules that never throw whatever the subject holds.
+import { namesBackendFailure } from '../../src/rules/backend-failure.ts';
 import { NO_VERDICT } from '../../src/verdicts.ts';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -436,6 +437,7 @@ describe('tool rules never throw', () => {
       'tools-list-shape': ['tools', 'error', all],
       'input-validation-as-protocol-error': ['input-validation', 'warning', '2025-11-25,2026-07-28'],
       'vague-iserror': ['input-validation', 'warning', all],
+      'tool-failure-as-protocol-error': ['tools', 'warning', all],
     });
   });
 });
@@ -447,6 +449,10 @@ describe('silent-success patterns: success texts that only look like failures', 
     'Error-free run: 3 files',
     "if (err.code === 'ENOENT') retry()",
     'Could not find any results for "cats"',
+    // "Error <verb>ing" by shape only when an exception's name ends the clause: these are titles.
+    'Error handling: TypeError, RangeError and more',
+    'Error handling in Node: TypeError explained',
+    'Error searching: no results for cats',
   ]) {
     test(`"${text}" is not a failure`, () => {
       assert.equal(failureStatement(text), undefined);
@@ -457,9 +463,38 @@ describe('silent-success patterns: success texts that only look like failures', 
     'Error - disk full',
     'ENOENT: no such file or directory',
     'Could not resolve host api.example.com',
+    // By shape, whatever the verb (issue 43).
+    'Error searching libraries: TypeError: fetch failed',
+    'Error resolving library id: FetchError',
+    'Error listing pods: connect ECONNREFUSED 10.0.0.1:443',
   ]) {
     test(`"${text}" is a failure`, () => {
       assert.ok(failureStatement(text));
     });
+  }
+});
+
+describe('namesBackendFailure: what vague-iserror leaves alone', () => {
+  for (const text of [
+    'Error searching libraries: TypeError: fetch failed',
+    'connect ECONNREFUSED 10.0.0.5:5432',
+    'dial tcp 127.0.0.1:6443: connect: connection refused',
+    'getaddrinfo ENOTFOUND api.example.com',
+    'Get "https://api.example.com": dial tcp: lookup api.example.com: no such host',
+    'The request timed out after 30s',
+    'upstream: 503 Service Unavailable',
+    'DNS lookup failed for api.example.com',
+  ]) {
+    test(`"${text}" names a backend failure`, () => assert.ok(namesBackendFailure(text)));
+  }
+  for (const text of [
+    'timeout must be between 1 and 60',
+    'Invalid DNSSEC flag',
+    'limit must be at least 1',
+    'Bad request',
+    'query is required',
+    'Something went wrong, please try again.',
+  ]) {
+    test(`"${text}" does not`, () => assert.equal(namesBackendFailure(text), false));
   }
 });

@@ -114,4 +114,16 @@ export const CODE_EXPLANATIONS: Readonly<Record<string, Explanation>> = {
     good: '← HTTP 400 {"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"Missing required _meta: io.modelcontextprotocol/protocolVersion"}}',
     fix: 'Check each 2026-07-28 request for its protocolVersion and clientCapabilities in params._meta before serving it, and refuse one without them with -32602 on HTTP 400.',
   },
+  'invalid-params-code': {
+    why: { text: 'Invalid prompt name: -32602 (Invalid params) ... Invalid log level: -32602 (Invalid params)', from: '2025-11-25' },
+    bad: '→ {"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":"nope"}}\n← {"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"Prompt nope not found"}}',
+    good: '← {"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"Unknown prompt: nope"}}',
+    fix: 'Answer prompts/get of a prompt the server does not have, and logging/setLevel with a level RFC 5424 does not define, with -32602 (Invalid params).',
+  },
+  'propagated-client-error': {
+    why: { text: 'The error object ... code: A Number that indicates the error type that occurred', from: 'JSON-RPC 2.0' },
+    bad: '← (server to client) {"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage",...}\n→ {"jsonrpc":"2.0","id":"s1","error":{"code":-32601,"message":"Method not found"}}\n← (answer to tools/call) {"jsonrpc":"2.0","id":9,"error":{"code":-32601,"message":"Method not found"}}',
+    good: '← {"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"This tool needs sampling, which the client does not offer"}],"isError":true}}',
+    fix: "Handle the client's error to your own request inside the tool: say what failed in an isError result (or -32603), not with the client's code, which describes another request.",
+  },
 };

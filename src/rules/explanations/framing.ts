@@ -190,4 +190,13 @@ export const FRAMING_EXPLANATIONS: Readonly<Record<string, Explanation>> = {
     good: 'stdout: {"jsonrpc":"2.0","id":1,"result":{}}',
     fix: 'Serialise each message without indentation (JSON.stringify(message), json.dumps(message)) and end it with one newline.',
   },
+  'malformed-unanswered': {
+    why: {
+      text: 'When a rpc call is made, the Server MUST reply with a Response ... If there was an error in detecting the id in the Request object (e.g. Parse error/Invalid Request), it MUST be Null.',
+      from: 'JSON-RPC 2.0',
+    },
+    bad: '→ (stdin) not json\n← (nothing, or the server exits)',
+    good: '→ (stdin) not json\n← {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}',
+    fix: 'Answer a line (or legacy POST) that is not JSON with -32700, and JSON that is no valid request with -32600, id null when it cannot be read; keep the session going.',
+  },
 };

@@ -150,4 +150,13 @@ export const PROTOCOL_EXPLANATIONS: Readonly<Record<string, Explanation>> = {
     good: '← {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25",...}}\n  or, refusing: {"code":-32602,"message":"Unsupported protocol version","data":{"supported":["2025-11-25"],"requested":"1.0.0"}}',
     fix: "Answer initialize with a version the server supports and let the client decide; if it must refuse, use -32602 with data {supported, requested}, as the spec's example does.",
   },
+  'server-request-without-capability': {
+    why: {
+      text: 'Both parties MUST: Only use capabilities that were successfully negotiated',
+      from: '2025-11-25',
+    },
+    bad: '→ initialize {"capabilities":{}}\n← (server to client) {"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{...}}',
+    good: '→ initialize {"capabilities":{"sampling":{}}}\n← (server to client) {"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{...}}\n  (or, without it: the tool answers without sampling)',
+    fix: "Check the client's declared capabilities (sampling, elicitation, roots) before sending it such a request; without them, answer the tool call another way.",
+  },
 };

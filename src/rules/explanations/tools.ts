@@ -94,4 +94,13 @@ export const TOOL_EXPLANATIONS: Readonly<Record<string, Explanation>> = {
     good: '← {"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"Invalid params: name is required"}}',
     fix: 'Validate tools/call params before dispatching: no string name, or arguments that are not an object, is JSON-RPC error -32602; an isError result is for a tool that ran.',
   },
+  'tool-failure-as-protocol-error': {
+    why: {
+      text: 'Tool Execution Errors: Reported in tool results with `isError: true`: API failures, Input validation errors (e.g., date in wrong format, value out of range), Business logic errors',
+      from: '2025-11-25',
+    },
+    bad: '→ {"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"read_note","arguments":{"path":"notes.txt"}}}\n← {"jsonrpc":"2.0","id":6,"error":{"code":-32603,"message":"ENOENT: no such file or directory, open \'notes.txt\'"}}',
+    good: '← {"jsonrpc":"2.0","id":6,"result":{"content":[{"type":"text","text":"No note named notes.txt: list_notes shows the ones there are"}],"isError":true}}',
+    fix: "Catch the tool's own failures in its handler and return them as an isError result the model can read; keep JSON-RPC errors for requests that failed as requests (unknown tool, malformed call, the server itself broken).",
+  },
 };

@@ -1,0 +1,59 @@
+// Invalid params the spec names for a method: prompts/get of a prompt the server does not have
+// (server/prompts#error-handling: "Invalid prompt name: -32602") and logging/setLevel with a level
+// that is none of RFC 5424's eight (server/utilities/logging#error-handling: "Invalid log level:
+// -32602"). Both SHOULDs: a warning. The level is read from the request itself; a missing prompt
+// from the error's own words (the proxy keeps no prompt catalogue), so an error that does not say
+// so is left alone. -32601 is left to the method rules (a server without prompts or logging).
+import { asRecord } from '../codec/json-value.ts';
+import { atCode, codeRule, MODERN_REJECTIONS } from './error-answers.ts';
+import { excerpt } from '../redact/excerpt.ts';
+import { errorMessage, isModern } from './read.ts';
+import type { ExchangeRule, ExchangeSubject } from './types.ts';
+import { ALL } from './versions.ts';
+
+/** RFC 5424's levels, as MCP names them (R73). */
+const LOG_LEVELS: ReadonlySet<string> = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
+
+/** An error's words saying the prompt it was asked for does not exist. */
+const PROMPT_MISSING = /\b(?:not found|no such|does not exist|doesn't exist|unknown prompt|invalid prompt(?: name)?)\b/i;
+
+/** Why a request's params are invalid as the spec names it, or undefined. */
+function invalidBySpec(s: ExchangeSubject, message: string): string | undefined {
+  const params = asRecord(s.request.params);
+  // 2026-07-28 removed logging/setLevel: removed-method judges it there.
+  if (s.request.method === 'logging/setLevel' && !isModern(s.version)) {
+    const level = params?.level;
+    if (typeof level === 'string' && LOG_LEVELS.has(level)) return undefined;
+    return level === undefined ? 'no level was given' : `the level ${excerpt(level, 40)} is none of RFC 5424's eight`;
+  }
+  if (s.request.method === 'prompts/get' && PROMPT_MISSING.test(message) && !/method not found/i.test(message)) {
+    const name = params?.name;
+    return `the prompt${typeof name === 'string' ? ` ${excerpt(name, 80)}` : ''} does not exist, as the error says`;
+  }
+  return undefined;
+}
+
+export const invalidParamsCode: ExchangeRule = codeRule(
+  {
+    id: 'invalid-params-code',
+    group: 'codes',
+    severity: 'warning',
+    versions: ALL,
+    summary:
+      'prompts/get of an unknown prompt, or logging/setLevel with a level RFC 5424 does not define, answered with a code other than -32602',
+    source:
+      'https://modelcontextprotocol.io/specification/2025-11-25/server/prompts#error-handling, https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging#error-handling',
+  },
+  (s, e, code) => {
+    if (code === -32602 || code === -32601 || MODERN_REJECTIONS.has(code)) return [];
+    const why = invalidBySpec(s, errorMessage(e));
+    if (!why) return [];
+    return [
+      {
+        ...atCode(e),
+        message: `${s.request.method}: ${why}, and the server answered ${code} instead of -32602 (Invalid params)`,
+        fix: `answer invalid params with -32602 (Invalid params) and say which one: ${s.request.method === 'logging/setLevel' ? 'the level, and the eight valid ones' : 'the prompt name'}`,
+      },
+    ];
+  },
+);
