@@ -93,7 +93,7 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
           requestTtlMs: DEFAULT_LIMITS.requestIdleMs,
           timeoutMs: opts.stateTimeout ?? STATE_TIMEOUT_MS,
           logger,
-          onError: (op) => metrics?.stateError(op),
+          onError: (op, reason) => metrics?.stateError(op, reason),
         })
       : undefined;
   const state = redis ?? (worker ? new WorkerRelay(logger) : undefined);

@@ -57,7 +57,7 @@ export class Metrics {
   private readonly proxyErrors: Counter<'reason'>;
   private readonly unjudgedExchanges: Counter<'reason'>;
   private readonly shadowDecisions: Counter<'rule' | 'action'>;
-  private readonly stateErrors: Counter<'op'>;
+  private readonly stateErrors: Counter<'op' | 'reason'>;
   private readonly tools = new Set<string>();
 
   constructor(gauges: { sessions: () => number; openRequests: () => number }) {
@@ -97,8 +97,8 @@ export class Metrics {
     });
     this.stateErrors = new Counter({
       name: 'mcp_warden_state_errors_total',
-      help: 'Operations on the shared state store (--state redis://) that failed or timed out, by op (connect, write, read, refresh, subscribe): the replica went on with what it knows',
-      labelNames: ['op'],
+      help: 'Operations on the shared state store (--state redis://) that failed or timed out, or whose reply was malformed or too large, by op (connect, write, read, claim, refresh, subscribe) and reason (failed, malformed, too-large): the replica went on with what it knows',
+      labelNames: ['op', 'reason'],
       registers,
     });
     this.proxyErrors = new Counter({
@@ -209,9 +209,9 @@ export class Metrics {
     this.proxyErrors.inc({ reason });
   }
 
-  /** An operation on the shared state store failed (its op: connect, write, read, refresh, subscribe). */
-  stateError(op: string): void {
-    this.stateErrors.inc({ op });
+  /** An operation on the shared state store failed, or its reply was malformed or too large (its op: connect, write, read, claim, refresh, subscribe). */
+  stateError(op: string, reason = 'failed'): void {
+    this.stateErrors.inc({ op, reason });
   }
 
   streamOpened(): void {

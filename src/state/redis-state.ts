@@ -31,6 +31,8 @@ import type { Logger } from '../sinks/logger.ts';
 import type { SharedSessions } from './shared.ts';
 import type { IdClaim } from '../exchange/claims.ts';
 import { redactUrl } from '../sinks/redact.ts';
+import { MalformedReplies, type StateErrorReason } from './malformed.ts';
+import { parseJson, parseSessionFact } from './validate.ts';
 
 /** Every key and channel of the store's: what else lives in the same Redis is never touched. */
 export const PREFIX = 'mcp-warden:';
@@ -50,8 +52,11 @@ export interface RedisStateOptions {
   /** The longest an exchange waits for Redis (a read of a session not known here). */
   timeoutMs: number;
   logger: Logger;
-  /** A failed or timed-out operation (connect, write, read, refresh, subscribe: the subscription dropped). */
-  onError: (op: string) => void;
+  /**
+   * A failed or timed-out operation (connect, write, read, refresh, subscribe: the subscription
+   * dropped), or one whose reply was malformed or too large (`reason`; failed when absent).
+   */
+  onError: (op: string, reason?: StateErrorReason) => void;
 }
 
 /** Deletes a claim only if it is still the claimer's (it may have expired and been taken since). */
@@ -96,6 +101,8 @@ export class RedisState implements SharedSessions {
   private claims = 0;
   /** What the others publish on channels besides the facts' (hear()), by channel. */
   private readonly heard = new Map<string, (text: string) => void>();
+  /** What the store sent that this proxy does not write: counted, said once a minute, ignored. */
+  readonly malformed: MalformedReplies;
 
   /** The longest an exchange waits for the store. */
   get timeoutMs(): number {
@@ -103,6 +110,7 @@ export class RedisState implements SharedSessions {
   }
 
   constructor(private readonly o: RedisStateOptions) {
+    this.malformed = new MalformedReplies(o.logger, (op, reason) => o.onError(op, reason));
     const options = {
       // Fail at once while disconnected: an exchange never waits for a reconnection.
       enableOfflineQueue: false,
@@ -179,7 +187,10 @@ export class RedisState implements SharedSessions {
     const replies = await this.read((r) => r.multi().hgetall(k.session).lrange(k.tools, 0, -1).lrange(k.known, 0, -1).exec(), {
       session: key,
     });
-    return replies ? factsOf(key, replies) : undefined;
+    if (replies === undefined) return undefined;
+    const facts = factsOf(key, replies);
+    if (!facts) this.malformed.report('read', 'a session of the wrong shape');
+    return facts;
   }
 
   /**
@@ -232,7 +243,7 @@ export class RedisState implements SharedSessions {
     build(m);
     m.exec().then(
       (replies) => {
-        if (replies?.some(([err]) => err !== null)) this.o.onError(op);
+        if (failureOf(replies) !== undefined) this.o.onError(op);
       },
       () => this.o.onError(op),
     );
@@ -270,7 +281,7 @@ export class RedisState implements SharedSessions {
     // Claims made after the wait was given up hold nobody's request: released as they come.
     sent.then(
       (replies) => {
-        if (!gaveUp || !replies) return;
+        if (!gaveUp || !isReplies(replies, names.length)) return;
         for (let i = 0; i < replies.length; i++) if (replies[i]![1] === 'OK') this.release(names[i]!, values[i]!);
       },
       () => {},
@@ -280,9 +291,16 @@ export class RedisState implements SharedSessions {
       gaveUp = true;
       return [];
     }
+    if (!isReplies(replies, names.length)) {
+      // What was claimed is not known: nothing is released, the claims expire with their requests.
+      this.malformed.report('claim', 'a reply of the wrong shape');
+      return [];
+    }
     return replies.map(([err, reply], i) => {
-      if (err) {
-        this.o.onError('claim');
+      // SET NX answers OK (claimed) or nil (held by another): anything else says nothing of the id.
+      if (err || (reply !== 'OK' && reply !== null)) {
+        if (err) this.o.onError('claim');
+        else this.malformed.report('claim', 'a reply of the wrong type');
         return { taken: false, release: undefined };
       }
       return reply === 'OK' ? { taken: false, release: () => this.release(names[i]!, values[i]!) } : { taken: true, release: undefined };
@@ -338,28 +356,34 @@ export class RedisState implements SharedSessions {
     }
     // The sender first: a replica skips its own publications (a catalogue may be large) unparsed.
     this.publishOn(m, 'facts', text);
-    const replies = await m.exec();
-    const failed = replies?.find(([err]) => err !== null)?.[0];
+    const failed = failureOf(await m.exec());
     if (failed) throw failed;
   }
 
-  /** A publication: the sender's id, a newline, the text; this replica's own are skipped unread. */
+  /**
+   * A publication: the sender's id, a newline, the text; this replica's own are skipped unread.
+   * Whatever it holds, nothing thrown here reaches the client library's handler (the process).
+   */
   private message(channel: string, text: string): void {
-    const newline = text.indexOf('\n');
-    if (newline < 0 || text.slice(0, newline) === this.id) return;
-    const body = text.slice(newline + 1);
-    if (channel === CHANNEL) this.received(body);
-    else this.heard.get(channel)?.(body);
+    try {
+      const newline = typeof text === 'string' ? text.indexOf('\n') : -1;
+      if (newline < 0) {
+        this.malformed.report('subscribe', 'a publication without a sender');
+        return;
+      }
+      if (text.slice(0, newline) === this.id) return;
+      const body = text.slice(newline + 1);
+      if (channel === CHANNEL) this.received(body);
+      else this.heard.get(channel)?.(body);
+    } catch {
+      this.malformed.report('subscribe', 'a publication that could not be applied');
+    }
   }
 
   private received(text: string): void {
-    let fact: SessionFact;
-    try {
-      fact = JSON.parse(text) as SessionFact;
-    } catch {
-      return;
-    }
-    if (typeof fact?.key === 'string') this.onFact(fact);
+    const fact = parseSessionFact(parseJson(text));
+    if (fact) this.onFact(fact);
+    else this.malformed.report('subscribe', 'a session fact of the wrong shape');
   }
 
   /** Keeps a used session's keys alive as long as one replica uses it. */
@@ -428,26 +452,46 @@ export class RedisState implements SharedSessions {
   }
 }
 
-/** A session's facts from its keys' replies (MULTI: HGETALL, LRANGE tools, LRANGE known). */
-function factsOf(key: string, replies: Array<[Error | null, unknown]>): SessionFact[] {
-  const [[, hash], [, pages], [, known]] = replies as [[null, Record<string, string>], [null, string[]], [null, string[]]];
+/** Whether `replies` are a MULTI's or pipeline's replies, `count` of them, each [error, reply]. */
+function isReplies(replies: unknown, count: number): replies is Array<[Error | null, unknown]> {
+  return (
+    Array.isArray(replies) &&
+    replies.length === count &&
+    replies.every((r) => Array.isArray(r) && r.length === 2 && (r[0] === null || r[0] instanceof Error))
+  );
+}
+
+/** The first error among a MULTI's replies; a reply that is not one (the store speaking another shape) is one too. */
+function failureOf(replies: unknown): Error | undefined {
+  if (replies === null) return new Error('the transaction was aborted');
+  if (!Array.isArray(replies) || !isReplies(replies, replies.length)) return new Error('a reply of the wrong shape');
+  return replies.find(([err]) => err !== null)?.[0] ?? undefined;
+}
+
+const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string');
+
+/**
+ * A session's facts from its keys' replies (MULTI: HGETALL, LRANGE tools, LRANGE known), or
+ * undefined when the replies are not what this proxy writes (a fact of the wrong shape, another type).
+ */
+function factsOf(key: string, replies: unknown): SessionFact[] | undefined {
+  if (!isReplies(replies, 3) || replies.some(([err]) => err !== null)) return undefined;
+  const [hash, pages, known] = replies.map(([, reply]) => reply);
+  if (typeof hash !== 'object' || hash === null || Array.isArray(hash) || !isStrings(pages) || !isStrings(known)) return undefined;
+  const fields = hash as Record<string, unknown>;
   const facts: SessionFact[] = [];
-  const parse = (text: string | undefined): SessionFact | undefined => {
-    if (text === undefined) return undefined;
-    try {
-      const fact = JSON.parse(text) as SessionFact;
-      return fact.key === key ? fact : undefined;
-    } catch {
+  for (const text of [fields.init, ...pages]) {
+    if (text === undefined) continue;
+    const fact = parseSessionFact(parseJson(text), key);
+    if (!fact || !(text === fields.init ? fact.kind === 'initialized' || fact.kind === 'discovered' : fact.kind === 'tools'))
       return undefined;
-    }
-  };
-  const init = parse(hash?.init);
-  if (init) facts.push(init);
-  for (const page of pages ?? []) {
-    const fact = parse(page);
-    if (fact) facts.push(fact);
+    facts.push(fact);
   }
-  if (hash?.changed === '1') facts.push({ kind: 'tools-changed', key });
-  if (known && known.length > 0) facts.push({ kind: 'known', key, values: known });
+  if (fields.changed === '1') facts.push({ kind: 'tools-changed', key });
+  if (known.length > 0) {
+    const fact = parseSessionFact({ kind: 'known', key, values: known }, key);
+    if (!fact) return undefined;
+    facts.push(fact);
+  }
   return facts;
 }

@@ -1,0 +1,146 @@
+// A hostile or broken state store (--state redis://): a fake Redis (test/fixtures/fake-redis.ts)
+// publishes facts of the wrong shape and answers reads with the wrong types. Nothing it sends
+// throws into the process or an exchange: each request is relayed and judged with what the replica
+// knows, each bad reply counted (op, reason "malformed") and said at most once a minute.
+// The same faults against a real Redis written by a second client: test/slow/fleet-hostile.test.ts.
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { startBrokenServer } from '../../src/demo/broken-server.ts';
+import { createLogger } from '../../src/sinks/logger.ts';
+import { RedisState } from '../../src/state/redis-state.ts';
+import { type FakeReply, resp, startFakeRedis } from '../fixtures/fake-redis.ts';
+import { createLogCapture, type LogCapture } from '../helpers/log-capture.ts';
+import { startProxy } from '../helpers/proxy.ts';
+import { driveSession, postRpc } from '../helpers/session-drive.ts';
+
+const closers: Array<() => Promise<unknown>> = [];
+after(async () => {
+  for (const close of closers.reverse()) await close();
+});
+
+const MALFORMED = 'state store sent what this proxy does not write: ignored, judged with what this replica knows';
+
+/** A replica on a fake Redis answering with `handle`, in front of the demo's broken server. */
+async function replicaOnFake(handle: (words: string[]) => FakeReply = () => undefined) {
+  const fake = await startFakeRedis(handle);
+  closers.push(() => fake.close());
+  const server = await startBrokenServer();
+  closers.push(server.close);
+  const log = createLogCapture();
+  const errors: string[] = [];
+  const state = new RedisState({
+    url: fake.url,
+    ttlMs: 60_000,
+    requestTtlMs: 60_000,
+    timeoutMs: 2_000,
+    logger: createLogger({ destination: log.stream, level: 'debug' }),
+    onError: (op, reason = 'failed') => errors.push(`${op} ${reason}`),
+  });
+  closers.push(() => state.close());
+  const proxy = await startProxy(server.url, { state });
+  closers.push(() => proxy.close());
+  await log.waitFor((r) => r.msg === 'state store connected');
+  return { fake, log, errors, proxy, state };
+}
+
+const said = (log: LogCapture) => log.records.filter((r) => r.msg === MALFORMED);
+
+/** A session through the proxy: every request answered by the server (no proxy error). */
+async function sessionAnswered(url: URL): Promise<void> {
+  const init = await postRpc(url, 1, 'initialize', {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: { name: 'hostile-store', version: '1' },
+  });
+  assert.ok(init.session, 'initialized');
+  const list = await postRpc(url, 2, 'tools/list', {}, init.session);
+  assert.ok(
+    Array.isArray((list.body.result as { tools?: unknown[] } | undefined)?.tools),
+    `tools/list answered: ${JSON.stringify(list.body)}`,
+  );
+}
+
+describe('a state store that publishes facts of the wrong shape', () => {
+  test('each is counted and ignored, said once: no replica exits, sessions go on', async () => {
+    const { fake, log, errors, proxy } = await replicaOnFake();
+    await fake.subscribed('mcp-warden:facts');
+    const sid = 'sid:hostile-live';
+    const bad = [
+      // The issue's: values not an array (values.filter is not a function in the subscriber's handler).
+      { kind: 'known', key: sid, values: 5 },
+      { kind: 'known', key: sid, values: 'a string' },
+      { kind: 'known', key: sid, values: [1, 2] },
+      { kind: 'initialized', key: sid, version: 20251125 },
+      { kind: 'initialized', key: sid, serverCapabilities: 'all of them' },
+      { kind: 'initialized', key: sid, clientInfo: 'me' },
+      { kind: 'tools', key: sid, tools: [], firstPage: 'yes', lastPage: true },
+      { kind: 'no-such-kind', key: sid },
+      { kind: 'ended', key: 7 },
+      { kind: 'ended', key: 'x'.repeat(9000) },
+    ];
+    // A session first heard of by its initialize: the bad facts about it come next.
+    fake.publish('mcp-warden:facts', `other\n${JSON.stringify({ kind: 'initialized', key: sid, version: '2025-11-25' })}`);
+    for (const fact of bad) fake.publish('mcp-warden:facts', `other\n${JSON.stringify(fact)}`);
+    for (const text of ['no sender line', 'other\nnot json', 'other\nnull', 'other\n[]']) fake.publish('mcp-warden:facts', text);
+    const expected = bad.length + 4;
+    for (let i = 0; i < 200 && errors.length < expected; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(errors, Array(expected).fill('subscribe malformed'));
+    assert.equal(said(log).length, 1, 'said once');
+    assert.equal(said(log)[0]!.op, 'subscribe');
+    assert.doesNotMatch(JSON.stringify(said(log)), /a string|all of them/, 'what came is not logged');
+    // The good fact was applied, the bad ones were not.
+    assert.equal(proxy.sessions.find(sid, performance.now())?.protocolVersion, '2025-11-25');
+    assert.equal(proxy.sessions.find(sid, performance.now())?.known, undefined);
+    await sessionAnswered(proxy.url);
+  });
+});
+
+describe('a state store that answers reads with the wrong types', () => {
+  test("a session's keys read back malformed (EXEC of the wrong shape, a page of the wrong kind): answered by the server, counted", async () => {
+    const page = JSON.stringify({ kind: 'known', key: 'sid:will-be-replaced', values: 5 });
+    let exec = 0;
+    const replies = [
+      resp.array([resp.int(1)]),
+      resp.int(3),
+      resp.array([resp.array([]), resp.bulk('not an array'), resp.array([])]),
+      resp.array([resp.array([]), resp.array([resp.bulk(page)]), resp.array([])]),
+      resp.array([resp.array([resp.bulk('init'), resp.bulk('{"kind":"initialized","key":7}')]), resp.array([]), resp.array([])]),
+    ];
+    const { errors, log, proxy } = await replicaOnFake((words) => {
+      // The recall of a session not known here: MULTI HGETALL LRANGE LRANGE EXEC.
+      if (words[0] === 'EXEC' && exec < replies.length) return replies[exec++];
+      return undefined;
+    });
+    for (let i = 0; i < replies.length; i++) {
+      const answer = await postRpc(proxy.url, 3, 'tools/list', {}, `not-known-${i}`);
+      assert.notEqual(
+        (answer.body.error as { code?: number } | undefined)?.code,
+        -32603,
+        `answer ${i}: no proxy error: ${JSON.stringify(answer.body)}`,
+      );
+    }
+    assert.equal(exec, replies.length, 'every session read');
+    assert.equal(errors.filter((e) => e === 'read malformed').length, replies.length);
+    assert.equal(said(log).length, 1, 'said once');
+    assert.deepEqual(
+      proxy.exchanges().filter((r) => r.proxyError !== undefined),
+      [],
+    );
+  });
+
+  test('a claim answered with the wrong type: the request goes on, nothing released, counted', async () => {
+    const { errors, proxy } = await replicaOnFake((words) => {
+      if (words[0] === 'SET' && words.includes('NX')) return resp.array([resp.int(1)]);
+      return undefined;
+    });
+    const requests = await driveSession(proxy.url);
+    await proxy.log.waitFor(() => proxy.exchanges().length >= requests);
+    assert.equal(proxy.exchanges().length, requests);
+    assert.deepEqual(
+      proxy.exchanges().filter((r) => r.proxyError !== undefined),
+      [],
+      'every request answered by the server',
+    );
+    assert.ok(errors.includes('claim malformed'), `counted: ${errors}`);
+  });
+});
