@@ -147,8 +147,13 @@ export async function shareLegacyStreamsThroughRedis(
   peers.holderWaitMs = Math.max(peers.holderWaitMs, state.timeoutMs + 50);
   proxy.legacy.share = (fact) => streams.share(fact);
   streams.onStream = ({ fact, holder, address: theirs }) => {
-    if (fact.kind === 'open') peers.setPeer(holder, theirs);
-    proxy.legacy.learnPeer(fact, holder, now());
+    // What the store says is checked before it is believed: a holder that is this replica (by its
+    // id or its listener: a loop), or a stream no upstream's endpoint event gives (on the MCP
+    // endpoint's path, an OAuth path, ...) is refused, counted, and its POSTs are served here.
+    const refused =
+      holder === state.id || (fact.kind === 'open' && (!peers.setPeer(holder, theirs) || !proxy.legacy.learnPeer(fact, holder, now())));
+    if (refused) return state.malformed.report('subscribe', "a legacy stream no replica's upstream could have opened");
+    if (fact.kind === 'end') proxy.legacy.learnPeer(fact, holder, now());
     peers.learned();
   };
   peers.locate = (target) => {
