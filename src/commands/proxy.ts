@@ -44,6 +44,7 @@ export interface ProxyCommandOptions {
   workers?: number;
   state?: StateLocation;
   stateTimeout?: number;
+  stateMaxRead?: number;
   peerAddress?: { host: string; port: number };
 }
 
@@ -92,6 +93,7 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
           ttlMs: limits.sessionIdleMs,
           requestTtlMs: DEFAULT_LIMITS.requestIdleMs,
           timeoutMs: opts.stateTimeout ?? STATE_TIMEOUT_MS,
+          maxReadBytes: opts.stateMaxRead,
           logger,
           onError: (op, reason) => metrics?.stateError(op, reason),
         })

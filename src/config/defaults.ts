@@ -136,3 +136,12 @@ export const POLICY_RELOAD_BOUNDS = Object.freeze({ settleMs: 250, settleReads: 
  * them over its first `scanChars` characters of strings.
  */
 export const KNOWN_BOUNDS = Object.freeze({ values: 256, chars: 1024, scanChars: 16 * 1024 });
+
+/**
+ * A fleet's shared state (`--state redis://`, src/state/): one read of a session's keys, or of a
+ * legacy stream's, brings at most `readBytes` (Redis counts them first; the default of
+ * `--state-max-read`), else it is refused, counted and not made again for that key (the newest
+ * `unreadable` keys remembered); what the store sends that this proxy never writes is said at most
+ * once every `malformedLogEveryMs`.
+ */
+export const STATE_BOUNDS = Object.freeze({ readBytes: 16 * 1024 * 1024, unreadable: 10_000, malformedLogEveryMs: 60_000 });

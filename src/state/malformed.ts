@@ -2,13 +2,11 @@
 // the wrong type, a value past its size bound): each one counted (mcp_warden_state_errors_total
 // {op, reason}), said at most once a minute (with how many came since it was last said), and
 // ignored by the caller. Anyone who can write to Redis can send a flood of them: the log stays quiet.
+import { STATE_BOUNDS } from '../config/defaults.ts';
 import type { Logger } from '../sinks/logger.ts';
 
 /** Why an operation on the store gave nothing: it failed (or timed out), its reply was malformed, or too large. */
 export type StateErrorReason = 'failed' | 'malformed' | 'too-large';
-
-/** How often a malformed reply is said, at most. */
-export const MALFORMED_LOG_EVERY_MS = 60_000;
 
 export class MalformedReplies {
   private saidAt = Number.NEGATIVE_INFINITY;
@@ -25,7 +23,7 @@ export class MalformedReplies {
     this.onError(op, reason);
     this.unsaid++;
     const now = this.now();
-    if (now - this.saidAt < MALFORMED_LOG_EVERY_MS) return;
+    if (now - this.saidAt < STATE_BOUNDS.malformedLogEveryMs) return;
     this.saidAt = now;
     this.logger.warn(
       { op, what, reason, count: this.unsaid },

@@ -25,7 +25,7 @@
 // mcp-warden:<replica id>:facts (the subscription).
 import { createHash, randomUUID } from 'node:crypto';
 import { type ChainableCommander, Redis } from 'ioredis';
-import { KNOWN_BOUNDS } from '../config/defaults.ts';
+import { KNOWN_BOUNDS, STATE_BOUNDS } from '../config/defaults.ts';
 import type { SessionFact } from '../exchange/sessions.ts';
 import type { Logger } from '../sinks/logger.ts';
 import type { SharedSessions } from './shared.ts';
@@ -47,6 +47,8 @@ export interface RedisStateOptions {
   url: URL;
   /** A session's keys live this long after their last write or use (limits.sessionIdleMs). */
   ttlMs: number;
+  /** The most bytes one read may bring (--state-max-read): a session's keys, or a legacy stream's (default: STATE_BOUNDS.readBytes). */
+  maxReadBytes?: number;
   /** A request's claim on its id lives at most this long (limits.requestIdleMs: it is given up then). */
   requestTtlMs: number;
   /** The longest an exchange waits for Redis (a read of a session not known here). */
@@ -62,8 +64,41 @@ export interface RedisStateOptions {
 /** Deletes a claim only if it is still the claimer's (it may have expired and been taken since). */
 const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0";
 
-interface Releasing {
+/**
+ * A session's keys (KEYS: its hash, its pages, its known values), read only when Redis counts
+ * them at most ARGV[1] bytes in all (MEMORY USAGE, no copy): what was planted past the bound
+ * never crosses the wire. `{'ok', {init, changed}, pages, known}`, `{'too-large'}`, or
+ * `{'malformed'}` for a key of another type.
+ */
+const RECALL = `
+local size = 0
+for i = 1, 3 do
+  local used = redis.call('memory', 'usage', KEYS[i], 'samples', '0')
+  if used then size = size + used end
+end
+if size > tonumber(ARGV[1]) then return {'too-large'} end
+local fields = redis.pcall('hmget', KEYS[1], 'init', 'changed')
+local pages = redis.pcall('lrange', KEYS[2], 0, -1)
+local known = redis.pcall('lrange', KEYS[3], 0, -1)
+if fields.err or pages.err or known.err then return {'malformed'} end
+return {'ok', fields, pages, known}`;
+
+/**
+ * Values (KEYS) read only when none is longer than ARGV[1] bytes (STRLEN, no copy): `{'ok', values}`,
+ * `{'too-large'}`, or `{'malformed'}` for a key of another type.
+ */
+const BOUNDED_MGET = `
+for _, key in ipairs(KEYS) do
+  local length = redis.pcall('strlen', key)
+  if type(length) == 'table' then return {'malformed'} end
+  if length > tonumber(ARGV[1]) then return {'too-large'} end
+end
+return {'ok', redis.call('mget', unpack(KEYS))}`;
+
+interface Scripts {
   mcpWardenRelease(name: string, value: string): Promise<unknown>;
+  mcpWardenRecall(session: string, tools: string, known: string, maxBytes: number): Promise<unknown>;
+  mcpWardenBoundedMget(numberOfKeys: number, ...keysThenMaxBytes: Array<string | number>): Promise<unknown>;
 }
 
 const keysOf = (key: string) => ({ session: `${PREFIX}session:${key}`, tools: `${PREFIX}tools:${key}`, known: `${PREFIX}known:${key}` });
@@ -103,6 +138,12 @@ export class RedisState implements SharedSessions {
   private readonly heard = new Map<string, (text: string) => void>();
   /** What the store sent that this proxy does not write: counted, said once a minute, ignored. */
   readonly malformed: MalformedReplies;
+  /** Keys whose read was refused (too large, malformed): not read again (the newest STATE_BOUNDS.unreadable). */
+  private readonly unreadable = new Set<string>();
+
+  private get maxReadBytes(): number {
+    return this.o.maxReadBytes ?? STATE_BOUNDS.readBytes;
+  }
 
   /** The longest an exchange waits for the store. */
   get timeoutMs(): number {
@@ -120,6 +161,8 @@ export class RedisState implements SharedSessions {
     };
     this.client = new Redis(o.url.href, { ...options, connectionName: `mcp-warden:${this.id}` });
     this.client.defineCommand('mcpWardenRelease', { numberOfKeys: 1, lua: RELEASE });
+    this.client.defineCommand('mcpWardenRecall', { numberOfKeys: 3, lua: RECALL });
+    this.client.defineCommand('mcpWardenBoundedMget', { lua: BOUNDED_MGET });
     // Subscribed commands need a connection of their own; it must queue SUBSCRIBE until it connects.
     this.subscriber = new Redis(o.url.href, { ...options, enableOfflineQueue: true, connectionName: `mcp-warden:${this.id}:facts` });
     this.client.on('error', (err: Error) => this.lost(err));
@@ -183,14 +226,39 @@ export class RedisState implements SharedSessions {
 
   /** What another replica learned of session `key`, in the order to apply it; undefined past timeoutMs or on failure. */
   async recall(key: string): Promise<SessionFact[] | undefined> {
+    // Refused before: what the others publish still comes; its keys are not read again.
+    if (this.unreadable.has(key)) return [];
     const k = keysOf(key);
-    const replies = await this.read((r) => r.multi().hgetall(k.session).lrange(k.tools, 0, -1).lrange(k.known, 0, -1).exec(), {
+    const reply = await this.read((r) => (r as Redis & Scripts).mcpWardenRecall(k.session, k.tools, k.known, this.maxReadBytes), {
       session: key,
     });
-    if (replies === undefined) return undefined;
-    const facts = factsOf(key, replies);
-    if (!facts) this.malformed.report('read', 'a session of the wrong shape');
-    return facts;
+    if (reply === undefined) return undefined;
+    const facts = refusal(reply) ?? factsOf(key, reply) ?? 'malformed';
+    if (Array.isArray(facts)) return facts;
+    this.refuse(key, 'read', `a session's keys ${facts === 'too-large' ? `past ${this.maxReadBytes} bytes` : 'of the wrong shape'}`, facts);
+    return [];
+  }
+
+  /** The values of `keys` (nil for a key not there), when none is past --state-max-read; undefined when not read (counted). */
+  async readValues(keys: readonly string[], about: Record<string, unknown>): Promise<unknown[] | undefined> {
+    const remembered = keys.find((key) => this.unreadable.has(key));
+    if (remembered) return undefined;
+    const reply = await this.read((r) => (r as Redis & Scripts).mcpWardenBoundedMget(keys.length, ...keys, this.maxReadBytes), about);
+    if (reply === undefined) return undefined;
+    const refused =
+      refusal(reply) ??
+      (Array.isArray(reply) && reply.length === 2 && Array.isArray(reply[1]) && reply[1].length === keys.length ? undefined : 'malformed');
+    if (refused === undefined) return (reply as [string, unknown[]])[1];
+    for (const key of keys)
+      this.refuse(key, 'read', refused === 'too-large' ? `a value past ${this.maxReadBytes} bytes` : 'a value of the wrong shape', refused);
+    return undefined;
+  }
+
+  /** A read of `key` refused (too large or malformed): counted, said, and remembered so it is not read again. */
+  private refuse(key: string, op: string, what: string, reason: 'too-large' | 'malformed'): void {
+    this.malformed.report(op, what, reason);
+    this.unreadable.add(key);
+    if (this.unreadable.size > STATE_BOUNDS.unreadable) this.unreadable.delete(this.unreadable.values().next().value!);
   }
 
   /**
@@ -310,7 +378,7 @@ export class RedisState implements SharedSessions {
   private release(name: string, value: string): void {
     // By the script's digest (EVALSHA), loaded once per connection by ioredis. One that fails (the
     // store away) is sent again when it is back: else the id would stay claimed until it expires.
-    (this.client as Redis & Releasing).mcpWardenRelease(name, value).catch(() => {
+    (this.client as Redis & Scripts).mcpWardenRelease(name, value).catch(() => {
       this.o.onError('claim');
       this.unreleased.push([name, value]);
       if (this.unreleased.length > BACKLOG) this.unreleased.shift();
@@ -470,24 +538,29 @@ function failureOf(replies: unknown): Error | undefined {
 
 const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string');
 
+/** The refusal a script answered with (`{'too-large'}`, `{'malformed'}`), if it did. */
+function refusal(reply: unknown): 'too-large' | 'malformed' | undefined {
+  if (!Array.isArray(reply) || reply.length !== 1) return undefined;
+  return reply[0] === 'too-large' ? 'too-large' : 'malformed';
+}
+
 /**
- * A session's facts from its keys' replies (MULTI: HGETALL, LRANGE tools, LRANGE known), or
- * undefined when the replies are not what this proxy writes (a fact of the wrong shape, another type).
+ * A session's facts from its keys as RECALL reads them (`{'ok', {init, changed}, pages, known}`),
+ * or undefined when they are not what this proxy writes (a fact of the wrong shape, another type).
  */
-function factsOf(key: string, replies: unknown): SessionFact[] | undefined {
-  if (!isReplies(replies, 3) || replies.some(([err]) => err !== null)) return undefined;
-  const [hash, pages, known] = replies.map(([, reply]) => reply);
-  if (typeof hash !== 'object' || hash === null || Array.isArray(hash) || !isStrings(pages) || !isStrings(known)) return undefined;
-  const fields = hash as Record<string, unknown>;
+function factsOf(key: string, reply: unknown): SessionFact[] | undefined {
+  if (!Array.isArray(reply) || reply.length !== 4 || reply[0] !== 'ok') return undefined;
+  const [, fields, pages, known] = reply as [string, unknown, unknown, unknown];
+  if (!Array.isArray(fields) || fields.length !== 2 || !isStrings(pages) || !isStrings(known)) return undefined;
+  const [init, changed] = fields as [unknown, unknown];
   const facts: SessionFact[] = [];
-  for (const text of [fields.init, ...pages]) {
-    if (text === undefined) continue;
+  for (const text of [init, ...pages]) {
+    if (text === null) continue;
     const fact = parseSessionFact(parseJson(text), key);
-    if (!fact || !(text === fields.init ? fact.kind === 'initialized' || fact.kind === 'discovered' : fact.kind === 'tools'))
-      return undefined;
+    if (!fact || !(text === init ? fact.kind === 'initialized' || fact.kind === 'discovered' : fact.kind === 'tools')) return undefined;
     facts.push(fact);
   }
-  if (fields.changed === '1') facts.push({ kind: 'tools-changed', key });
+  if (changed === '1') facts.push({ kind: 'tools-changed', key });
   if (known.length > 0) {
     const fact = parseSessionFact({ kind: 'known', key, values: known }, key);
     if (!fact) return undefined;

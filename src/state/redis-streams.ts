@@ -104,10 +104,10 @@ export class RedisStreams {
    */
   async locate(key: string, named: string | undefined): Promise<void> {
     const keys = [pathKey(key), ...(named === undefined ? [] : [nameKey(named)])];
-    const replies: unknown = await this.store.read((r) => r.mget(...keys), { legacy: redactTarget(key) });
+    const replies = await this.store.readValues(keys, { legacy: redactTarget(key) });
     if (replies === undefined) return;
-    const streams = Array.isArray(replies) && replies.length === keys.length ? replies.map(heldOrNone) : undefined;
-    if (!streams || streams.includes('malformed')) return this.store.malformed.report('read', 'a legacy stream of the wrong shape');
+    const streams = replies.map(heldOrNone);
+    if (streams.includes('malformed')) return this.store.malformed.report('read', 'a legacy stream of the wrong shape');
     const found = streams.find((s): s is HeldStream => typeof s === 'object' && s.fact.kind === 'open' && s.holder !== this.store.id);
     if (found) this.onStream(found);
   }
