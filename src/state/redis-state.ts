@@ -33,6 +33,7 @@ import type { IdClaim } from '../exchange/claims.ts';
 import { redactUrl } from '../sinks/redact.ts';
 import { MalformedReplies, type StateErrorReason } from './malformed.ts';
 import { parseJson, parseSessionFact } from './validate.ts';
+import { capReplies } from './reply-cap.ts';
 
 /** Every key and channel of the store's: what else lives in the same Redis is never touched. */
 export const PREFIX = 'mcp-warden:';
@@ -42,6 +43,8 @@ const MAX_PAGES = 1000;
 /** Facts learned while Redis was away, written when it returns (the oldest dropped past this). */
 const BACKLOG = 10_000;
 const REFRESH_EVERY_MS = 10_000;
+/** What a reply may hold past --state-max-read of values: its framing. */
+const REPLY_SLACK_BYTES = 1024 * 1024;
 
 export interface RedisStateOptions {
   url: URL;
@@ -165,6 +168,11 @@ export class RedisState implements SharedSessions {
     this.client.defineCommand('mcpWardenBoundedMget', { lua: BOUNDED_MGET });
     // Subscribed commands need a connection of their own; it must queue SUBSCRIBE until it connects.
     this.subscriber = new Redis(o.url.href, { ...options, enableOfflineQueue: true, connectionName: `mcp-warden:${this.id}:facts` });
+    // A reply past the bound is cut off as it comes (RESP framing and a publication's sender on top of the values read).
+    const cut = (op: string) => () =>
+      this.malformed.report(op, `a reply past ${this.maxReadBytes} bytes: the connection was cut`, 'too-large');
+    capReplies(this.client, this.maxReadBytes + REPLY_SLACK_BYTES, cut('read'));
+    capReplies(this.subscriber, this.maxReadBytes + REPLY_SLACK_BYTES, cut('subscribe'));
     this.client.on('error', (err: Error) => this.lost(err));
     this.subscriber.on('error', () => {});
     this.subscriber.on('close', () => this.deaf());

@@ -4,6 +4,7 @@
 // knows, each bad reply counted (op, reason "malformed") and said at most once a minute.
 // The same faults against a real Redis written by a second client: test/slow/fleet-hostile.test.ts.
 import assert from 'node:assert/strict';
+import type { Socket } from 'node:net';
 import { after, describe, test } from 'node:test';
 import { startBrokenServer } from '../../src/demo/broken-server.ts';
 import { createLogger } from '../../src/sinks/logger.ts';
@@ -21,7 +22,7 @@ after(async () => {
 const MALFORMED = 'state store sent what this proxy does not write: ignored, judged with what this replica knows';
 
 /** A replica on a fake Redis answering with `handle`, in front of the demo's broken server. */
-async function replicaOnFake(handle: (words: string[]) => FakeReply = () => undefined) {
+async function replicaOnFake(handle: (words: string[], socket: Socket) => FakeReply = () => undefined, maxReadBytes?: number) {
   const fake = await startFakeRedis(handle);
   closers.push(() => fake.close());
   const server = await startBrokenServer();
@@ -33,6 +34,7 @@ async function replicaOnFake(handle: (words: string[]) => FakeReply = () => unde
     ttlMs: 60_000,
     requestTtlMs: 60_000,
     timeoutMs: 2_000,
+    maxReadBytes,
     logger: createLogger({ destination: log.stream, level: 'debug' }),
     onError: (op, reason = 'failed') => errors.push(`${op} ${reason}`),
   });
@@ -146,5 +148,49 @@ describe('a state store that answers reads with the wrong types', () => {
       'every request answered by the server',
     );
     assert.ok(errors.includes('claim malformed'), `counted: ${errors}`);
+  });
+});
+
+/** Writes `head`, then 64 KiB chunks of a bulk string that never ends, until `bytes` are sent or the socket closes. */
+function trickle(socket: Socket, head: string, bytes: number): void {
+  socket.write(head);
+  const chunk = Buffer.alloc(64 * 1024, 'x');
+  let sent = 0;
+  const more = (): void => {
+    if (socket.destroyed || sent >= bytes) return;
+    sent += chunk.length;
+    socket.write(chunk, () => setImmediate(more));
+  };
+  more();
+}
+
+describe('a state store that sends a reply without end', () => {
+  test('a reply (or a publication) past --state-max-read is cut off as it comes: counted too-large, the request answered, the store used again', async () => {
+    const MAX = 256 * 1024;
+    let trickled = 0;
+    const closed: Array<Promise<void>> = [];
+    const { fake, errors, proxy, log } = await replicaOnFake((words, socket) => {
+      // The first claim gets a reply of 2 GiB that trickles in: the replica must not hold it.
+      if (words[0] !== 'SET' || !words.includes('NX') || trickled++ > 0) return undefined;
+      closed.push(new Promise((resolve) => socket.once('close', () => resolve())));
+      trickle(socket, '$2147483648\r\n', 16 * MAX + 2 * 1024 * 1024);
+      return '';
+    }, MAX);
+    const answer = await postRpc(proxy.url, 5, 'tools/call', { name: 'lookup', arguments: {} }, 'trickled');
+    assert.notEqual((answer.body.error as { code?: number } | undefined)?.code, -32603, 'answered without the store');
+    // Cut by the replica (bounded: without the cap the reply would only stall).
+    await Promise.race([closed[0], new Promise((r) => setTimeout(r, 10_000))]);
+    assert.ok(errors.includes('read too-large'), `counted: ${errors}`);
+    // Connected again: the next request uses the store.
+    for (let i = 0; i < 500 && log.records.filter((r) => r.msg === 'state store connected').length < 2; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    assert.equal(log.records.filter((r) => r.msg === 'state store connected').length, 2);
+
+    // A publication without end on the subscription: cut off too, and the subscription comes back.
+    await fake.subscribed('mcp-warden:facts');
+    const [subscriber] = fake.subscribers('mcp-warden:facts');
+    trickle(subscriber!, `*3\r\n${resp.bulk('message')}${resp.bulk('mcp-warden:facts')}$2147483648\r\n`, 16 * MAX + 2 * 1024 * 1024);
+    await log.waitFor((r) => r.msg === 'state store subscription back: sessions known here are read again at their next request', 10_000);
+    assert.ok(errors.includes('subscribe too-large'), `counted: ${errors}`);
   });
 });
