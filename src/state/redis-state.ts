@@ -124,6 +124,8 @@ export class RedisState implements SharedSessions {
   private backlog: Array<{ fact: SessionFact; text: string }> = [];
   /** A write was refused by a Redis that is up (said once until a write succeeds). */
   private refusing = false;
+  /** A claim was refused by a Redis that is up (said once until a claim succeeds). */
+  private refusingClaims = false;
   /** A fact could not be serialised (said once). */
   private unsendable = false;
   private readonly refresh: NodeJS.Timeout;
@@ -352,7 +354,10 @@ export class RedisState implements SharedSessions {
     // One request (most POSTs) is one command; a batch's go in one pipeline.
     const sent: Promise<Array<[Error | null, unknown]> | null> =
       names.length === 1
-        ? this.client.set(names[0]!, values[0]!, 'PX', this.o.requestTtlMs, 'NX').then((reply) => [[null, reply]])
+        ? this.client.set(names[0]!, values[0]!, 'PX', this.o.requestTtlMs, 'NX').then(
+            (reply) => [[null, reply]],
+            (err: Error) => [[err, null]],
+          )
         : names.reduce((p, name, i) => p.set(name, values[i]!, 'PX', this.o.requestTtlMs, 'NX'), this.client.pipeline()).exec();
     // Claims made after the wait was given up hold nobody's request: released as they come.
     sent.then(
@@ -372,6 +377,14 @@ export class RedisState implements SharedSessions {
       this.malformed.report('claim', 'a reply of the wrong shape');
       return [];
     }
+    const refused = replies.find(([err]) => err !== null)?.[0];
+    // Refused by a Redis that is up (out of memory, read-only): said once until a claim succeeds.
+    if (refused && !this.refusingClaims && this.client.status === 'ready')
+      this.o.logger.warn(
+        { state: redactUrl(this.o.url), err: refused.message },
+        "state store refused a claim: the request's id is judged by what this replica sees",
+      );
+    this.refusingClaims = refused !== undefined;
     return replies.map(([err, reply], i) => {
       // SET NX answers OK (claimed) or nil (held by another): anything else says nothing of the id.
       if (err || (reply !== 'OK' && reply !== null)) {

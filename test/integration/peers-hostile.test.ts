@@ -125,6 +125,18 @@ describe('a store that names holders no replica could be', () => {
       body: 'grant_type=client_credentials&client_secret=s3cret',
     });
     await token.body.dump();
+    // A Streamable HTTP or OAuth POST that names a session parameter is no legacy POST: it waits
+    // for no holder (it waited 250 ms for one, and had the store looked up).
+    await postRpc(new URL('/mcp?sessionId=not-legacy', b.url), 2, 'ping', {}, init.session);
+    const form = await request(new URL('/oauth/token?session_id=not-legacy', b.url), { method: 'POST', reset: true, body: 'grant_type=x' });
+    await form.body.dump();
+    assert.deepEqual(
+      fake.commands
+        .filter((c) => c[0] === 'EVAL' || c[0] === 'EVALSHA' || c[0] === 'MGET')
+        .filter((c) => c.some((w) => w.includes('legacy'))),
+      [],
+      'no holder looked up',
+    );
     assert.equal(evil.connections(), 0, 'nothing reached the address the store named');
     assert.equal(forwarded(b).length, 0);
   });
