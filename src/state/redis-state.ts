@@ -525,7 +525,31 @@ export class RedisState implements SharedSessions {
     );
   }
 
+  /**
+   * Connected. ioredis carries on in database 0 when the SELECT of the URL's database fails (a
+   * Redis with fewer databases): that store is none, said once, and not connected to again.
+   */
   private found(): void {
+    const db = Number(this.o.url.pathname.slice(1) || '0');
+    if (db === 0) return this.usable();
+    this.client.select(db).then(
+      () => this.usable(),
+      (err: Error) => {
+        if (this.closed) return;
+        this.o.onError('connect');
+        this.o.logger.error(
+          { state: redactUrl(this.o.url), err: err.message, hint: `this Redis has no database ${db}: name one it has (0-15 by default)` },
+          'state store unavailable: each replica judges with what it knows',
+        );
+        this.up = false;
+        this.client.disconnect();
+        this.subscriber.disconnect();
+      },
+    );
+  }
+
+  /** The store can be used: what was learned meanwhile goes out. */
+  private usable(): void {
     if (this.up === false)
       this.o.logger.warn({ state: redactUrl(this.o.url), backlog: this.backlog.length }, 'state store available again');
     else this.o.logger.info({ state: redactUrl(this.o.url) }, 'state store connected');

@@ -12,7 +12,7 @@ import { createLogger } from '../../src/sinks/logger.ts';
 import { RedisState } from '../../src/state/redis-state.ts';
 import { createLogCapture } from '../helpers/log-capture.ts';
 import { startProxy } from '../helpers/proxy.ts';
-import { fleetParts, startRedis } from '../helpers/redis.ts';
+import { fleetParts, redisCommand, startRedis } from '../helpers/redis.ts';
 import { postRpc } from '../helpers/session-drive.ts';
 
 const closers: Array<() => Promise<unknown>> = [];
@@ -95,5 +95,39 @@ describe('a Redis written by another client', { skip }, () => {
       1,
     );
     assert.deepEqual(proxyErrors(proxy), []);
+  });
+});
+
+describe('a database the Redis does not have', { skip }, () => {
+  test('redis://.../99: said and counted, and nothing is written to database 0', async () => {
+    const store = await startRedis(redis!);
+    closers.push(() => store.stop());
+    const server = await startBrokenServer();
+    closers.push(server.close);
+    const log = createLogCapture();
+    const errors: string[] = [];
+    const state = new RedisState({
+      url: new URL('/99', store.url),
+      ttlMs: 60_000,
+      requestTtlMs: 60_000,
+      timeoutMs: 500,
+      logger: createLogger({ destination: log.stream, level: 'debug' }),
+      onError: (op, reason = 'failed') => errors.push(`${op} ${reason}`),
+    });
+    closers.push(() => state.close());
+    const proxy = await startProxy(server.url, { state });
+    closers.push(() => proxy.close());
+    const said = await log.waitFor((r) => r.level === 50 && String(r.msg).startsWith('state store unavailable') && r.hint !== undefined);
+    assert.match(String(said.hint), /no database 99/);
+    const init = await postRpc(proxy.url, 1, 'initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'db', version: '1' },
+    });
+    assert.ok(init.session);
+    await postRpc(proxy.url, 2, 'tools/list', {}, init.session);
+    assert.equal(await redisCommand(store.port, 'DBSIZE'), ':0', 'nothing written to database 0');
+    assert.ok(errors.includes('connect failed'), `counted: ${errors}`);
+    assert.equal(log.records.filter((r) => r.msg === 'state store available again' || r.msg === 'state store connected').length, 0);
   });
 });
