@@ -531,7 +531,10 @@ export class RedisState implements SharedSessions {
    */
   private found(): void {
     const db = Number(this.o.url.pathname.slice(1) || '0');
-    if (db === 0) return this.usable();
+    if (db === 0) {
+      this.usable();
+      return;
+    }
     this.client.select(db).then(
       () => this.usable(),
       (err: Error) => {
