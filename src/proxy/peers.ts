@@ -14,6 +14,7 @@ import { createServer, request, type IncomingMessage, type Server, type ServerRe
 import { type AddressInfo, isIP, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { pipeline } from 'node:stream/promises';
+import { PEER_BOUNDS } from '../config/defaults.ts';
 import { ProxyError } from '../errors.ts';
 import type { Logger } from '../sinks/logger.ts';
 import { redactTarget } from '../sinks/redact.ts';
@@ -31,22 +32,22 @@ const TOKEN = 'x-mcp-warden-peer-token';
 /** The client's address as the forwarding worker saw it. */
 const CLIENT = 'x-mcp-warden-peer-client';
 /** How long a POST naming a session nobody is known to hold waits for its stream's fact (one IPC hop or pub/sub message, well under this). */
-const HOLDER_WAIT_MS = 250;
+const HOLDER_WAIT_MS = PEER_BOUNDS.holderWaitMs;
 /** How long a forwarded POST may take to connect to the holder before it is served where it landed (a replica gone with its address). */
-const CONNECT_TIMEOUT_MS = 2_000;
+const CONNECT_TIMEOUT_MS = PEER_BOUNDS.connectTimeoutMs;
 /** Of the holder's answer, what belongs to the hop between the two processes only. */
 const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding']);
 /** Forwarded POSTs a process takes at once (one connection each). */
-export const MAX_PEER_CONNECTIONS = 1024;
+export const MAX_PEER_CONNECTIONS = PEER_BOUNDS.connections;
 /**
  * Connections on the peer port that have not shown a valid token yet, at most: past it the oldest
  * of them is closed. A peer's connection shows its token in its first request head, at once; a
  * flood of silent or unauthenticated sockets only pushes out its own, never the peers' (and each
  * is closed anyway past the request-head timeout).
  */
-export const MAX_UNPROVEN_PEER_CONNECTIONS = 256;
+export const MAX_UNPROVEN_PEER_CONNECTIONS = PEER_BOUNDS.unprovenConnections;
 /** Peers remembered (the newest): a fleet whose replicas come and go names new ones all the time. */
-const MAX_PEERS = 1024;
+const MAX_PEERS = PEER_BOUNDS.peers;
 
 /** `raw` (as rawHeaders) without the headers named in `drop`. */
 function without(raw: readonly string[], drop: (name: string) => boolean): string[] {
@@ -69,7 +70,7 @@ export class LegacyPeers {
    */
   locate: ((target: string) => void) | undefined;
   /** How long a POST naming a session not known here waits for its holder (in a fleet, past the store's read bound too). */
-  holderWaitMs = HOLDER_WAIT_MS;
+  holderWaitMs: number = HOLDER_WAIT_MS;
   /** Where this process takes forwarded POSTs, once it listens. */
   private own: PeerAddress | undefined;
   /** This process's MCP server (its port: a holder there would be this process). */

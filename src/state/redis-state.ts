@@ -7,7 +7,7 @@
 // never longer than `timeoutMs`.
 //
 // Keys, each expiring `ttlMs` after its last write or use (a used session's keys are refreshed
-// every REFRESH_EVERY_MS): PREFIX + `session:<key>` (a hash: `init`, the initialize or discovery
+// every STATE_BOUNDS.refreshEveryMs): PREFIX + `session:<key>` (a hash: `init`, the initialize or discovery
 // fact; `changed`, a tool list change since the last tools/list), `tools:<key>` (the tools/list
 // pages of the current catalogue, in order) and `known:<key>` (the values the session made known,
 // the newest KNOWN_BOUNDS.values). Publications go to PREFIX + `facts`: the sender's id, a newline,
@@ -39,12 +39,9 @@ import { capReplies } from './reply-cap.ts';
 export const PREFIX = 'mcp-warden:';
 const CHANNEL = `${PREFIX}facts`;
 /** tools/list pages kept per session (a catalogue is bounded by maxToolsPerSession anyway). */
-const MAX_PAGES = 1000;
+const MAX_PAGES = STATE_BOUNDS.pages;
 /** Facts learned while Redis was away, written when it returns (the oldest dropped past this). */
-const BACKLOG = 10_000;
-const REFRESH_EVERY_MS = 10_000;
-/** What a reply may hold past --state-max-read of values: its framing. */
-const REPLY_SLACK_BYTES = 1024 * 1024;
+const BACKLOG = STATE_BOUNDS.backlog;
 
 export interface RedisStateOptions {
   url: URL;
@@ -161,8 +158,8 @@ export class RedisState implements SharedSessions {
       // Fail at once while disconnected: an exchange never waits for a reconnection.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
-      connectTimeout: 2_000,
-      retryStrategy: (times: number) => Math.min(100 * times, 2_000),
+      connectTimeout: STATE_BOUNDS.connectTimeoutMs,
+      retryStrategy: (times: number) => Math.min(100 * times, STATE_BOUNDS.retryMaxMs),
     };
     this.client = new Redis(o.url.href, { ...options, connectionName: `mcp-warden:${this.id}` });
     this.client.defineCommand('mcpWardenRelease', { numberOfKeys: 1, lua: RELEASE });
@@ -173,8 +170,8 @@ export class RedisState implements SharedSessions {
     // A reply past the bound is cut off as it comes (RESP framing and a publication's sender on top of the values read).
     const cut = (op: string) => () =>
       this.malformed.report(op, `a reply past ${this.maxReadBytes} bytes: the connection was cut`, 'too-large');
-    capReplies(this.client, this.maxReadBytes + REPLY_SLACK_BYTES, cut('read'));
-    capReplies(this.subscriber, this.maxReadBytes + REPLY_SLACK_BYTES, cut('subscribe'));
+    capReplies(this.client, this.maxReadBytes + STATE_BOUNDS.replySlackBytes, cut('read'));
+    capReplies(this.subscriber, this.maxReadBytes + STATE_BOUNDS.replySlackBytes, cut('subscribe'));
     this.client.on('error', (err: Error) => this.lost(err));
     this.subscriber.on('error', () => {});
     this.subscriber.on('close', () => this.deaf());
@@ -185,7 +182,7 @@ export class RedisState implements SharedSessions {
     this.client.on('ready', () => this.found());
     this.subscriber.on('message', (channel: string, text: string) => this.message(channel, text));
     void this.subscriber.subscribe(CHANNEL).catch(() => {});
-    this.refresh = setInterval(() => this.touch(this.used()), REFRESH_EVERY_MS);
+    this.refresh = setInterval(() => this.touch(this.used()), STATE_BOUNDS.refreshEveryMs);
     this.refresh.unref();
     o.logger.info({ state: redactUrl(o.url), timeoutMs: o.timeoutMs, ttlMs: o.ttlMs }, 'state store');
   }

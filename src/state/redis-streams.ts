@@ -12,10 +12,11 @@ import type { LegacyPeers, PeerAddress } from '../proxy/peers.ts';
 import type { LegacySessions, LegacyStreamFact } from '../transport/legacy-sse.ts';
 import { redactTarget } from '../sinks/redact.ts';
 import { PREFIX, type RedisState } from './redis-state.ts';
+import { PEER_BOUNDS } from '../config/defaults.ts';
 import { MAX_KEY_CHARS, parseJson } from './validate.ts';
 
-const REFRESH_MS = 10_000;
-const STREAM_TTL_MS = 30_000;
+const REFRESH_MS = PEER_BOUNDS.streamRefreshMs;
+const STREAM_TTL_MS = PEER_BOUNDS.streamTtlMs;
 
 /** A stream as the store holds and publishes it: the fact, the replica holding it, where that replica takes forwarded POSTs. */
 export interface HeldStream {
@@ -28,8 +29,8 @@ const pathKey = (key: string): string => `${PREFIX}legacy:${key}`;
 const nameKey = (named: string): string => `${PREFIX}legacy-name:${named}`;
 
 /** A host name or address (255 characters at most, RFC 1035); a replica's id and token are far shorter than their bound. */
-const MAX_HOST_CHARS = 255;
-const MAX_ID_CHARS = 256;
+const MAX_HOST_CHARS = PEER_BOUNDS.hostChars;
+const MAX_ID_CHARS = PEER_BOUNDS.idChars;
 
 const text = (v: unknown, max: number): v is string => typeof v === 'string' && v.length > 0 && v.length <= max;
 

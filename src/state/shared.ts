@@ -2,6 +2,7 @@
 // process learns go out, the others' come in, and a session not known here can be read. Two
 // stores: the primary's relay of --workers (worker-relay.ts) and Redis for a fleet (--state,
 // redis-state.ts); shareSessions() wires either to the proxy's sessions, one path for both.
+import { STATE_BOUNDS } from '../config/defaults.ts';
 import type { ClaimIds } from '../exchange/claims.ts';
 import type { SessionFact, SessionStore } from '../exchange/sessions.ts';
 
@@ -31,7 +32,7 @@ export interface SharedSessions {
 }
 
 /** Sessions marked to be read again (the newest): more than a process remembers is a flood of facts, not sessions in use. */
-const MAX_REREAD = 100_000;
+const MAX_REREAD = STATE_BOUNDS.reread;
 
 /**
  * Wires `sessions` to `state`: what they learn is published, what the others learn is applied,

@@ -2,12 +2,12 @@
 // who can write to Redis can put anything there. Each value is checked here, where it comes in,
 // against the shape this proxy writes; anything else is undefined (counted and ignored by the
 // caller), never a throw and never a value that throws later in an exchange.
-import { KNOWN_BOUNDS } from '../config/defaults.ts';
+import { KNOWN_BOUNDS, STATE_BOUNDS } from '../config/defaults.ts';
 import type { ClientInfo } from '../exchange/identity.ts';
 import type { SessionFact } from '../exchange/sessions.ts';
 
 /** The longest session key taken from the store (a session id is a header value: well under this). */
-export const MAX_KEY_CHARS = 8 * 1024;
+export const MAX_KEY_CHARS = STATE_BOUNDS.keyChars;
 
 type Rec = Record<string, unknown>;
 
