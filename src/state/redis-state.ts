@@ -111,6 +111,7 @@ export class RedisState implements SharedSessions {
   // Liveness is shared through the keys' expiry (touch): nothing to apply here.
   onUsedElsewhere: (keys: readonly string[]) => void = () => {};
   used: () => readonly string[] = () => [];
+  known: ((key: string) => SessionFact[]) | undefined;
   private readonly client: Redis;
   private readonly subscriber: Redis;
   /** Whether the store was reachable when last heard of: undefined before the first connection. */
@@ -416,9 +417,18 @@ export class RedisState implements SharedSessions {
   }
 
   private async write(fact: SessionFact, text: string): Promise<void> {
+    const m = this.client.multi();
+    this.stage(m, fact, text);
+    // The sender first: a replica skips its own publications (a catalogue may be large) unparsed.
+    this.publishOn(m, 'facts', text);
+    const failed = failureOf(await m.exec());
+    if (failed) throw failed;
+  }
+
+  /** The commands that write `fact` to its session's keys, within `m`. */
+  private stage(m: ChainableCommander, fact: SessionFact, text: string): void {
     const k = keysOf(fact.key);
     const ttl = this.o.ttlMs;
-    const m = this.client.multi();
     switch (fact.kind) {
       case 'initialized':
       case 'discovered':
@@ -440,10 +450,6 @@ export class RedisState implements SharedSessions {
         m.del(k.session, k.tools, k.known);
         break;
     }
-    // The sender first: a replica skips its own publications (a catalogue may be large) unparsed.
-    this.publishOn(m, 'facts', text);
-    const failed = failureOf(await m.exec());
-    if (failed) throw failed;
   }
 
   /**
@@ -472,12 +478,38 @@ export class RedisState implements SharedSessions {
     else this.malformed.report('subscribe', 'a session fact of the wrong shape');
   }
 
-  /** Keeps a used session's keys alive as long as one replica uses it. */
+  /**
+   * Keeps a used session's keys alive as long as one replica uses it; a session whose hash is gone
+   * (evicted, or lost with a Redis restart or FLUSHALL) is written again from what this replica
+   * knows (heal), so a replica that reads it later judges it as before.
+   */
   private touch(keys: readonly string[]): void {
     if (this.up !== true || keys.length === 0) return;
     const m = this.client.multi();
     for (const key of keys) for (const name of Object.values(keysOf(key))) m.pexpire(name, this.o.ttlMs);
-    m.exec().catch(() => this.o.onError('refresh'));
+    m.exec().then(
+      (replies) => {
+        if (!isReplies(replies, 3 * keys.length)) return this.o.onError('refresh');
+        keys.forEach((key, i) => {
+          if (replies[3 * i]![1] === 0) this.heal(key);
+        });
+      },
+      () => this.o.onError('refresh'),
+    );
+  }
+
+  /** Writes a session's facts again (not published: the others know them), from what this replica knows. */
+  private heal(key: string): void {
+    const facts = this.known?.(key) ?? [];
+    if (facts.length === 0) return;
+    const k = keysOf(key);
+    this.run('refresh', (m) => {
+      m.del(k.known);
+      for (const fact of facts) {
+        const text = this.serialized(fact);
+        if (text !== undefined) this.stage(m, fact, text);
+      }
+    });
   }
 
   private keep(fact: SessionFact, text: string): void {

@@ -28,6 +28,8 @@ export interface SharedSessions {
   onUsedElsewhere: (keys: readonly string[]) => void;
   /** The sessions this process's traffic used since the last call (set by shareSessions): their state is kept alive. */
   used: () => readonly string[];
+  /** What this process knows of a session, as facts (set by shareSessions): written again where a store lost them. */
+  known?: (key: string) => SessionFact[];
   close(): Promise<void>;
 }
 
@@ -66,6 +68,7 @@ export function shareSessions(
   state.onUsedElsewhere = (keys) => sessions.touch(keys, now());
   sessions.trackTouches();
   state.used = () => sessions.takeTouched();
+  state.known = (key) => sessions.factsOf(key);
   const recall = state.recall?.bind(state);
   if (!recall) return undefined;
   return async (key) => {

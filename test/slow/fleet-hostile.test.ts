@@ -131,3 +131,35 @@ describe('a database the Redis does not have', { skip }, () => {
     assert.equal(log.records.filter((r) => r.msg === 'state store available again' || r.msg === 'state store connected').length, 0);
   });
 });
+
+describe('Redis that loses what it was given', { skip }, () => {
+  test('FLUSHALL (or a restart, an eviction): a replica using the session writes its facts again at its next refresh; one started later judges it as before', async () => {
+    const { store, writer, proxy } = await plantedStore();
+    const init = await postRpc(proxy.url, 1, 'initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: { roots: {} },
+      clientInfo: { name: 'heal', version: '1' },
+    });
+    const key = `mcp-warden:session:sid:${init.session}`;
+    for (let i = 0; i < 200 && (await writer.exists(key)) === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await writer.flushall();
+    // The session in use: its keys are refreshed (every 10 s), and found missing.
+    await postRpc(proxy.url, 2, 'tools/list', {}, init.session);
+    for (let i = 0; i < 1500 && (await writer.exists(key)) === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    const written = JSON.parse((await writer.hget(key, 'init')) ?? '{}') as Record<string, unknown>;
+    assert.equal(written.version, '2025-11-25', 'written again');
+    assert.deepEqual(written.clientCapabilities, { roots: {} });
+
+    const later = new RedisState({
+      url: store.url,
+      ttlMs: 60_000,
+      requestTtlMs: 60_000,
+      timeoutMs: 2_000,
+      logger: createLogger({ destination: createLogCapture().stream, level: 'debug' }),
+      onError: () => {},
+    });
+    closers.push(() => later.close());
+    const facts = await later.recall(`sid:${init.session}`);
+    assert.equal(facts?.find((f) => f.kind === 'initialized')?.kind, 'initialized', 'a replica started later reads it');
+  });
+});
