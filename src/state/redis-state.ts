@@ -13,6 +13,10 @@
 // the newest KNOWN_BOUNDS.values). Publications go to PREFIX + `facts`: the sender's id, a newline,
 // the fact as JSON.
 //
+// What comes back is input: every reply and publication is checked (validate.ts) and bounded
+// (--state-max-read: Redis counts a session's keys before it sends them; reply-cap.ts cuts what
+// arrives past it); a bad one is counted, said once a minute and ignored (malformed.ts).
+//
 // Redis down, slow or answering errors: the replica keeps relaying and judging with what it knows,
 // logs once per change (error when the store is lost, warn when it is back), counts each failed
 // operation (mcp_warden_state_errors_total), and when Redis returns writes and publishes what it

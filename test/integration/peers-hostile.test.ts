@@ -14,12 +14,11 @@ import type { Limits } from '../../src/config/defaults.ts';
 import { LegacyPeers, MAX_PEER_CONNECTIONS } from '../../src/proxy/peers.ts';
 import { createProxy } from '../../src/proxy/server.ts';
 import { createLogger } from '../../src/sinks/logger.ts';
-import { RedisState } from '../../src/state/redis-state.ts';
 import { shareLegacyStreamsThroughRedis } from '../../src/state/redis-streams.ts';
 import { type FakeRedis, startFakeRedis } from '../fixtures/fake-redis.ts';
 import { startLegacyServer } from '../fixtures/legacy-sse-server.ts';
 import { driveLegacySession } from '../helpers/legacy-session.ts';
-import { createLogCapture } from '../helpers/log-capture.ts';
+import { counted, testState } from '../helpers/redis-state.ts';
 import { postRpc } from '../helpers/session-drive.ts';
 
 const closers: Array<() => Promise<unknown>> = [];
@@ -31,18 +30,8 @@ type Rec = Record<string, unknown>;
 
 /** A replica of a fleet on `fake` in front of `upstream`: its MCP URL, its peer address, its log and its state's errors. */
 async function replica(fake: FakeRedis, upstream: URL, limits: Partial<Limits> = {}) {
-  const log = createLogCapture();
+  const { state, log, errors } = testState(fake.url, closers);
   const logger = createLogger({ destination: log.stream, level: 'debug' });
-  const errors: string[] = [];
-  const state = new RedisState({
-    url: fake.url,
-    ttlMs: 60_000,
-    requestTtlMs: 60_000,
-    timeoutMs: 2_000,
-    logger,
-    onError: (op, reason = 'failed') => errors.push(`${op} ${reason}`),
-  });
-  closers.push(() => state.close());
   const peers = new LegacyPeers(logger);
   const proxy = createProxy({ upstream, logger, state, peers, limits });
   const peer = await shareLegacyStreamsThroughRedis(proxy, peers, state, { host: '127.0.0.1', port: 0 }, () => performance.now());
@@ -94,7 +83,7 @@ describe('a store that names holders no replica could be', () => {
     const b = await replica(fake, server.sse);
     for (const address of [{ port: 70_000 }, { port: -1 }, { port: 0 }, { port: 8788, host: 'h'.repeat(300) }, { port: '8788' }])
       fake.publish('mcp-warden:streams', held('/elsewhere?sessionId=poisoned', address));
-    for (let i = 0; i < 200 && b.errors.length < 5; i++) await new Promise((r) => setTimeout(r, 10));
+    await counted(b.errors, 5);
     assert.deepEqual(b.errors, Array(5).fill('subscribe malformed'));
     const answer = await postTo(new URL('/elsewhere?sessionId=poisoned', b.url), NOTIFICATION);
     assert.equal(answer.statusCode, 404, 'served here: relayed to the upstream, whose 404 it is');
@@ -110,7 +99,7 @@ describe('a store that names holders no replica could be', () => {
     const evil = await trap();
     for (const key of ['/mcp', '/oauth/token', '/register', '/.well-known/oauth-authorization-server'])
       fake.publish('mcp-warden:streams', held(key, { port: evil.port }));
-    for (let i = 0; i < 200 && b.errors.length < 4; i++) await new Promise((r) => setTimeout(r, 10));
+    await counted(b.errors, 4);
     assert.deepEqual(b.errors, Array(4).fill('subscribe malformed'), 'each refused and counted');
     const init = await postRpc(b.url, 1, 'initialize', {
       protocolVersion: '2025-11-25',
@@ -148,7 +137,7 @@ describe('a store that names holders no replica could be', () => {
     const b = await replica(fake, server.sse);
     fake.publish('mcp-warden:streams', held('/elsewhere?sessionId=loop', { port: Number(b.url.port) }));
     fake.publish('mcp-warden:streams', held('/elsewhere?sessionId=loop2', { port: b.peer.port, token: b.peer.token }));
-    for (let i = 0; i < 200 && b.errors.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    await counted(b.errors, 2);
     assert.deepEqual(b.errors, Array(2).fill('subscribe malformed'), 'refused and counted');
     for (const key of ['/elsewhere?sessionId=loop', '/elsewhere?sessionId=loop2']) {
       const answer = await postTo(new URL(key, b.url), NOTIFICATION);

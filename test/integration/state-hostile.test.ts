@@ -7,10 +7,9 @@ import assert from 'node:assert/strict';
 import type { Socket } from 'node:net';
 import { after, describe, test } from 'node:test';
 import { startBrokenServer } from '../../src/demo/broken-server.ts';
-import { createLogger } from '../../src/sinks/logger.ts';
-import { RedisState } from '../../src/state/redis-state.ts';
 import { type FakeReply, resp, startFakeRedis } from '../fixtures/fake-redis.ts';
-import { createLogCapture, type LogCapture } from '../helpers/log-capture.ts';
+import type { LogCapture } from '../helpers/log-capture.ts';
+import { counted, testState } from '../helpers/redis-state.ts';
 import { startProxy } from '../helpers/proxy.ts';
 import { driveSession, postRpc } from '../helpers/session-drive.ts';
 
@@ -27,18 +26,7 @@ async function replicaOnFake(handle: (words: string[], socket: Socket) => FakeRe
   closers.push(() => fake.close());
   const server = await startBrokenServer();
   closers.push(server.close);
-  const log = createLogCapture();
-  const errors: string[] = [];
-  const state = new RedisState({
-    url: fake.url,
-    ttlMs: 60_000,
-    requestTtlMs: 60_000,
-    timeoutMs: 2_000,
-    maxReadBytes,
-    logger: createLogger({ destination: log.stream, level: 'debug' }),
-    onError: (op, reason = 'failed') => errors.push(`${op} ${reason}`),
-  });
-  closers.push(() => state.close());
+  const { state, log, errors } = testState(fake.url, closers, { maxReadBytes });
   const proxy = await startProxy(server.url, { state });
   closers.push(() => proxy.close());
   await log.waitFor((r) => r.msg === 'state store connected');
@@ -85,7 +73,7 @@ describe('a state store that publishes facts of the wrong shape', () => {
     for (const fact of bad) fake.publish('mcp-warden:facts', `other\n${JSON.stringify(fact)}`);
     for (const text of ['no sender line', 'other\nnot json', 'other\nnull', 'other\n[]']) fake.publish('mcp-warden:facts', text);
     const expected = bad.length + 4;
-    for (let i = 0; i < 200 && errors.length < expected; i++) await new Promise((r) => setTimeout(r, 10));
+    await counted(errors, expected);
     assert.deepEqual(errors, Array(expected).fill('subscribe malformed'));
     assert.equal(said(log).length, 1, 'said once');
     assert.equal(said(log)[0]!.op, 'subscribe');

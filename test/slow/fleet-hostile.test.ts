@@ -8,11 +8,9 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { startBrokenServer } from '../../src/demo/broken-server.ts';
-import { createLogger } from '../../src/sinks/logger.ts';
-import { RedisState } from '../../src/state/redis-state.ts';
-import { createLogCapture } from '../helpers/log-capture.ts';
 import { startProxy } from '../helpers/proxy.ts';
 import { fleetParts, redisCommand, startRedis } from '../helpers/redis.ts';
+import { counted, testState } from '../helpers/redis-state.ts';
 import { postRpc } from '../helpers/session-drive.ts';
 
 const closers: Array<() => Promise<unknown>> = [];
@@ -33,18 +31,7 @@ async function plantedStore() {
   closers.push(async () => void writer.disconnect());
   const server = await startBrokenServer();
   closers.push(server.close);
-  const log = createLogCapture();
-  const errors: string[] = [];
-  const state = new RedisState({
-    url: store.url,
-    ttlMs: 60_000,
-    requestTtlMs: 60_000,
-    timeoutMs: 2_000,
-    maxReadBytes: MAX_READ,
-    logger: createLogger({ destination: log.stream, level: 'debug' }),
-    onError: (op, reason = 'failed') => errors.push(`${op} ${reason}`),
-  });
-  closers.push(() => state.close());
+  const { state, log, errors } = testState(store.url, closers, { maxReadBytes: MAX_READ });
   const proxy = await startProxy(server.url, { state });
   closers.push(() => proxy.close());
   await log.waitFor((r) => r.msg === 'state store connected');
@@ -87,7 +74,7 @@ describe('a Redis written by another client', { skip }, () => {
     const publisher = new Redis(store.url.href);
     closers.push(async () => void publisher.disconnect());
     await publisher.publish('mcp-warden:facts', `other\n${JSON.stringify({ kind: 'known', key: 'sid:bad-page', values: 5 })}`);
-    for (let i = 0; i < 200 && errors.length < 4; i++) await new Promise((r) => setTimeout(r, 10));
+    await counted(errors, 4);
     assert.deepEqual(errors, ['read malformed', 'read malformed', 'read malformed', 'subscribe malformed']);
     assert.equal(
       log.records.filter((r) => r.msg === 'state store sent what this proxy does not write: ignored, judged with what this replica knows')
@@ -104,17 +91,7 @@ describe('a database the Redis does not have', { skip }, () => {
     closers.push(() => store.stop());
     const server = await startBrokenServer();
     closers.push(server.close);
-    const log = createLogCapture();
-    const errors: string[] = [];
-    const state = new RedisState({
-      url: new URL('/99', store.url),
-      ttlMs: 60_000,
-      requestTtlMs: 60_000,
-      timeoutMs: 500,
-      logger: createLogger({ destination: log.stream, level: 'debug' }),
-      onError: (op, reason = 'failed') => errors.push(`${op} ${reason}`),
-    });
-    closers.push(() => state.close());
+    const { state, log, errors } = testState(new URL('/99', store.url), closers, { timeoutMs: 500 });
     const proxy = await startProxy(server.url, { state });
     closers.push(() => proxy.close());
     const said = await log.waitFor((r) => r.level === 50 && String(r.msg).startsWith('state store unavailable') && r.hint !== undefined);
@@ -150,15 +127,7 @@ describe('Redis that loses what it was given', { skip }, () => {
     assert.equal(written.version, '2025-11-25', 'written again');
     assert.deepEqual(written.clientCapabilities, { roots: {} });
 
-    const later = new RedisState({
-      url: store.url,
-      ttlMs: 60_000,
-      requestTtlMs: 60_000,
-      timeoutMs: 2_000,
-      logger: createLogger({ destination: createLogCapture().stream, level: 'debug' }),
-      onError: () => {},
-    });
-    closers.push(() => later.close());
+    const { state: later } = testState(store.url, closers);
     const facts = await later.recall(`sid:${init.session}`);
     assert.equal(facts?.find((f) => f.kind === 'initialized')?.kind, 'initialized', 'a replica started later reads it');
   });
