@@ -194,22 +194,6 @@ describe('the peer port', () => {
     assert.doesNotMatch(logged, /x{200}/, 'the forged address is in no record');
   });
 
-  test("a socket that sends no request head is closed past the head timeout (the MCP port's --header-timeout)", async () => {
-    const fake = await fakeRedis();
-    const server = await startLegacyServer();
-    closers.push(server.close);
-    const a = await replica(fake, server.sse, { clientHeadersTimeoutMs: 300 });
-    const socket = connect(a.peer.port, '127.0.0.1');
-    socket.on('error', () => {});
-    // Read: a socket that reads nothing never sees its end.
-    socket.resume();
-    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-    const bound = setTimeout(() => socket.destroy(new Error('still open')), 10_000);
-    await closed;
-    clearTimeout(bound);
-    assert.equal(socket.errored, null, 'closed by the replica, not by the test');
-  });
-
   test(`${MAX_PEER_CONNECTIONS + 76} silent sockets on the peer port: POSTs forwarded to it for a live session are still served`, async () => {
     const fake = await fakeRedis();
     const server = await startLegacyServer();
