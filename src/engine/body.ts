@@ -85,13 +85,19 @@ export function serverBody(
   // Judged when the transport gets to it (after the poll phase, under audit): as of now, the time the body came.
   const at = core.now();
   const then: EngineCore = first ? { correlator: core.correlator, limits: core.limits, runtime: core.runtime, now: () => at } : core;
-  const plan = planned(first, { kind: 'as-is' }, () => {
-    const judged = judgeBody(then, x, body, http, wireBytes, issuedSessionId);
-    frame = judged.frame;
-    return judged;
-  });
+  const { value: plan, releases } = core.correlator.collectReleases(() =>
+    planned(first, { kind: 'as-is' }, () => {
+      const judged = judgeBody(then, x, body, http, wireBytes, issuedSessionId);
+      frame = judged.frame;
+      return judged;
+    }),
+  );
   // The POST as a whole is judged once its answer went out (unless a decision on it had to come first).
-  return { deliver: plan.deliver, judged: () => [...plan.judged(), ...postFindings(then, x, frame)] };
+  return {
+    deliver: plan.deliver,
+    judged: () => [...plan.judged(), ...postFindings(then, x, frame)],
+    settled: releases.length > 0 ? Promise.all(releases).then(() => {}) : undefined,
+  };
 }
 
 /**

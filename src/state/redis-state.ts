@@ -398,14 +398,23 @@ export class RedisState implements SharedSessions {
     });
   }
 
-  private release(name: string, value: string): void {
+  /** Gives up a claim; settles once the store has it, failed, or timeoutMs passed (what an answer may wait for). */
+  private release(name: string, value: string): Promise<void> {
     // By the script's digest (EVALSHA), loaded once per connection by ioredis. One that fails (the
     // store away) is sent again when it is back: else the id would stay claimed until it expires.
-    (this.client as Redis & Scripts).mcpWardenRelease(name, value).catch(() => {
-      this.o.onError('claim');
-      this.unreleased.push([name, value]);
-      if (this.unreleased.length > BACKLOG) this.unreleased.shift();
+    const sent = (this.client as Redis & Scripts).mcpWardenRelease(name, value).then(
+      () => {},
+      () => {
+        this.o.onError('claim');
+        this.unreleased.push([name, value]);
+        if (this.unreleased.length > BACKLOG) this.unreleased.shift();
+      },
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.o.timeoutMs);
     });
+    return Promise.race([sent, late]).finally(() => clearTimeout(timer));
   }
 
   async close(): Promise<void> {

@@ -6,7 +6,10 @@
 import assert from 'node:assert/strict';
 import type { Socket } from 'node:net';
 import { after, describe, test } from 'node:test';
+import { loadPolicyFile } from '../../src/config/load.ts';
 import { startBrokenServer } from '../../src/demo/broken-server.ts';
+import { REWRITABLE } from '../../src/rewrite/rewriters.ts';
+import { startRawServer } from '../fixtures/raw-server.ts';
 import { type FakeReply, resp, startFakeRedis } from '../fixtures/fake-redis.ts';
 import type { LogCapture } from '../helpers/log-capture.ts';
 import { counted, testState } from '../helpers/redis-state.ts';
@@ -180,5 +183,60 @@ describe('a state store that sends a reply without end', () => {
     trickle(subscriber!, `*3\r\n${resp.bulk('message')}${resp.bulk('mcp-warden:facts')}$2147483648\r\n`, 16 * MAX + 2 * 1024 * 1024);
     await log.waitFor((r) => r.msg === 'state store subscription back: sessions known here are read again at their next request', 10_000);
     assert.ok(errors.includes('subscribe too-large'), `counted: ${errors}`);
+  });
+});
+
+describe('a store slow to take a release (enforce)', () => {
+  test('the answer goes out once its claim is released: a client reusing its id at once on another replica is not flagged', async () => {
+    const enforce = await loadPolicyFile(new URL('../../config/enforce.yaml', import.meta.url).pathname, { rewritable: REWRITABLE });
+    if (!enforce.ok) throw new Error('config/enforce.yaml does not load');
+    // Claims as Redis keeps them; a release is applied (and answered) only once another claim
+    // comes, or 300 ms after: a release sent and not waited for loses the race to the next claim.
+    const held = new Map<string, string>();
+    const releases: Array<() => void> = [];
+    const flush = () => {
+      for (const apply of releases.splice(0)) apply();
+    };
+    const fake = await startFakeRedis((words) => {
+      if (words[0] === 'SET' && words.includes('NX')) {
+        const taken = held.has(words[1]!);
+        if (!taken) held.set(words[1]!, words[2]!);
+        flush();
+        return taken ? resp.nil : resp.ok;
+      }
+      if (words[0] === 'EVAL' && words[1]!.includes("redis.call('get', KEYS[1]) == ARGV[1]"))
+        return new Promise((resolve) => {
+          const apply = () => {
+            clearTimeout(timer);
+            if (held.get(words[3]!) === words[4]) held.delete(words[3]!);
+            resolve(resp.int(1));
+          };
+          const timer = setTimeout(() => releases.splice(releases.indexOf(apply), 1) && apply(), 300);
+          releases.push(apply);
+        });
+      return undefined;
+    });
+    closers.push(() => fake.close());
+    const server = await startRawServer((_req, res, body) => {
+      const msg = JSON.parse(body.toString('utf8')) as { id: number };
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text: 'done' }] } }));
+    });
+    closers.push(server.close);
+    const replicas = [];
+    for (let i = 0; i < 2; i++) {
+      const { state, log } = testState(fake.url, closers);
+      const proxy = await startProxy(server.url, { state, policy: () => enforce.policy });
+      closers.push(() => proxy.close());
+      await log.waitFor((r) => r.msg === 'state store connected');
+      replicas.push(proxy);
+    }
+    // One sequential client, the same id each time, alternating replicas.
+    for (let round = 0; round < 4; round++)
+      await postRpc(replicas[round % 2]!.url, 7, 'tools/call', { name: 'echo', arguments: {} }, 'reused-ids');
+    for (const p of replicas) await p.log.waitFor(() => p.exchanges().length >= 2);
+    const flagged = replicas.flatMap((p) => p.log.records).filter((r) => r.msg === 'violation' && r.rule === 'request-id-in-flight');
+    assert.deepEqual(flagged, [], 'an id answered is free again before the client has its answer');
   });
 });
