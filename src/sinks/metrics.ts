@@ -209,8 +209,8 @@ export class Metrics {
     this.proxyErrors.inc({ reason });
   }
 
-  /** An operation on the shared state store failed, or its reply was malformed or too large (its op: connect, write, read, claim, refresh, subscribe). */
-  stateError(op: string, reason = 'failed'): void {
+  /** An operation on the shared state store failed (its op: connect, write, read, refresh, subscribe). */
+  stateError(op: string, reason: 'failed' | 'malformed' | 'too-large' = 'failed'): void {
     this.stateErrors.inc({ op, reason });
   }
 
