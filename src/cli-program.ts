@@ -238,6 +238,21 @@ export function buildProgram(): Command {
     )
     .addOption(
       opt(
+        '--state-required',
+        'with --state redis://: /readyz answers 503 while the state store is away (by default the proxy keeps serving, each replica judging with what it knows, and says so every minute)',
+        'MCP_WARDEN_STATE_REQUIRED',
+      ),
+    )
+    .addOption(
+      opt(
+        '--state-max-read <size>',
+        "the most one read of the state store may bring (a session's keys, a legacy stream's); past it the read is refused, counted and not made again (default: 16mib)",
+        'MCP_WARDEN_STATE_MAX_READ',
+        parseSize,
+      ),
+    )
+    .addOption(
+      opt(
         '--peer-address <host:port>',
         "with --state redis://: where this replica takes the legacy SSE POSTs the others forward to it (the address they reach it at, e.g. the pod's IP); a POST that lands on a replica not holding its session's stream then goes to the one that does, so legacy SSE needs no affinity (default: off)",
         'MCP_WARDEN_PEER_ADDRESS',

@@ -19,6 +19,7 @@ export const PROXY_ERRORS = {
   WARDEN_HEADERS_TOO_LARGE: { status: 431, rpcCode: -32600, message: 'Request header fields are too large' },
   WARDEN_FORBIDDEN_HOST: { status: 403, rpcCode: -32600, message: 'Host header not allowed by the proxy' },
   WARDEN_FORBIDDEN_ORIGIN: { status: 403, rpcCode: -32600, message: 'Origin not allowed by the proxy' },
+  WARDEN_FORBIDDEN_PEER: { status: 403, rpcCode: -32600, message: 'Peer token not accepted' },
   WARDEN_OVERLOADED: { status: 503, rpcCode: -32603, message: 'Proxy is overloaded; retry later' },
   WARDEN_INTERNAL: { status: 500, rpcCode: -32603, message: 'Internal proxy error' },
 } as const satisfies Record<string, { status: number; rpcCode: number; message: string }>;

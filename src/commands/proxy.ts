@@ -34,6 +34,8 @@ export interface ProxyCommandOptions {
   shutdownTimeout?: number;
   drainDelay?: number;
   readyNeedsUpstream?: boolean;
+  /** --state-required: /readyz is 503 while the state store is away. */
+  stateRequired?: boolean;
   logLevel?: string;
   pretty?: boolean;
   allowedHosts?: string[];
@@ -47,6 +49,7 @@ export interface ProxyCommandOptions {
   workers?: number;
   state?: StateLocation;
   stateTimeout?: number;
+  stateMaxRead?: number;
   peerAddress?: { host: string; port: number };
 }
 
@@ -64,6 +67,10 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
   if (opts.peerAddress && opts.state?.kind !== 'redis')
     throw new Error('--peer-address needs --state redis://...: the replicas learn who holds which legacy stream through the store');
   // Each worker would need a peer port of its own; the workers of one replica forward among themselves already.
+  // The admin port is the primary's, which holds no store connection of its own.
+  if (opts.stateRequired && (opts.workers ?? 1) > 1)
+    throw new Error('--state-required cannot be used with --workers above 1: run one process per replica');
+  if (opts.stateRequired && opts.state?.kind !== 'redis') throw new Error('--state-required needs --state redis://...');
   if (opts.peerAddress && (opts.workers ?? 1) > 1)
     throw new Error('--peer-address cannot be used with --workers above 1: run one process per replica');
   const level = opts.logLevel ?? policy.log.level ?? 'info';
@@ -99,8 +106,10 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
           ttlMs: limits.sessionIdleMs,
           requestTtlMs: DEFAULT_LIMITS.requestIdleMs,
           timeoutMs: opts.stateTimeout ?? STATE_TIMEOUT_MS,
+          maxReadBytes: opts.stateMaxRead,
           logger,
-          onError: (op) => metrics?.stateError(op),
+          onError: (op, reason) => metrics?.stateError(op, reason),
+          onConnection: (up) => metrics?.stateConnected(up),
         })
       : undefined;
   const state = redis ?? (worker ? new WorkerRelay(logger) : undefined);
@@ -129,6 +138,7 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
   });
   metrics = proxy.metrics;
   metrics.policyInForce(store);
+  if (redis) metrics.stateConnected(redis.available);
   if (peers && redis && opts.peerAddress) {
     const { shareLegacyStreamsThroughRedis } = await import('../state/redis-streams.ts');
     const at = await listenAs('--peer-address', opts.peerAddress, async (port, host) => {
@@ -158,6 +168,7 @@ export async function runProxyCommand(opts: ProxyCommandOptions): Promise<void> 
   const readiness: ReadyCondition[] = [
     { status: 'draining', holds: () => !stopping },
     { status: 'not listening', holds: () => proxy.server.listening },
+    ...(opts.stateRequired && redis ? [{ status: 'state store not connected', holds: () => redis.available }] : []),
     ...upstreamReadiness(opts, upstream),
   ];
   const admin = opts.admin && !worker ? createAdminServer({ metrics: proxy.metrics, upstream, readiness, report, guard }) : undefined;

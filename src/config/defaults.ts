@@ -147,3 +147,52 @@ export const POLICY_RELOAD_BOUNDS = Object.freeze({ settleMs: 250, settleReads: 
  * them over its first `scanChars` characters of strings.
  */
 export const KNOWN_BOUNDS = Object.freeze({ values: 256, chars: 1024, scanChars: 16 * 1024 });
+
+/**
+ * A fleet's shared state (`--state redis://`, src/state/): one read of a session's keys, or of a
+ * legacy stream's, brings at most `readBytes` (Redis counts them first; the default of
+ * `--state-max-read`), else it is refused, counted and not made again for that key (the newest
+ * `unreadable` keys remembered); past it and `replySlackBytes` of framing arriving for one reply,
+ * the connection is cut. What the store sends that this proxy never writes is said at most once
+ * every `malformedLogEveryMs`; a session key past `keyChars` is not taken. A session keeps its
+ * last `pages` tools/list pages in Redis; while Redis is away the newest `backlog` facts (and as
+ * many claim releases) wait for it; after a missed publication the newest `reread` sessions are
+ * read again. Used sessions' keys are refreshed every `refreshEveryMs`; a connection is given
+ * `connectTimeoutMs`, and tried again after 100 ms more each time, `retryMaxMs` at most; while the
+ * store is away, that is said again every `awaySayEveryMs`.
+ */
+export const STATE_BOUNDS = Object.freeze({
+  readBytes: 16 * 1024 * 1024,
+  replySlackBytes: 1024 * 1024,
+  unreadable: 10_000,
+  malformedLogEveryMs: 60_000,
+  awaySayEveryMs: 60_000,
+  keyChars: 8 * 1024,
+  pages: 1000,
+  backlog: 10_000,
+  reread: 100_000,
+  refreshEveryMs: 10_000,
+  connectTimeoutMs: 2_000,
+  retryMaxMs: 2_000,
+});
+
+/**
+ * Legacy POSTs forwarded between processes (src/proxy/peers.ts, src/state/redis-streams.ts): a
+ * POST naming a session nobody is known to hold waits `holderWaitMs` for its stream's fact (in a
+ * fleet, at least --state-timeout and 50 ms), and a forwarded one `connectTimeoutMs` to connect,
+ * else it is served where it landed. The peer port takes `connections` forwarded POSTs at once and
+ * keeps the newest `unprovenConnections` of those that have not shown a token; the newest `peers`
+ * addresses are remembered. A holder's host is at most `hostChars` long, its token and id
+ * `idChars`. A stream's keys live `streamTtlMs`, rewritten every `streamRefreshMs` while it is open.
+ */
+export const PEER_BOUNDS = Object.freeze({
+  holderWaitMs: 250,
+  connectTimeoutMs: 2_000,
+  connections: 1024,
+  unprovenConnections: 256,
+  peers: 1024,
+  hostChars: 255,
+  idChars: 256,
+  streamTtlMs: 30_000,
+  streamRefreshMs: 10_000,
+});

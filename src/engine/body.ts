@@ -87,13 +87,19 @@ export function serverBody(
   const then: EngineCore = first
     ? { correlator: core.correlator, limits: core.limits, runtime: core.runtime, now: () => at, malformed: core.malformed }
     : core;
-  const plan = planned(first, { kind: 'as-is' }, () => {
-    const judged = judgeBody(then, x, body, http, wireBytes, issuedSessionId);
-    frame = judged.frame;
-    return judged;
-  });
+  const { value: plan, releases } = core.correlator.collectReleases(() =>
+    planned(first, { kind: 'as-is' }, () => {
+      const judged = judgeBody(then, x, body, http, wireBytes, issuedSessionId);
+      frame = judged.frame;
+      return judged;
+    }),
+  );
   // The POST as a whole is judged once its answer went out (unless a decision on it had to come first).
-  return { deliver: plan.deliver, judged: () => [...plan.judged(), ...postFindings(then, x, frame)] };
+  return {
+    deliver: plan.deliver,
+    judged: () => [...plan.judged(), ...postFindings(then, x, frame)],
+    settled: releases.length > 0 ? Promise.all(releases).then(() => {}) : undefined,
+  };
 }
 
 /**

@@ -268,6 +268,6 @@ export class Engine {
   }
 
   private withHappened<D>(plan: Plan<D>): Plan<D> {
-    return { deliver: plan.deliver, judged: () => this.drain(plan.judged()) };
+    return { deliver: plan.deliver, judged: () => this.drain(plan.judged()), settled: plan.settled };
   }
 }

@@ -99,6 +99,8 @@ export type BodyDelivery = { kind: 'as-is' } | Reply;
 export interface Plan<D> {
   deliver: D;
   judged: () => readonly Judged[];
+  /** Deliver once this settles: the claims on request ids this answer released (a fleet, judging first), bounded by --state-timeout. */
+  settled?: Promise<void>;
 }
 
 /** An answer the proxy writes on a stream for a request still waiting: a message the policy built, or the proxy's own error with the request's id. */

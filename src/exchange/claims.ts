@@ -6,10 +6,10 @@
 import { idTokenOf, type Message } from '../codec/jsonrpc.ts';
 import { requestKey, sessionScope } from './table.ts';
 
-/** What the store said of one request's id: another process holds it, or this one now does (`release` gives it up). */
+/** What the store said of one request's id: another process holds it, or this one now does (`release` gives it up, settling once the store has it or gave up waiting). */
 export interface IdClaim {
   taken: boolean;
-  release: (() => void) | undefined;
+  release: (() => Promise<void>) | undefined;
 }
 
 /** Claims the ids `keys` name, one claim per key in order; none (an empty list) when the store cannot say in time. */

@@ -120,6 +120,21 @@ export class Correlator {
     };
   }
 
+  /**
+   * Runs `judge`, and gives with what it returns the releases of claims it started (a fleet's):
+   * what an answer judged before it is delivered waits for, so the client's next request under
+   * the same id finds it free on any replica.
+   */
+  collectReleases<T>(judge: () => T): { value: T; releases: Array<Promise<void>> } {
+    const releases: Array<Promise<void>> = [];
+    this.table.releasing = releases;
+    try {
+      return { value: judge(), releases };
+    } finally {
+      this.table.releasing = undefined;
+    }
+  }
+
   /** A drafted request enters the table with its verdict; returns its entry. */
   open(draft: OpenRequest, verdict: RequestVerdict, now: number): OpenRequest {
     const open = verdict === NO_VERDICT ? draft : { ...draft, verdict };

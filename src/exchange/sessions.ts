@@ -228,6 +228,31 @@ export class SessionStore {
     return this.sessions.get(key, now);
   }
 
+  /**
+   * What this process knows of a stored session as the facts that teach it (its catalogue
+   * aside: only the server's own pages say it exactly): for a store that lost them. Does not
+   * touch the session's recency.
+   */
+  factsOf(key: string): SessionFact[] {
+    const s = this.sessions.peek(key);
+    if (!s) return [];
+    const facts: SessionFact[] = [];
+    if (s.era === 'modern') facts.push({ kind: 'discovered', key, sessionId: s.sessionId, serverCapabilities: s.serverCapabilities });
+    else if (s.protocolVersion !== undefined || s.serverCapabilities !== undefined)
+      facts.push({
+        kind: 'initialized',
+        key,
+        sessionId: s.sessionId,
+        version: s.protocolVersion,
+        serverCapabilities: s.serverCapabilities,
+        clientCapabilities: s.clientCapabilities,
+        clientInfo: s.clientInfo,
+      });
+    if (s.toolsChangeAnnounced) facts.push({ kind: 'tools-changed', key });
+    if (s.known && s.known.length > 0) facts.push({ kind: 'known', key, values: [...s.known] });
+    return facts;
+  }
+
   end(key: string): void {
     this.learn({ kind: 'ended', key }, 0);
   }

@@ -43,8 +43,8 @@ export interface OpenRequest {
   idToken?: string;
   /** What the client's rules found on the request and what the policy does about it, set when it is opened (NO_VERDICT for a server's request). */
   verdict: RequestVerdict;
-  /** In a fleet: gives up this request's claim on its id (exchange/claims.ts); called once it leaves the table. */
-  release?: () => void;
+  /** In a fleet: gives up this request's claim on its id (exchange/claims.ts); called once it leaves the table, settles once the store has it. */
+  release?: () => Promise<void>;
 }
 
 /** The correlation scope of a session named by Mcp-Session-Id (exchange/flow.ts): the same on every replica of a fleet. */
@@ -75,6 +75,8 @@ export type Unanswered = 'capacity' | 'idle' | 'replaced' | 'client-closed' | 'n
 export type ResumeDeadline = Extract<Unanswered, 'client-closed' | 'not-resumed'>;
 
 export class RequestTable {
+  /** Where the releases of claims go while an answer is judged before it is delivered (Correlator.collectReleases). */
+  releasing: Array<Promise<void>> | undefined;
   private readonly open: BoundedMap<string, OpenRequest>;
   /** Requests given up at a time of their own (dropped streams awaiting resumption). */
   private readonly deadlines = new Map<string, { at: number; why: ResumeDeadline }>();
@@ -207,7 +209,11 @@ export class RequestTable {
     const heirKey = same?.values().next().value;
     const heir = heirKey === undefined ? undefined : this.open.peek(heirKey);
     if (heir && !heir.release) heir.release = release;
-    else release();
+    else {
+      // Called whether or not an answer waits for it (`?.` would skip the call too).
+      const done = release();
+      this.releasing?.push(done);
+    }
   }
 
   /** The owner with the most open requests: the one a full table takes from (only at capacity). */

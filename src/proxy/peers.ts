@@ -11,9 +11,10 @@
 // Redis (state/redis-streams.ts).
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, isIP, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { pipeline } from 'node:stream/promises';
+import { PEER_BOUNDS } from '../config/defaults.ts';
 import { ProxyError } from '../errors.ts';
 import type { Logger } from '../sinks/logger.ts';
 import { redactTarget } from '../sinks/redact.ts';
@@ -31,15 +32,22 @@ const TOKEN = 'x-mcp-warden-peer-token';
 /** The client's address as the forwarding worker saw it. */
 const CLIENT = 'x-mcp-warden-peer-client';
 /** How long a POST naming a session nobody is known to hold waits for its stream's fact (one IPC hop or pub/sub message, well under this). */
-const HOLDER_WAIT_MS = 250;
+const HOLDER_WAIT_MS = PEER_BOUNDS.holderWaitMs;
 /** How long a forwarded POST may take to connect to the holder before it is served where it landed (a replica gone with its address). */
-const CONNECT_TIMEOUT_MS = 2_000;
+const CONNECT_TIMEOUT_MS = PEER_BOUNDS.connectTimeoutMs;
 /** Of the holder's answer, what belongs to the hop between the two processes only. */
 const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding']);
 /** Forwarded POSTs a process takes at once (one connection each). */
-const MAX_PEER_CONNECTIONS = 1024;
+export const MAX_PEER_CONNECTIONS = PEER_BOUNDS.connections;
+/**
+ * Connections on the peer port that have not shown a valid token yet, at most: past it the oldest
+ * of them is closed. A peer's connection shows its token in its first request head, at once; a
+ * flood of silent or unauthenticated sockets only pushes out its own, never the peers' (and each
+ * is closed anyway past the request-head timeout).
+ */
+export const MAX_UNPROVEN_PEER_CONNECTIONS = PEER_BOUNDS.unprovenConnections;
 /** Peers remembered (the newest): a fleet whose replicas come and go names new ones all the time. */
-const MAX_PEERS = 1024;
+const MAX_PEERS = PEER_BOUNDS.peers;
 
 /** `raw` (as rawHeaders) without the headers named in `drop`. */
 function without(raw: readonly string[], drop: (name: string) => boolean): string[] {
@@ -62,7 +70,11 @@ export class LegacyPeers {
    */
   locate: ((target: string) => void) | undefined;
   /** How long a POST naming a session not known here waits for its holder (in a fleet, past the store's read bound too). */
-  holderWaitMs = HOLDER_WAIT_MS;
+  holderWaitMs: number = HOLDER_WAIT_MS;
+  /** Where this process takes forwarded POSTs, once it listens. */
+  private own: PeerAddress | undefined;
+  /** This process's MCP server (its port: a holder there would be this process). */
+  private main: Server | undefined;
 
   constructor(private readonly logger: Logger) {}
 
@@ -72,29 +84,48 @@ export class LegacyPeers {
    * Closes with it.
    */
   async listen(
-    proxy: { server: Server; legacy: LegacySessions },
+    proxy: { server: Server; legacy: LegacySessions; metrics?: { proxyError(reason: string): void } },
     at: { host: string; port: number } = { host: '127.0.0.1', port: 0 },
   ): Promise<PeerAddress> {
     this.legacy = proxy.legacy;
+    this.main = proxy.server;
+    /** Connections that have not shown the token yet, oldest first. */
+    const unproven = new Set<Socket>();
     // Node checks the timeouts below (a connection that sends no request head in time included)
     // only every connectionsCheckingInterval, 30 s by default.
     const server = createServer({ connectionsCheckingInterval: 1000 }, (req, res) => {
       const token = req.headers[TOKEN];
-      if (typeof token !== 'string' || !this.isToken(token)) return void res.writeHead(403).end();
+      if (typeof token !== 'string' || !this.isToken(token)) {
+        this.logger.warn({ reason: 'peer-token', peer: req.socket.remoteAddress, method: req.method }, 'request refused');
+        proxy.metrics?.proxyError('WARDEN_FORBIDDEN_PEER');
+        res.setHeader('connection', 'close');
+        return sendProxyError(res, new ProxyError('WARDEN_FORBIDDEN_PEER'), [], false);
+      }
+      unproven.delete(req.socket);
       const client = req.headers[CLIENT];
       delete req.headers[TOKEN];
       delete req.headers[CLIENT];
       req.rawHeaders = without(req.rawHeaders, (name) => name === TOKEN || name === CLIENT);
-      // One request per loopback connection: the socket's address may stand for the client's.
-      if (typeof client === 'string') Object.defineProperty(req.socket, 'remoteAddress', { value: client, configurable: true });
+      // One request per loopback connection: the socket's address may stand for the client's (an
+      // address, never any other text a peer puts there).
+      if (typeof client === 'string' && isIP(client) !== 0)
+        Object.defineProperty(req.socket, 'remoteAddress', { value: client, configurable: true });
       this.here.add(req);
       proxy.server.emit('request', req, res);
     });
     server.headersTimeout = proxy.server.headersTimeout;
     server.requestTimeout = proxy.server.requestTimeout;
     // Reachable by the network in a fleet: a bounded number of connections (each forwarded POST
-    // comes on a connection of its own, at once).
-    server.maxConnections = MAX_PEER_CONNECTIONS;
+    // comes on a connection of its own, at once), those not yet proven bounded apart.
+    server.maxConnections = MAX_PEER_CONNECTIONS + MAX_UNPROVEN_PEER_CONNECTIONS;
+    server.on('connection', (socket: Socket) => {
+      unproven.add(socket);
+      socket.once('close', () => unproven.delete(socket));
+      if (unproven.size <= MAX_UNPROVEN_PEER_CONNECTIONS) return;
+      const oldest = unproven.values().next().value!;
+      unproven.delete(oldest);
+      oldest.destroy();
+    });
     proxy.server.once('close', () => {
       server.close();
       server.closeAllConnections();
@@ -104,7 +135,20 @@ export class LegacyPeers {
       // exclusive: a cluster worker's own port, not one shared through the primary.
       server.listen({ port: at.port, host: at.host, exclusive: true }, resolve);
     });
-    return { host: at.host, port: (server.address() as AddressInfo).port, token: this.token };
+    this.own = { host: at.host, port: (server.address() as AddressInfo).port, token: this.token };
+    return this.own;
+  }
+
+  /**
+   * Whether `address` is this process itself: its peer address, or one of its ports on a loopback
+   * or its own peer host (the store may say so; forwarding there would loop). Another name for the
+   * same host is not known here: a request that comes back is served, never sent on (forward()).
+   */
+  private isOwnListener(address: PeerAddress): boolean {
+    const ports = [this.own?.port, (this.main?.address() as AddressInfo | null)?.port];
+    if (!ports.includes(address.port)) return false;
+    const host = address.host.toLowerCase().replace(/^\[|\]$/g, '');
+    return host === this.own?.host || host === 'localhost' || /^127\./.test(host) || host === '::1' || host === '0.0.0.0' || host === '::';
   }
 
   private isToken(token: string): boolean {
@@ -113,12 +157,14 @@ export class LegacyPeers {
     return a.length === b.length && timingSafeEqual(a, b);
   }
 
-  /** Another process's address (it started, or holds a stream), or its end (it exited). */
-  setPeer(holder: string, address: PeerAddress | undefined): void {
+  /** Another process's address (it started, or holds a stream), or its end (it exited); false (refused) when the address is this process's own. */
+  setPeer(holder: string, address: PeerAddress | undefined): boolean {
+    if (address && this.isOwnListener(address)) return false;
     this.peers.delete(holder);
-    if (!address) return;
+    if (!address) return true;
     this.peers.set(holder, address);
     if (this.peers.size > MAX_PEERS) this.peers.delete(this.peers.keys().next().value!);
+    return true;
   }
 
   /** A stream fact came from another process: POSTs waiting for their session's holder look again. */
@@ -137,7 +183,12 @@ export class LegacyPeers {
    */
   forward(req: IncomingMessage, res: ServerResponse, serveHere: () => void): boolean {
     if (req.method !== 'POST' || !this.legacy || this.here.has(req)) return false;
+    // Sent by a process already (the store pointed it at this one's MCP port): served here, never
+    // sent on, or one POST would loop.
+    if (req.headers[TOKEN] !== undefined) return false;
     const target = req.url ?? '/';
+    // Only a legacy message POST: never the endpoint's own path, an OAuth or pass-through path.
+    if (!this.legacy.forwardable(target)) return false;
     if ((this.peers.size > 0 || this.locate) && this.legacy.unplaced(target, performance.now())) {
       this.awaitHolder(req, res, serveHere);
       return true;
@@ -181,7 +232,17 @@ export class LegacyPeers {
     // The client's own copies of the hop's headers go: joined with ours, they would speak for it.
     const own = without(req.rawHeaders, (name) => name === TOKEN || name === CLIENT);
     const headers = [...own, TOKEN, address.token, CLIENT, req.socket.remoteAddress ?? ''];
-    const out = request({ host: address.host, port: address.port, method: 'POST', path: target, headers, agent: false });
+    let out: ReturnType<typeof request>;
+    try {
+      out = request({ host: address.host, port: address.port, method: 'POST', path: target, headers, agent: false });
+    } catch (err) {
+      // An address node cannot connect to (checked where it came in; never a throw in a request's handler).
+      this.logger.warn(
+        { to: holder, err: (err as Error).message },
+        'the process holding a legacy stream cannot be reached; the POST is served here',
+      );
+      return false;
+    }
     let sent = false;
     const connecting = setTimeout(() => out.destroy(new Error(`no connection within ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);
     out.once('socket', (socket) =>

@@ -177,6 +177,8 @@ export function createProxy(options: ProxyOptions): Proxy {
     () => policy().scope.passthrough,
     limits.maxRequestBytes,
   );
+  // A path the policy relays unjudged is never another replica's legacy message path (peers.ts).
+  legacy.scopedOut = (path) => router.scopedOut(path);
   const upstreamPath = options.upstream.pathname;
   /** The configured endpoint goes to the upstream URL's path; any other path to itself. */
   const upstreamTarget = (req: IncomingMessage): string => {

@@ -79,7 +79,9 @@ export class Metrics {
   private readonly clientDisconnects: Counter<'when'>;
   private readonly unjudgedExchanges: Counter<'reason'>;
   private readonly shadowDecisions: Counter<'rule' | 'action'>;
-  private readonly stateErrors: Counter<'op'>;
+  private readonly stateErrors: Counter<'op' | 'reason'>;
+  /** Made once the proxy has a state store (--state redis://): without one there is nothing to say. */
+  private stateConnectedGauge: Gauge | undefined;
   private readonly tools = new Set<string>();
 
   constructor(gauges: { sessions: () => number; openRequests: () => number; upstreamUp?: () => Promise<boolean> }) {
@@ -142,8 +144,8 @@ export class Metrics {
     });
     this.stateErrors = new Counter({
       name: 'mcp_warden_state_errors_total',
-      help: 'Operations on the shared state store (--state redis://) that failed or timed out, by op (connect, write, read, refresh, subscribe): the replica went on with what it knows',
-      labelNames: ['op'],
+      help: 'Operations on the shared state store (--state redis://) that failed or timed out, were not tried while it was away, or whose reply was malformed or too large, by op (connect, write, read, claim, refresh, subscribe) and reason (failed, unavailable, malformed, too-large): the replica went on with what it knows',
+      labelNames: ['op', 'reason'],
       registers,
     });
     this.proxyErrors = new Counter({
@@ -304,8 +306,18 @@ export class Metrics {
   }
 
   /** An operation on the shared state store failed (its op: connect, write, read, refresh, subscribe). */
-  stateError(op: string): void {
-    this.stateErrors.inc({ op });
+  stateError(op: string, reason: 'failed' | 'unavailable' | 'malformed' | 'too-large' = 'failed'): void {
+    this.stateErrors.inc({ op, reason });
+  }
+
+  /** Whether the shared state store is connected now (1) or away (0). */
+  stateConnected(up: boolean): void {
+    this.stateConnectedGauge ??= new Gauge({
+      name: 'mcp_warden_state_connected',
+      help: 'With --state redis://: 1 while the shared state store is connected, 0 while it is away (this process)',
+      registers: [this.registry],
+    });
+    this.stateConnectedGauge.set(up ? 1 : 0);
   }
 
   streamOpened(): void {

@@ -12,9 +12,11 @@ import type { LegacyPeers, PeerAddress } from '../proxy/peers.ts';
 import type { LegacySessions, LegacyStreamFact } from '../transport/legacy-sse.ts';
 import { redactTarget } from '../sinks/redact.ts';
 import { PREFIX, type RedisState } from './redis-state.ts';
+import { PEER_BOUNDS } from '../config/defaults.ts';
+import { MAX_KEY_CHARS, parseJson } from './validate.ts';
 
-const REFRESH_MS = 10_000;
-const STREAM_TTL_MS = 30_000;
+const REFRESH_MS = PEER_BOUNDS.streamRefreshMs;
+const STREAM_TTL_MS = PEER_BOUNDS.streamTtlMs;
 
 /** A stream as the store holds and publishes it: the fact, the replica holding it, where that replica takes forwarded POSTs. */
 export interface HeldStream {
@@ -26,23 +28,35 @@ export interface HeldStream {
 const pathKey = (key: string): string => `${PREFIX}legacy:${key}`;
 const nameKey = (named: string): string => `${PREFIX}legacy-name:${named}`;
 
+/** A host name or address (255 characters at most, RFC 1035); a replica's id and token are far shorter than their bound. */
+const MAX_HOST_CHARS = PEER_BOUNDS.hostChars;
+const MAX_ID_CHARS = PEER_BOUNDS.idChars;
+
+const text = (v: unknown, max: number): v is string => typeof v === 'string' && v.length > 0 && v.length <= max;
+
+/** A PeerAddress as a replica publishes it: a host, a TCP port (1-65535) and a token, or undefined for anything else. */
+export function isPeerAddress(v: unknown): v is PeerAddress {
+  const a = v as Partial<PeerAddress> | null;
+  return (
+    typeof a === 'object' &&
+    a !== null &&
+    text(a.host, MAX_HOST_CHARS) &&
+    Number.isInteger(a.port) &&
+    a.port! >= 1 &&
+    a.port! <= 65_535 &&
+    text(a.token, MAX_ID_CHARS)
+  );
+}
+
 /** A HeldStream read from the store or a publication, or undefined for anything else. */
-export function parseHeldStream(text: string | null | undefined): HeldStream | undefined {
-  if (typeof text !== 'string') return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const v = value as Partial<HeldStream> | null;
+export function parseHeldStream(json: string | null | undefined): HeldStream | undefined {
+  const v = parseJson(json) as Partial<HeldStream> | null | undefined;
   const fact = v?.fact;
-  const address = v?.address;
   const kind = fact?.kind;
-  if ((kind !== 'open' && kind !== 'end') || typeof fact?.key !== 'string' || typeof v?.holder !== 'string') return undefined;
-  if (kind === 'open' && (typeof fact.path !== 'string' || (fact.named !== undefined && typeof fact.named !== 'string'))) return undefined;
-  if (typeof address?.host !== 'string' || !Number.isInteger(address.port) || typeof address.token !== 'string') return undefined;
-  return v as HeldStream;
+  if ((kind !== 'open' && kind !== 'end') || !text(fact?.key, MAX_KEY_CHARS) || !text(v?.holder, MAX_ID_CHARS)) return undefined;
+  if (kind === 'open' && (!text(fact.path, MAX_KEY_CHARS) || (fact.named !== undefined && !text(fact.named, MAX_KEY_CHARS))))
+    return undefined;
+  return isPeerAddress(v?.address) ? (v as HeldStream) : undefined;
 }
 
 export class RedisStreams {
@@ -59,6 +73,7 @@ export class RedisStreams {
     store.hear('streams', (text) => {
       const stream = parseHeldStream(text);
       if (stream) this.onStream(stream);
+      else store.malformed.report('subscribe', 'a legacy stream of the wrong shape');
     });
     this.refresh = setInterval(() => this.rewrite(), REFRESH_MS);
     this.refresh.unref();
@@ -84,11 +99,17 @@ export class RedisStreams {
     });
   }
 
-  /** Reads which replica holds the session a POST names (by its key, or its session parameter); a find comes as onStream. */
+  /**
+   * Reads which replica holds the session a POST names (by its key, or its session parameter); a
+   * find comes as onStream. Never rejects: a reply of the wrong shape is counted and ignored.
+   */
   async locate(key: string, named: string | undefined): Promise<void> {
     const keys = [pathKey(key), ...(named === undefined ? [] : [nameKey(named)])];
-    const replies = await this.store.read((r) => r.mget(...keys), { legacy: redactTarget(key) });
-    const found = replies?.map(parseHeldStream).find((s) => s?.fact.kind === 'open' && s.holder !== this.store.id);
+    const replies = await this.store.readValues(keys, { legacy: redactTarget(key) });
+    if (replies === undefined) return;
+    const streams = replies.map(heldOrNone);
+    if (streams.includes('malformed')) return this.store.malformed.report('read', 'a legacy stream of the wrong shape');
+    const found = streams.find((s): s is HeldStream => typeof s === 'object' && s.fact.kind === 'open' && s.holder !== this.store.id);
     if (found) this.onStream(found);
   }
 
@@ -104,6 +125,10 @@ export class RedisStreams {
     clearInterval(this.refresh);
   }
 }
+
+/** One value of an MGET: nothing there (nil), a stream, or malformed. */
+const heldOrNone = (reply: unknown): HeldStream | undefined | 'malformed' =>
+  reply === null ? undefined : (parseHeldStream(reply as string) ?? 'malformed');
 
 /**
  * In a fleet: this replica takes forwarded POSTs on `at`, the legacy streams it holds are written
@@ -123,8 +148,13 @@ export async function shareLegacyStreamsThroughRedis(
   peers.holderWaitMs = Math.max(peers.holderWaitMs, state.timeoutMs + 50);
   proxy.legacy.share = (fact) => streams.share(fact);
   streams.onStream = ({ fact, holder, address: theirs }) => {
-    if (fact.kind === 'open') peers.setPeer(holder, theirs);
-    proxy.legacy.learnPeer(fact, holder, now());
+    // What the store says is checked before it is believed: a holder that is this replica (by its
+    // id or its listener: a loop), or a stream no upstream's endpoint event gives (on the MCP
+    // endpoint's path, an OAuth path, ...) is refused, counted, and its POSTs are served here.
+    const refused =
+      holder === state.id || (fact.kind === 'open' && (!peers.setPeer(holder, theirs) || !proxy.legacy.learnPeer(fact, holder, now())));
+    if (refused) return state.malformed.report('subscribe', "a legacy stream no replica's upstream could have opened");
+    if (fact.kind === 'end') proxy.legacy.learnPeer(fact, holder, now());
     peers.learned();
   };
   peers.locate = (target) => {

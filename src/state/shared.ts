@@ -2,6 +2,7 @@
 // process learns go out, the others' come in, and a session not known here can be read. Two
 // stores: the primary's relay of --workers (worker-relay.ts) and Redis for a fleet (--state,
 // redis-state.ts); shareSessions() wires either to the proxy's sessions, one path for both.
+import { STATE_BOUNDS } from '../config/defaults.ts';
 import type { ClaimIds } from '../exchange/claims.ts';
 import type { SessionFact, SessionStore } from '../exchange/sessions.ts';
 
@@ -27,11 +28,13 @@ export interface SharedSessions {
   onUsedElsewhere: (keys: readonly string[]) => void;
   /** The sessions this process's traffic used since the last call (set by shareSessions): their state is kept alive. */
   used: () => readonly string[];
+  /** What this process knows of a session, as facts (set by shareSessions): written again where a store lost them. */
+  known?: (key: string) => SessionFact[];
   close(): Promise<void>;
 }
 
 /** Sessions marked to be read again (the newest): more than a process remembers is a flood of facts, not sessions in use. */
-const MAX_REREAD = 100_000;
+const MAX_REREAD = STATE_BOUNDS.reread;
 
 /**
  * Wires `sessions` to `state`: what they learn is published, what the others learn is applied,
@@ -65,6 +68,7 @@ export function shareSessions(
   state.onUsedElsewhere = (keys) => sessions.touch(keys, now());
   sessions.trackTouches();
   state.used = () => sessions.takeTouched();
+  state.known = (key) => sessions.factsOf(key);
   const recall = state.recall?.bind(state);
   if (!recall) return undefined;
   return async (key) => {

@@ -68,6 +68,13 @@ export function messageTexts(body: Buffer): string[] {
 const SESSION_PARAMS = ['sessionId', 'session_id'];
 
 /**
+ * The last path segments of OAuth endpoints (RFC 6749, 7009, 7591, 7662; the SDKs' defaults): a
+ * POST there carries credentials (`client_secret`, a code) and is never sent to another replica,
+ * whatever the store says holds it.
+ */
+const OAUTH_ENDPOINTS = new Set(['authorize', 'token', 'register', 'revoke', 'introspect']);
+
+/**
  * A request target's path and query as they came: one key per session. Not canonicalised (a
  * session id may sit in the path, in any case): a client POSTs the endpoint exactly as it was
  * given, and another spelling finds no session (404), never another session.
@@ -96,6 +103,8 @@ export class LegacySessions {
   private readonly paths = new Set<string>();
   /** The key of the session each session parameter value names (the newest `maxSessions`). */
   private readonly byName = new Map<string, string>();
+  /** Paths the policy relays unjudged (`scope.passthrough`, set by the proxy): never another replica's message path. */
+  scopedOut: (path: string) => boolean = () => false;
 
   constructor(
     readonly mode: TransportMode,
@@ -150,15 +159,37 @@ export class LegacySessions {
     if (this.byName.size > this.maxSessions) this.byName.delete(this.byName.keys().next().value!);
   }
 
-  /** Another worker's stream fact (`holder`: that worker): its message path is legacy traffic here too, and its session's POSTs go there. */
-  learnPeer(fact: LegacyStreamFact, holder: string, now: number): void {
+  /**
+   * Another worker's stream fact (`holder`: that worker): its message path is legacy traffic here
+   * too, and its session's POSTs go there. False (nothing learnt) for a fact no upstream's endpoint
+   * event gives: a path that is not its key's, a session parameter that is not the key's, or a path
+   * no POST may be forwarded on (forwardable).
+   */
+  learnPeer(fact: LegacyStreamFact, holder: string, now: number): boolean {
     if (fact.kind === 'end') {
       if (this.elsewhere.peek(fact.key) === holder) this.elsewhere.delete(fact.key);
-      return;
+      return true;
     }
+    if (!this.forwardable(fact.key) || fact.path !== canonicalPath(targetPath(fact.key))) return false;
+    if (fact.named !== this.sessionParam(fact.key)) return false;
     this.addPath(fact.path);
     if (fact.named !== undefined) this.addName(fact.named, fact.key);
     this.elsewhere.set(fact.key, holder, now);
+    return true;
+  }
+
+  /**
+   * Whether a POST to `target` may be a legacy message POST held by another process: never on the
+   * MCP endpoint's own path (Streamable HTTP lives there; under --transport sse it is the legacy
+   * endpoint), a well-known or OAuth path, or a path the policy relays unjudged; never under
+   * --transport streamable-http.
+   */
+  forwardable(target: string): boolean {
+    if (this.mode === 'streamable-http') return false;
+    const path = canonicalPath(targetPath(target));
+    if (this.mode === 'auto' && path === canonicalPath(this.endpointPath)) return false;
+    if (path.startsWith('/.well-known/') || OAUTH_ENDPOINTS.has(path.slice(path.lastIndexOf('/') + 1).toLowerCase())) return false;
+    return !this.scopedOut(path);
   }
 
   /** A worker is gone: so are the sessions whose stream it held (their POSTs find no session, as after their stream's end). */

@@ -126,6 +126,7 @@ export function createMcpEndpoint(ctx: EndpointContext) {
       body = { kind: 'undecodable', detail };
     }
     const plan = engine.serverBody(h.x, body, http, collected.wire.length, issuedSessionId);
+    if (plan.settled) await plan.settled;
     deliverBody(h, plan.deliver, up.status, headers, collected.wire);
     // Judged already (enforce) or not yet (audit): either way recorded once the poll phase is over.
     ctx.judging.defer(() => {

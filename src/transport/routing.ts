@@ -70,7 +70,7 @@ export class McpRouter {
     private readonly isEndpoint: (target: string) => boolean,
     private readonly isLegacyMessage: (target: string) => boolean,
     /** The policy's scoped-out paths, read per request (a reload changes them). */
-    private readonly scopedOut: () => readonly string[],
+    private readonly scopedPatterns: () => readonly string[],
     private readonly maxBodyBytes: number,
   ) {}
 
@@ -86,7 +86,7 @@ export class McpRouter {
         : this.learned.has(canonicalPath(path)) || mcpByHeaders(req);
     const maybe = mcp || (method === 'POST' && mayCarryJson(req));
     if (!maybe) return 'passthrough';
-    if (this.scoped(path)) return 'scoped-out';
+    if (this.scopedOut(path)) return 'scoped-out';
     if (mcp) return 'endpoint';
     // A body past the request limit is not read to be sniffed: it goes on as it came.
     const declared = Number(req.headers['content-length']);
@@ -97,8 +97,9 @@ export class McpRouter {
   /** The policy's patterns, compiled once per list (a policy is frozen; a reload brings a new list). */
   private matcher: { of: readonly string[]; match: (path: string) => boolean } | undefined;
 
-  private scoped(path: string): boolean {
-    const patterns = this.scopedOut();
+  /** Whether the policy relays `path` unjudged (`scope.passthrough`). */
+  scopedOut(path: string): boolean {
+    const patterns = this.scopedPatterns();
     if (this.matcher?.of !== patterns) this.matcher = { of: patterns, match: scopeMatcher(patterns) };
     return this.matcher.match(path);
   }

@@ -6,8 +6,10 @@ import {
   LINGER_BOUNDS,
   LIVE_REPORT_BOUNDS,
   LOG_BOUNDS,
+  PEER_BOUNDS,
   POLICY_RELOAD_BOUNDS,
   READ_BOUNDS,
+  STATE_BOUNDS,
   STDERR_BOUNDS,
   TRACE_BOUNDS,
 } from '../../src/config/defaults.ts';
@@ -80,6 +82,38 @@ export function boundRows(): BoundRow[] {
       bound: 'a line; gzip ratio (past the first bytes); lines',
       value: `${bytes(INPUT_BOUNDS.lineBytes)}; ${count(INPUT_BOUNDS.ratio)}:1 past ${bytes(INPUT_BOUNDS.ratioFloorBytes)}; ${count(INPUT_BOUNDS.lines)}`,
       past: 'the line skipped unread; reading stops, what was read is reported, exit 1 (`--max-ratio`, `--max-lines`)',
+    },
+    {
+      surface: 'fleet: reads of the state store',
+      bound: "one read (a session's keys, a legacy stream's); what arrives while one command waits for its reply",
+      value: `${bytes(STATE_BOUNDS.readBytes)} (\`--state-max-read\`); that and ${bytes(STATE_BOUNDS.replySlackBytes)}`,
+      past: `refused before Redis sends it, counted \`too-large\`, the key not read again (the newest ${count(STATE_BOUNDS.unreadable)} remembered); the connection cut and made again`,
+    },
+    {
+      surface: 'fleet: what the state store holds',
+      bound: "a session's tools/list pages; a session key taken from it; what it sends that this proxy never writes",
+      value: `${count(STATE_BOUNDS.pages)}; ${count(STATE_BOUNDS.keyChars)} characters; said once every ${ms(STATE_BOUNDS.malformedLogEveryMs)}`,
+      past: 'the oldest dropped; ignored, counted `malformed`',
+    },
+    {
+      surface: 'fleet: the state store away or slow',
+      bound: 'facts (and claim releases) kept for its return; sessions to read again after a missed publication; a connection; its retries',
+      value: `${count(STATE_BOUNDS.backlog)}; ${count(STATE_BOUNDS.reread)}; ${ms(STATE_BOUNDS.connectTimeoutMs)}; 100 ms more each, ${ms(STATE_BOUNDS.retryMaxMs)} at most`,
+      past:
+        "the oldest dropped; each replica judges with what it knows (used sessions' keys refreshed every " +
+        `${ms(STATE_BOUNDS.refreshEveryMs)}), and says so again every ${ms(STATE_BOUNDS.awaySayEveryMs)} while the store is away`,
+    },
+    {
+      surface: 'fleet: peer port (`--peer-address`)',
+      bound: "forwarded POSTs at once; connections that have not shown a token; peers remembered; a holder's host, token and id",
+      value: `${count(PEER_BOUNDS.connections)}; ${count(PEER_BOUNDS.unprovenConnections)}; ${count(PEER_BOUNDS.peers)}; ${count(PEER_BOUNDS.hostChars)}, ${count(PEER_BOUNDS.idChars)} characters`,
+      past: 'new connections closed; the oldest closed; the oldest forgotten; the holder ignored, counted `malformed`',
+    },
+    {
+      surface: 'fleet: a forwarded legacy POST',
+      bound: "the wait for an unknown session's holder; the connection to the holder; a stream's keys",
+      value: `${ms(PEER_BOUNDS.holderWaitMs)} (at least \`--state-timeout\` and 50 ms); ${ms(PEER_BOUNDS.connectTimeoutMs)}; live ${ms(PEER_BOUNDS.streamTtlMs)}, rewritten every ${ms(PEER_BOUNDS.streamRefreshMs)}`,
+      past: 'served where it landed; served where it landed; gone with a replica that died',
     },
     {
       surface: 'policy reload',

@@ -486,7 +486,7 @@ describe('faults of the state store', { skip }, () => {
     await log.waitFor((r) => r.msg === 'state store available again', 10_000);
     assert.equal(log.records.filter((r) => String(r.msg).startsWith('state store unavailable')).length, 1, 'said once per change');
   });
-  test('Redis answering errors (out of memory): every request relayed and judged, the refusal said once and counted; writes resume once Redis takes them', async () => {
+  test('Redis answering errors (out of memory): every request relayed and judged, the refusals (writes, claims) said once and counted; writes resume once Redis takes them', async () => {
     const { store, log, errors, proxy } = await replicaOnRedis();
     assert.equal(await redisCommand(store.port, 'CONFIG SET maxmemory-policy noeviction'), '+OK');
     assert.equal(await redisCommand(store.port, 'CONFIG SET maxmemory 1'), '+OK');
@@ -495,7 +495,10 @@ describe('faults of the state store', { skip }, () => {
     await log.waitFor((r) => r.msg === 'state store refused a write: the others do not learn it');
     assert.ok(findingsOf(proxy.log.records).length > 0, 'judged with what it knows');
     assert.ok(errors.includes('write') && !errors.includes('connect'), `counted as writes: ${errors}`);
-    assert.equal(log.records.filter((r) => String(r.msg).startsWith('state store refused')).length, 1, 'said once');
+    const said = (msg: string) => log.records.filter((r) => r.msg === msg).length;
+    assert.equal(said('state store refused a write: the others do not learn it'), 1, 'said once');
+    assert.ok(errors.includes('claim'), `claims refused, counted: ${errors}`);
+    assert.equal(said("state store refused a claim: the request's id is judged by what this replica sees"), 1, 'said once too');
     assert.equal(await redisCommand(store.port, 'DBSIZE'), ':0');
 
     assert.equal(await redisCommand(store.port, 'CONFIG SET maxmemory 0'), '+OK');

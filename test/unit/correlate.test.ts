@@ -774,7 +774,9 @@ describe("Correlator: a fleet's claims on request ids (exchange/claims.ts)", () 
     const book = new ClaimBook(async (keys) =>
       keys.map((key) => {
         asked.push(key);
-        return answer(key) === 'theirs' ? { taken: true, release: undefined } : { taken: false, release: () => released.push(key) };
+        return answer(key) === 'theirs'
+          ? { taken: true, release: undefined }
+          : { taken: false, release: async () => void released.push(key) };
       }),
     );
     return { book, asked, released };
@@ -826,7 +828,7 @@ test("a fleet's claim stays held while another request of this process under the
   const book = new ClaimBook(async (keys) =>
     keys.map(() => {
       const n = ++claims;
-      return n === 1 ? { taken: false, release: () => released.push(n) } : { taken: true, release: undefined };
+      return n === 1 ? { taken: false, release: async () => void released.push(n) } : { taken: true, release: undefined };
     }),
   );
   correlator.claims = book;
@@ -852,7 +854,9 @@ test("a request replacing one of the same POST under the same id takes over that
   const released: string[] = [];
   let claims = 0;
   const book = new ClaimBook(async (keys) =>
-    keys.map(() => (++claims === 1 ? { taken: false, release: () => released.push('first') } : { taken: true, release: undefined })),
+    keys.map(() =>
+      ++claims === 1 ? { taken: false, release: async () => void released.push('first') } : { taken: true, release: undefined },
+    ),
   );
   correlator.claims = book;
   const batch = [request(6, 'ping'), request(6, 'ping')];

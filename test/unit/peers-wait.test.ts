@@ -76,18 +76,23 @@ test("a worker's own session and Streamable HTTP traffic are served where they l
   assert.equal(await post(a.port, '/mcp'), 'a');
 });
 
-test("a client's own copies of the hop's headers do not reach the holder: the address it gives is the one the forwarder saw", async () => {
+test("a client's own copy of the hop's client header does not reach the holder: the address it gives is the one the forwarder saw; one carrying the token's header is served where it landed", async () => {
   const a = await worker('a');
   const b = await worker('b');
   a.peers.setPeer('2', b.address);
   b.legacy.learn('/messages?sessionId=s-9', new URL('http://127.0.0.1:1/sse'), 'http://127.0.0.1', 0);
   a.legacy.learnPeer({ kind: 'open', key: '/messages?sessionId=s-9', path: '/messages', named: 's-9' }, '2', 0);
-  const res = await request(`http://127.0.0.1:${a.port}/messages?sessionId=s-9`, {
-    method: 'POST',
-    headers: { 'x-echo-peer': '1', 'x-mcp-warden-peer-client': '6.6.6.6', 'x-mcp-warden-peer-token': 'guess' },
-    body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
-  });
-  assert.equal(await res.body.text(), 'b 127.0.0.1');
+  const send = async (headers: Record<string, string>) =>
+    (
+      await request(`http://127.0.0.1:${a.port}/messages?sessionId=s-9`, {
+        method: 'POST',
+        headers: { 'x-echo-peer': '1', ...headers },
+        body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+      })
+    ).body.text();
+  assert.equal(await send({ 'x-mcp-warden-peer-client': '6.6.6.6' }), 'b 127.0.0.1');
+  // As if it had made the hop already (a store pointing a replica at another's MCP port): never sent on.
+  assert.equal(await send({ 'x-mcp-warden-peer-client': '6.6.6.6', 'x-mcp-warden-peer-token': 'guess' }), 'a 127.0.0.1');
 });
 
 test('a connection to the peer port that sends no request is closed after the request-head timeout', { timeout: 10_000 }, async () => {
