@@ -22,6 +22,8 @@ const MESSAGES: Readonly<Record<string, string>> = {
   'non-utf8-body': 'The MCP server answered with a body that is not valid UTF-8',
   'not-jsonrpc-body': 'The MCP server answered with JSON that is not a JSON-RPC response',
   'no-response': 'The MCP server closed the connection before responding',
+  // Its tool is always one the catalogue lacks: the client gets "Unknown tool: NAME" (-32602).
+  'unknown-tool-unanswered': 'The MCP server answered with no JSON-RPC response',
 };
 
 /** The stable message of the proxy's own error `code`, if it is one. */

@@ -64,8 +64,11 @@ export const ARTICLE_CLAIMS: readonly ArticleClaim[] = [
   {
     id: 'S7',
     claim: 'An unknown tool is not answered with an HTML page or an empty body',
-    rules: ['html-body', 'empty-body'],
-    tests: [{ file: 'integration/rules-bodies.test.ts', shows: 'all stay silent on a good answer' }],
+    rules: ['unknown-tool-unanswered', 'html-body', 'empty-body'],
+    tests: [
+      { file: 'integration/rules-bodies.test.ts', shows: 'all stay silent on a good answer' },
+      { file: 'integration/rules-error-pages.test.ts', shows: 'unknown-tool-unanswered fires with html-body' },
+    ],
   },
   {
     id: 'S8',
@@ -322,7 +325,10 @@ export const ARTICLE_CLAIMS: readonly ArticleClaim[] = [
     id: 'S43',
     claim: 'No stack traces, internal hostnames or file paths in error text',
     rules: ['leaked-stack-trace', 'leaked-internal-host', 'leaked-path', 'leaked-private-address'],
-    tests: [{ file: 'integration/rules-leaks.test.ts', shows: 'all stay silent on a clean error' }],
+    tests: [
+      { file: 'integration/rules-leaks.test.ts', shows: 'all stay silent on a clean error' },
+      { file: 'integration/rules-error-pages.test.ts', shows: 'an Express 500 page' },
+    ],
   },
   {
     id: 'S44',

@@ -2,14 +2,37 @@
 // is not JSON-RPC, or a connection that dropped. A request must get a response
 // (https://www.jsonrpc.org/specification#response_object).
 import { excerpt } from '../redact/excerpt.ts';
-import type { ExchangeRule, ExchangeSubject, ProcessExit, Report } from './types.ts';
+import type { BodyProblem, ExchangeRule, ExchangeSubject, ProcessExit, Report } from './types.ts';
 import { ALL } from './versions.ts';
+
+/** What each body problem is, in a finding's words. */
+const GOT: Readonly<Record<BodyProblem['problem'], string>> = {
+  html: 'an HTML page',
+  empty: 'an empty body',
+  'not-json': 'a body that is not JSON',
+  'not-utf8': 'a body that is not valid UTF-8',
+  'not-jsonrpc': 'JSON that is not a JSON-RPC message',
+};
+
+/**
+ * What a client request got instead of a JSON-RPC response, when that is an unusable answer. A
+ * transport rejection speaks through its status; its body is optional: a redirect, an
+ * authentication challenge, or any 4xx without a body is not an unusable answer. A 403 or 404
+ * page with a body, though, is the server's answer to the request (and often carries a stack
+ * trace): it is judged like a 500's.
+ */
+export function unusableBody(s: ExchangeSubject): string | undefined {
+  if (s.request.from !== 'client' || !s.bodyProblem) return undefined;
+  const status = s.status ?? 0;
+  if ((status >= 300 && status < 400) || status === 401 || status === 407) return undefined;
+  if (s.bodyProblem.problem === 'empty' && status >= 400 && status < 500) return undefined;
+  return GOT[s.bodyProblem.problem];
+}
 
 const problemRule = (
   id: string,
-  problem: NonNullable<ExchangeSubject['bodyProblem']>['problem'],
+  problem: BodyProblem['problem'],
   summary: string,
-  what: string,
   source = 'https://modelcontextprotocol.io/specification/2026-07-28/basic/index#messages, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages',
 ): ExchangeRule => ({
   id,
@@ -21,19 +44,13 @@ const problemRule = (
   summary,
   source,
   check(s): Report[] {
-    if (s.request.from !== 'client' || s.bodyProblem?.problem !== problem) return [];
-    // A transport rejection speaks through its status; its body is optional:
-    // a redirect, an authentication challenge, or any 4xx without a body is not an unusable answer.
-    // A 403 or 404 page with a body, though, is the server's answer to the request (and often
-    // carries a stack trace): it is judged like a 500's.
-    const status = s.status ?? 0;
-    if ((status >= 300 && status < 400) || status === 401 || status === 407) return [];
-    if (problem === 'empty' && status >= 400 && status < 500) return [];
+    const what = s.bodyProblem?.problem === problem ? unusableBody(s) : undefined;
+    if (what === undefined) return [];
     return [
       {
         message: `${s.request.method} was answered with ${what} (HTTP ${s.status ?? '?'}${s.contentType ? `, ${s.contentType}` : ''}) instead of a JSON-RPC response`,
         pointer: '/response/body',
-        evidence: s.bodyProblem.excerpt,
+        evidence: s.bodyProblem!.excerpt,
         fix: `answer every request with a JSON-RPC result or error carrying its id (${JSON.stringify(s.request.id)}), as application/json or text/event-stream`,
       },
     ];
@@ -72,22 +89,16 @@ const unauditedRule: ExchangeRule = {
 };
 
 export const BODY_RULES: readonly ExchangeRule[] = [
-  problemRule('html-body', 'html', 'A request was answered with an HTML page instead of JSON-RPC', 'an HTML page'),
-  problemRule('empty-body', 'empty', 'A request was answered with an empty body', 'an empty body'),
-  problemRule('non-json-body', 'not-json', 'A request was answered with a body that is not JSON', 'a body that is not JSON'),
+  problemRule('html-body', 'html', 'A request was answered with an HTML page instead of JSON-RPC'),
+  problemRule('empty-body', 'empty', 'A request was answered with an empty body'),
+  problemRule('non-json-body', 'not-json', 'A request was answered with a body that is not JSON'),
   problemRule(
     'non-utf8-body',
     'not-utf8',
     'A request was answered with a body that is not UTF-8',
-    'a body that is not valid UTF-8',
     'https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/index#messages, https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#sending-messages',
   ),
-  problemRule(
-    'not-jsonrpc-body',
-    'not-jsonrpc',
-    'A request was answered with JSON that is not a JSON-RPC message',
-    'JSON that is not a JSON-RPC message',
-  ),
+  problemRule('not-jsonrpc-body', 'not-jsonrpc', 'A request was answered with JSON that is not a JSON-RPC message'),
   {
     id: 'no-response',
     group: 'bodies',

@@ -15,7 +15,7 @@ import { TOOL_CATALOGUE_RULES } from './tool-catalogue.ts';
 import { TOOL_RULES } from './tools.ts';
 import type { Rule } from './types.ts';
 import { UNREADABLE_RULES } from './unreadable.ts';
-import { unknownToolRules } from './unknown-tool.ts';
+import { unknownToolRules, unknownToolUnanswered } from './unknown-tool.ts';
 import { UNSUPPORTED_VERSION_RULES } from './unsupported-version.ts';
 
 export const RULES: readonly Rule[] = [
@@ -23,6 +23,7 @@ export const RULES: readonly Rule[] = [
   ...TOOL_CATALOGUE_RULES,
   ...CODE_RULES,
   ...BODY_RULES,
+  unknownToolUnanswered,
   ...PROTOCOL_RULES,
   ...ANSWER_ID_RULES,
   ...REQUEST_ID_RULES,

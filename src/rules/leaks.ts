@@ -152,6 +152,12 @@ export function errorText(response: ExchangeSubject['response'], failed = false)
   return out;
 }
 
+/** An error page or text body that answered instead of JSON-RPC (its readable text: subjects.ts pageText) as failure text. */
+function pageText(s: ExchangeSubject): ErrorText {
+  const text = s.request.from === 'client' ? s.bodyProblem?.text : undefined;
+  return text ? { places: [place('error page', ['response', 'body'], text)], cut: undefined } : NO_TEXT;
+}
+
 const sentCache = new WeakMap<object, { raw: string[]; masked?: string[] }>();
 
 /** The strings of a request's params the echo check reads, with the key each is under. */
@@ -275,7 +281,7 @@ export function leakRules(
         if (s.request.from !== 'client') return [];
         const failed =
           s.response?.kind === 'result' && asRecord(s.response.result)?.isError !== true && silentFailure(s, silentPatterns) !== undefined;
-        const { places } = errorText(s.response, failed);
+        const { places } = s.response ? errorText(s.response, failed) : pageText(s);
         if (places.length === 0) return [];
         const sent = sentStrings(s, true);
         for (const place of places) {

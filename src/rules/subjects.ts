@@ -74,7 +74,38 @@ export function bodyProblemOf(decoded: Decoded | undefined, body: Uint8Array | s
   // Most bodies are fine: their text is read only for a problem's excerpt.
   const text = () =>
     typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, 512)).toString('utf8');
-  if (!decoded.ok) return { problem: decoded.problem, excerpt: excerpt(text()) };
+  if (!decoded.ok) {
+    const readable = decoded.problem === 'html' || decoded.problem === 'not-json';
+    return { problem: decoded.problem, excerpt: excerpt(text()), ...(readable ? { text: pageText(body) } : {}) };
+  }
   if (decoded.payload.messages.every((m) => m.kind === 'invalid')) return { problem: 'not-jsonrpc', excerpt: excerpt(text()) };
   return undefined;
+}
+
+/** How much of a page the leak rules read: its first PAGE_BYTES, as at most PAGE_CHARS of text. */
+const PAGE_BYTES = 16 * 1024;
+const PAGE_CHARS = 4000;
+const ENTITIES: Readonly<Record<string, string>> = {
+  nbsp: ' ',
+  lt: '<',
+  gt: '>',
+  amp: '&',
+  quot: '"',
+  '#39': "'",
+  '#x27': "'",
+  '#47': '/',
+  '#x2f': '/',
+};
+
+/** A body's head as a person reads it: markup and scripts dropped, the common entities decoded, redacted, bounded. */
+export function pageText(body: Uint8Array | string): string {
+  const head =
+    typeof body === 'string'
+      ? body.slice(0, PAGE_BYTES)
+      : Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, PAGE_BYTES)).toString('utf8');
+  const readable = head
+    .replace(/<(script|style)\b[^>]*>[^<]*<\/\1\s*>/gi, ' ')
+    .replace(/<[^<>]*>/g, ' ')
+    .replace(/&(nbsp|lt|gt|amp|quot|#39|#x27|#47|#x2F);/gi, (_, name: string) => ENTITIES[name.toLowerCase()] ?? ' ');
+  return excerpt(readable, PAGE_CHARS);
 }

@@ -21,6 +21,11 @@ export type Wire = 'streamable-http' | 'sse' | 'stdio';
 export interface BodyProblem {
   problem: 'empty' | 'not-utf8' | 'html' | 'not-json' | 'not-jsonrpc';
   excerpt: string;
+  /**
+   * A page or text body as a person reads it (markup dropped, redacted, bounded): what the leak
+   * rules read of an error page (an Express 500 page's stack trace), where `excerpt` is its head.
+   */
+  text?: string;
 }
 
 /** A leak the response merely echoes from the request: a path into the response message, and the span of the leak's text there. */

@@ -7,6 +7,7 @@ import { type Answer, integerCode } from './read.ts';
 import { callRule, missingFromCatalogue, notFinal, TEXT_WINDOW, UNRELATED_CODES, WHOLE_TEXT } from './tool-calls.ts';
 import type { UnknownToolAnswer } from '../config/types.ts';
 import type { ExchangeRule, ExchangeSubject, Report, RuleInfo } from './types.ts';
+import { unusableBody } from './bodies.ts';
 import { ALL } from './versions.ts';
 
 const INVALID_PARAMS = -32602;
@@ -144,5 +145,36 @@ export const unknownToolRules = (expected: UnknownToolAnswer): readonly Exchange
     },
   ),
 ];
+
+/**
+ * A tools/call of a tool the complete catalogue lacks, answered with no JSON-RPC message at all
+ * (an HTML page, an empty body, text): the body rules say the answer is unusable, this one says
+ * what it should have been, so a rewrite of it as an unknown tool has its finding in the log. It
+ * comes after the body rules in the catalogue (index.ts): the body rewriter puts it right.
+ */
+export const unknownToolUnanswered: ExchangeRule = {
+  id: 'unknown-tool-unanswered',
+  group: 'unknown-tool',
+  severity: 'error',
+  versions: ALL,
+  party: 'server',
+  subject: 'exchange',
+  summary:
+    'A tools/call for a tool missing from tools/list was answered with no JSON-RPC message (an HTML page, an empty body, text) instead of error -32602',
+  source: 'https://modelcontextprotocol.io/specification/2026-07-28/server/tools#error-handling',
+  check(s): Report[] {
+    const got = s.request.method === 'tools/call' ? unusableBody(s) : undefined;
+    const name = got === undefined ? undefined : missingFromCatalogue(s);
+    if (name === undefined) return [];
+    return [
+      {
+        message: named(name, 'catalogue', `${got} instead of a JSON-RPC error`),
+        pointer: '/response/body',
+        evidence: s.bodyProblem!.excerpt,
+        fix: fixFor(name),
+      },
+    ];
+  },
+};
 
 export const UNKNOWN_TOOL_RULES: readonly ExchangeRule[] = unknownToolRules('spec');

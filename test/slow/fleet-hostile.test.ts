@@ -95,7 +95,7 @@ describe('a database the Redis does not have', { skip }, () => {
     const proxy = await startProxy(server.url, { state });
     closers.push(() => proxy.close());
     const said = await log.waitFor((r) => r.level === 50 && String(r.msg).startsWith('state store unavailable') && r.hint !== undefined);
-    assert.match(String(said.hint), /no database 99/);
+    assert.match(String(said.cause), /no database 99/);
     const init = await postRpc(proxy.url, 1, 'initialize', {
       protocolVersion: '2025-11-25',
       capabilities: {},

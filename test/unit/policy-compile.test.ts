@@ -238,6 +238,7 @@ describe('shipped policies', () => {
     'unknown-tool-as-iserror',
     'unknown-tool-as-result',
     'unknown-tool-wrong-code',
+    'unknown-tool-unanswered',
     'html-body',
     'empty-body',
     'non-json-body',

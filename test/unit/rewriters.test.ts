@@ -101,6 +101,7 @@ describe('the rewriter list', () => {
       'unknown-method-wrong-code',
       'unknown-tool-as-iserror',
       'unknown-tool-as-result',
+      'unknown-tool-unanswered',
       'unknown-tool-wrong-code',
     ]);
     const all = [...REWRITERS.flatMap((r) => r.rules), ...POST_REWRITABLE];

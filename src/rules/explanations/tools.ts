@@ -23,6 +23,12 @@ export const TOOL_EXPLANATIONS: Readonly<Record<string, Explanation>> = {
     fix: UNKNOWN_FIX,
     frameworks: UNKNOWN_TOOL_CODE_FRAMEWORKS,
   },
+  'unknown-tool-unanswered': {
+    why: { text: TOOLS_ERRORS, from: '2026-07-28' },
+    bad: `${CALL_UNKNOWN}\n← HTTP 404 text/html <!DOCTYPE html><pre>Cannot POST /mcp</pre>`,
+    good: `${CALL_UNKNOWN}\n${UNKNOWN_ANSWER}`,
+    fix: `${UNKNOWN_FIX} Answer it from the MCP handler: a page from the web framework (a route or error handler in front of it) tells the client nothing it can parse.`,
+  },
   'unknown-tool-wrong-code': {
     why: { text: TOOLS_ERRORS, from: '2026-07-28' },
     bad: `${CALL_UNKNOWN}\n← {"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"Tool not found"}}`,
