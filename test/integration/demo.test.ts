@@ -84,7 +84,8 @@ describe('runDemo', () => {
     }
     // Under enforce.yaml the client gets what the spec asks for.
     assert.match(enforce, /delete_everything\s+200\s+isError\s+[\d.]+ ms\s+1\s+JSON error -32602 "Unknown tool: delete_everything"/);
-    assert.match(enforce, /export_report\s+200\s+invalid-response\s+[\d.]+ ms\s+1\s+JSON error -32603/);
+    // The page also names an internal host (leaked-internal-host): two findings, one answer.
+    assert.match(enforce, /export_report\s+200\s+invalid-response\s+[\d.]+ ms\s+2\s+JSON error -32603/);
     assert.match(enforce, /send_email\s+200\s+result\s+[\d.]+ ms\s+1\s+JSON result isError "Error: SMTP/);
     assert.match(enforce, /resources\/list\s+200\s+error:-32000\s+[\d.]+ ms\s+2\s+JSON error -32601/);
     assert.match(enforce, /REWRITES: 5/);
