@@ -1,6 +1,7 @@
 // `mcp-warden proxy --workers N` as a child process: its JSON log records as they come, a wait
 // for records (bounded), its listening URL once every worker listens, and a stop that waits for
-// its exit. For the tests of --workers (test/integration/workers.test.ts, test/slow/workers-legacy.test.ts).
+// its exit. For the tests of --workers (test/integration/workers.test.ts, test/slow/workers-legacy.test.ts),
+// and, with --workers 1, of one process with its admin port (test/slow/state-health.test.ts).
 import { spawn } from 'node:child_process';
 import { cliArgs } from './bundle.ts';
 

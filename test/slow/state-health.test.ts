@@ -5,11 +5,10 @@
 // is there; a Redis killed and started again turns the gauge and /readyz back and forth.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { spawn } from 'node:child_process';
 import { request } from 'undici';
 import { startBrokenServer } from '../../src/demo/broken-server.ts';
-import { cliArgs } from '../helpers/bundle.ts';
 import { findRedis, startRedis } from '../helpers/redis.ts';
+import { startWorkersCli } from '../helpers/workers-cli.ts';
 
 const closers: Array<() => Promise<unknown>> = [];
 after(async () => {
@@ -28,36 +27,12 @@ async function eventually(what: string, check: () => Promise<boolean> | boolean)
   throw new Error(`never: ${what}`);
 }
 
-/** The proxy CLI on `location`, with its admin port: its output so far, and the admin URL once it listens. */
+/** The proxy CLI on `location`, with its admin port: its records, its /metrics and /readyz, and where it listens. */
 async function proxyOn(location: string, upstream: URL, ...flags: string[]) {
-  const child = spawn(
-    process.execPath,
-    [
-      ...(await cliArgs()),
-      'proxy',
-      '--upstream',
-      upstream.href,
-      '--listen',
-      '127.0.0.1:0',
-      '--admin',
-      '127.0.0.1:0',
-      '--state',
-      location,
-      ...flags,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const exited = new Promise((r) => child.once('exit', r));
-  closers.push(async () => {
-    child.kill('SIGTERM');
-    await exited;
-  });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  await eventually('the proxy listens', () => out.includes('"msg":"listening"') && out.includes('"admin listening"'));
-  const admin = new URL(/"admin":"([^"]+)"/.exec(out)![1]!);
-  const listen = new URL(/"listen":"([^"]+)"/.exec(out)![1]!);
+  const cli = await startWorkersCli(upstream, 1, ['--admin', '127.0.0.1:0', '--state', location, ...flags], closers);
+  const [listening] = await cli.waitFor((r) => r.msg === 'admin listening');
+  const admin = new URL(String(listening!.admin));
+  const out = (): string => cli.records.map((r) => JSON.stringify(r)).join('\n');
   const metric = async (name: string): Promise<number | undefined> => {
     const text = await (await request(new URL('/metrics', admin))).body.text();
     const line = text.split('\n').find((l) => l.startsWith(name));
@@ -67,7 +42,7 @@ async function proxyOn(location: string, upstream: URL, ...flags: string[]) {
     const res = await request(new URL('/readyz', admin));
     return { status: res.statusCode, body: await res.body.text() };
   };
-  return { out: () => out, metric, ready, listen };
+  return { out, metric, ready, listen: cli.url };
 }
 
 const call = (id: number) =>
