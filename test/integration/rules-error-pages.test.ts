@@ -100,6 +100,9 @@ describe('an unknown tool answered with a page', () => {
     const v = assertFires(res, 'unknown-tool-unanswered');
     assert.equal(v.applied, true);
     // html-body's rewrite built the answer first (catalogue order): this rule's finding is settled by it.
-    assert.ok(res.records.some((r) => r.msg === 'rewrite' && r.id === 'test-1'), 'a rewrite record');
+    assert.ok(
+      res.records.some((r) => r.msg === 'rewrite' && r.id === 'test-1'),
+      'a rewrite record',
+    );
   });
 });
