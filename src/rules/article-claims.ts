@@ -177,7 +177,7 @@ export const ARTICLE_CLAIMS: readonly ArticleClaim[] = [
   {
     id: 'S22',
     claim: '-32602: an invalid or expired pagination cursor',
-    rules: ['invalid-cursor-code'],
+    rules: ['invalid-params-code'],
     tests: [{ file: REFUSALS, shows: 'a cursor the server cannot read, -32603' }],
     gap: 'judged when the error names the cursor: whether a cursor is valid needs the pages before it',
   },

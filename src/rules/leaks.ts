@@ -153,7 +153,7 @@ export function errorText(response: ExchangeSubject['response'], failed = false)
 }
 
 /** An error page or text body that answered instead of JSON-RPC (its readable text: subjects.ts pageText) as failure text. */
-function pageText(s: ExchangeSubject): ErrorText {
+function errorPageText(s: ExchangeSubject): ErrorText {
   const text = s.request.from === 'client' ? s.bodyProblem?.text : undefined;
   return text ? { places: [place('error page', ['response', 'body'], text)], cut: undefined } : NO_TEXT;
 }
@@ -281,7 +281,7 @@ export function leakRules(
         if (s.request.from !== 'client') return [];
         const failed =
           s.response?.kind === 'result' && asRecord(s.response.result)?.isError !== true && silentFailure(s, silentPatterns) !== undefined;
-        const { places } = s.response ? errorText(s.response, failed) : pageText(s);
+        const { places } = s.response ? errorText(s.response, failed) : errorPageText(s);
         if (places.length === 0) return [];
         const sent = sentStrings(s, true);
         for (const place of places) {

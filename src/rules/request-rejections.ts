@@ -1,11 +1,11 @@
 // Requests a server must turn away, and how: a 2026-07-28 request without its required `_meta`
 // (-32602), a tools/call that is no CallToolRequest (no tool name, arguments that are not an
-// object: a protocol error, -32602, never a tool result), a page cursor the server cannot read
-// (-32602). The client's side of the first is `missing-request-meta`; these judge the server's.
+// object: a protocol error, -32602, never a tool result). The client's side of the first is
+// `missing-request-meta`; these judge the server's. (A cursor it cannot read: invalid-params.ts.)
 import { asRecord } from '../codec/json-value.ts';
 import { excerpt } from '../redact/excerpt.ts';
-import { atCode, codeRule, legacyServer, MODERN_REJECTIONS } from './error-answers.ts';
-import { answerRule, describeError, errorMessage, inBand, missingMeta } from './read.ts';
+import { atCode, legacyServer, MODERN_REJECTIONS } from './error-answers.ts';
+import { answerRule, describeError, inBand, missingMeta } from './read.ts';
 import type { ExchangeRule, ExchangeSubject } from './types.ts';
 import { ALL, MODERN } from './versions.ts';
 
@@ -75,29 +75,4 @@ export const malformedCallAnswered: ExchangeRule = answerRule(
   },
 );
 
-/** The list methods that page (server/utilities/pagination). */
-const PAGED: ReadonlySet<string> = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']);
-
-export const invalidCursorCode: ExchangeRule = codeRule(
-  {
-    id: 'invalid-cursor-code',
-    group: 'codes',
-    severity: 'warning',
-    versions: ALL,
-    summary: 'A list request whose cursor the server refused (its error names the cursor) got a code other than -32602',
-    source: 'https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/pagination#error-handling',
-  },
-  (s, e, code) => {
-    if (!PAGED.has(s.request.method) || typeof asRecord(s.request.params)?.cursor !== 'string' || !ownWord(s)) return [];
-    if (code === INVALID_PARAMS || MODERN_REJECTIONS.has(code) || !/\bcursor\b/i.test(errorMessage(e))) return [];
-    return [
-      {
-        ...atCode(e),
-        message: `${s.request.method} with a cursor the server refused was answered with ${describeError(e)} instead of -32602`,
-        fix: 'answer an invalid or expired cursor with -32602 (Invalid params)',
-      },
-    ];
-  },
-);
-
-export const REQUEST_REJECTION_RULES: readonly ExchangeRule[] = [missingMetaServed, malformedCallAnswered, invalidCursorCode];
+export const REQUEST_REJECTION_RULES: readonly ExchangeRule[] = [missingMetaServed, malformedCallAnswered];

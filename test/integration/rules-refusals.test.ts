@@ -1,7 +1,8 @@
 // Requests a server must refuse, and how, through the real proxy (the article's claims S9, S22,
 // S26, S37): a 2026-07-28 request without its _meta, a tools/call that is no CallToolRequest, a
-// cursor the server cannot read, a legacy initialize refused over its version. (The code rules
-// for S19 and S27, unknown-method-generic-error and method-not-found-on-404, are in rules-codes.)
+// cursor the server cannot read (invalid-params-code), a legacy initialize refused over its
+// version. (The code rules for S19 and S27, unknown-method-generic-error and
+// method-not-found-on-404, are in rules-codes.)
 // Each fires on the bad answer and stays silent on the right one and on a look-alike.
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -113,13 +114,13 @@ const cases: Case[] = [
     respond: result({ content: [{ type: 'text', text: 'Rate limited, try again in 10 s' }], isError: true }),
     silent: ['malformed-call-as-result'],
   },
-  // invalid-cursor-code (S22)
+  // invalid-params-code: a cursor the server cannot read (S22)
   {
     name: 'a cursor the server cannot read, -32603',
     version: V4,
     request: listPage,
     respond: error(-32603, 'Invalid cursor: bogus-cursor'),
-    fires: 'invalid-cursor-code',
+    fires: 'invalid-params-code',
     silent: [],
   },
   {
@@ -127,14 +128,14 @@ const cases: Case[] = [
     version: V4,
     request: listPage,
     respond: error(-32602, 'Invalid cursor'),
-    silent: ['invalid-cursor-code'],
+    silent: ['invalid-params-code'],
   },
   {
     name: 'a paged list failing for another reason, -32603 (nothing about the cursor)',
     version: V4,
     request: listPage,
     respond: error(-32603, 'Database unavailable'),
-    silent: ['invalid-cursor-code'],
+    silent: ['invalid-params-code'],
   },
   // initialize-version-error (S37)
   {

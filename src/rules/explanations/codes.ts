@@ -99,12 +99,6 @@ export const CODE_EXPLANATIONS: Readonly<Record<string, Explanation>> = {
     good: '← HTTP 200 {"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"Method not found"}}',
     fix: 'Before 2026-07-28, send -32601 on HTTP 200 and keep 404 for a session the server no longer has; only 2026-07-28 pairs -32601 with 404.',
   },
-  'invalid-cursor-code': {
-    why: { text: 'Invalid cursors SHOULD result in an error with code -32602 (Invalid params).', from: '2025-11-25' },
-    bad: '→ {"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"expired"}}\n← {"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"Invalid cursor"}}',
-    good: '← {"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"Invalid cursor"}}',
-    fix: 'Answer a cursor the server cannot read (malformed, expired, from another listing) with -32602 (Invalid params).',
-  },
   'missing-meta-served': {
     why: {
       text: 'Every request carries _meta io.modelcontextprotocol/protocolVersion and clientCapabilities; a server receiving a request without them replies -32602, with HTTP 400 over HTTP',
@@ -115,10 +109,13 @@ export const CODE_EXPLANATIONS: Readonly<Record<string, Explanation>> = {
     fix: 'Check each 2026-07-28 request for its protocolVersion and clientCapabilities in params._meta before serving it, and refuse one without them with -32602 on HTTP 400.',
   },
   'invalid-params-code': {
-    why: { text: 'Invalid prompt name: -32602 (Invalid params) ... Invalid log level: -32602 (Invalid params)', from: '2025-11-25' },
+    why: {
+      text: 'Invalid prompt name: -32602 (Invalid params) ... Invalid log level: -32602 (Invalid params) ... Invalid cursors SHOULD result in an error with code -32602 (Invalid params).',
+      from: '2025-11-25',
+    },
     bad: '→ {"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":"nope"}}\n← {"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"Prompt nope not found"}}',
     good: '← {"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"Unknown prompt: nope"}}',
-    fix: 'Answer prompts/get of a prompt the server does not have, and logging/setLevel with a level RFC 5424 does not define, with -32602 (Invalid params).',
+    fix: 'Answer prompts/get of a prompt the server does not have, logging/setLevel with a level RFC 5424 does not define, and a cursor the server cannot read (malformed, expired), with -32602 (Invalid params).',
   },
   'propagated-client-error': {
     why: { text: 'The error object ... code: A Number that indicates the error type that occurred', from: 'JSON-RPC 2.0' },
